@@ -1,0 +1,25 @@
+"""[api] options: the HTTP endpoint."""
+
+from oslo_config import cfg
+
+opts = [
+    cfg.HostAddressOpt('host_ip', default='127.0.0.1',
+                       help='Address the API listens on.'),
+    cfg.PortOpt('port', default=6385, help='Port the API listens on.'),
+    cfg.StrOpt('public_endpoint',
+               help='URL clients reach the API at, used in links. Unset '
+                    'means the URL of each request.'),
+    cfg.IntOpt('max_limit', default=1000, min=1,
+               help='Most items one list request returns.'),
+    cfg.IntOpt('max_body_size', default=1024 * 1024, min=1024,
+               help='Largest request body, in bytes, the API accepts.'),
+    cfg.IntOpt('threads', default=32, min=1,
+               help='Threads of the WSGI server that serve requests.'),
+    cfg.BoolOpt('allow_insecure_noauth', default=False,
+                help='Serve the noauth strategy on a non-loopback address. '
+                     'Anyone who can reach the port controls every node.'),
+]
+
+
+def register_opts(conf):
+    conf.register_opts(opts, group='api')

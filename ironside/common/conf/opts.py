@@ -1,0 +1,13 @@
+"""Option listing for oslo-config-generator."""
+
+from ironside.common.conf import api
+from ironside.common.conf import conductor
+from ironside.common.conf import default
+
+
+def list_opts():
+    return [
+        ('DEFAULT', default.opts),
+        ('api', api.opts),
+        ('conductor', conductor.opts),
+    ]

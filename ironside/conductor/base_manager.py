@@ -1,0 +1,162 @@
+"""A conductor's life: registration, worker pool, heartbeat, periodic jobs.
+
+The RPC methods are in :mod:`ironside.conductor.manager`; this module has
+what they run on.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+
+import futurist
+from futurist import periodics
+
+from ironside.common import context as ironside_context
+from ironside.common import exception
+from ironside.common import hash_ring
+from ironside.common.conf import CONF
+from ironside.conductor import async_poller
+from ironside.conductor import periodics as conductor_periodics
+from ironside.conductor import task_manager
+from ironside.db import conductors as conductors_db
+from ironside.drivers import factory
+
+LOG = logging.getLogger(__name__)
+
+
+class BaseConductorManager:
+    def __init__(self, host: str | None = None) -> None:
+        self.host = host or CONF.host
+        self.conductor_id: int | None = None
+        self.ring = hash_ring.HashRingManager()
+        self.drivers: factory.DriverFactory | None = None
+        self._executor: futurist.ThreadPoolExecutor | None = None
+        self._slots: threading.BoundedSemaphore | None = None
+        self._periodic_worker: periodics.PeriodicWorker | None = None
+        self._periodic_thread: threading.Thread | None = None
+        self.poller: async_poller.AsyncStepPoller | None = None
+        self.power_failures: dict[str, int] = {}
+        self._started = False
+
+    # Lifecycle
+
+    def init_host(self) -> None:
+        """Register in the DB, clean up after a crash, start background work.
+
+        After this returns the conductor owns its share of nodes.
+        """
+        self.drivers = factory.get_factory()
+        pool_size = CONF.conductor.workers_pool_size
+        self._executor = futurist.ThreadPoolExecutor(max_workers=pool_size)
+        self._slots = threading.BoundedSemaphore(
+            pool_size + CONF.conductor.workers_pool_backlog)
+        conductor = conductors_db.register_conductor(
+            self.host, CONF.conductor.conductor_group,
+            self.drivers.hardware_types, self.drivers.registration(),
+            CONF.conductor.heartbeat_timeout)
+        self.conductor_id = conductor.id
+        self.ring.reset()
+        self.poller = async_poller.AsyncStepPoller(self.spawn_worker,
+                                                   self.poll_node)
+        self.poller.start()
+        # Nodes this host held when it last stopped (or crashed).
+        conductor_periodics.recover_nodes_of(self, [self.host],
+                                             only_owned=False)
+        self._start_periodics()
+        self._started = True
+        LOG.info('Conductor %s started with hardware types %s', self.host,
+                 ', '.join(sorted(self.drivers.hardware_types)))
+
+    def del_host(self, deregister: bool = True) -> None:
+        """Stop background work and wait for running workers."""
+        if not self._started:
+            return
+        self._started = False
+        if self._periodic_worker is not None:
+            self._periodic_worker.stop()
+            self._periodic_worker.wait()
+            self._periodic_thread.join(timeout=10)
+        if self.poller is not None:
+            self.poller.stop()
+        if self._executor is not None:
+            self._wait_for_workers(timeout=60)
+            # Idle workers notice the shutdown within a second by themselves.
+            self._executor.shutdown(wait=False)
+        if deregister:
+            conductors_db.unregister_conductor(self.host)
+        LOG.info('Conductor %s stopped', self.host)
+
+    def _wait_for_workers(self, timeout: float) -> None:
+        """Wait until no worker runs (by taking every slot), or timeout."""
+        deadline = time.monotonic() + timeout
+        total = CONF.conductor.workers_pool_size + \
+            CONF.conductor.workers_pool_backlog
+        taken = 0
+        while taken < total and time.monotonic() < deadline:
+            if self._slots.acquire(timeout=0.1):
+                taken += 1
+        if taken < total:
+            LOG.warning('%d workers still running at shutdown',
+                        total - taken)
+
+    def _start_periodics(self) -> None:
+        jobs = []
+        for spacing, func in conductor_periodics.jobs(self):
+            if spacing and spacing > 0:
+                jobs.append((periodics.periodic(spacing=spacing,
+                                                run_immediately=False)(func),
+                             (), {}))
+        self._periodic_worker = periodics.PeriodicWorker(
+            jobs, executor_factory=lambda: futurist.SynchronousExecutor())
+        self._periodic_thread = threading.Thread(
+            target=self._periodic_worker.start, name='periodics',
+            daemon=True)
+        self._periodic_thread.start()
+
+    # Services tasks use (see task_manager.ConductorServices)
+
+    def spawn_worker(self, fn: Callable[[], None]) -> None:
+        """Run ``fn`` on a free worker, or refuse at once.
+
+        Work never queues behind a full pool (beyond the configured
+        backlog): the API answers 503 and the client retries.
+        """
+        if not self._slots.acquire(blocking=False):
+            raise exception.NoFreeConductorWorker()
+
+        def _run():
+            try:
+                fn()
+            finally:
+                self._slots.release()
+
+        try:
+            self._executor.submit(_run)
+        except Exception:
+            self._slots.release()
+            raise exception.NoFreeConductorWorker() from None
+
+    def schedule_poll(self, node_uuid: str, delay: float) -> None:
+        self.poller.schedule(node_uuid, delay)
+
+    def acquire(self, context, node_id, **kwargs) -> task_manager.TaskManager:
+        return task_manager.acquire(context, node_id, self, **kwargs)
+
+    def owns(self, node_uuid: str, driver: str, conductor_group: str
+             ) -> bool:
+        try:
+            return self.ring.owner(node_uuid, driver,
+                                   conductor_group) == self.host
+        except exception.NoValidHost:
+            return False
+
+    def poll_node(self, node_uuid: str) -> None:
+        """Worker: poll a node's asynchronous step; resume when done."""
+        conductor_periodics.poll_waiting_node(self, node_uuid)
+
+    @property
+    def admin_context(self):
+        return ironside_context.get_admin_context()

@@ -1,0 +1,122 @@
+"""Cleaning: automated (on provide and after tear down) and manual.
+
+Automated cleaning runs every clean step with a priority above 0 and
+ends in ``available``; manual cleaning runs the steps the user gave and
+ends in ``manageable``. A failed clean step leaves ``clean failed`` with
+``clean_step`` naming the step, and puts the node into maintenance with
+fault ``clean failure``, as Ironic does, so that nothing deploys onto a
+half-cleaned machine.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+
+from ironside.common import states
+from ironside.common.conf import CONF
+from ironside.conductor import step_flow
+from ironside.conductor import steps
+from ironside.conductor import utils
+from ironside.drivers import base
+
+LOG = logging.getLogger(__name__)
+
+CLEAN_VALIDATION = ('power', 'management')
+
+
+def _manual(node) -> bool:
+    return node.target_provision_state == states.MANAGEABLE
+
+
+def _tear_down_cleaning(task) -> None:
+    try:
+        task.driver.deploy.tear_down_cleaning(task)
+    except Exception as exc:
+        LOG.warning('Tear down of cleaning failed on node %s: %s',
+                    task.node.uuid, exc)
+
+
+def _clean_done(task) -> None:
+    manual = _manual(task.node)
+    _tear_down_cleaning(task)
+    utils.clear_failure(task.node)
+    task.record('Cleaning finished', 'cleaning')
+    task.process_event('manage' if manual else 'done')
+
+
+def fail_cleaning(task, message: str, reason: str,
+                  event: str = 'fail') -> None:
+    node = task.node
+    manual = _manual(node)
+    _tear_down_cleaning(task)
+    if node.clean_step:
+        node.maintenance = True
+        node.fault = utils.CLEAN_FAILURE
+        node.maintenance_reason = node.maintenance_reason or message
+    step_flow.fail_step_flow(
+        task, CLEAN_FLOW, message, reason, event,
+        target_state=states.MANAGEABLE if manual else None)
+
+
+CLEAN_FLOW = step_flow.register(step_flow.StepFlow(
+    kind=base.CLEAN, working_state=states.CLEANING,
+    wait_state=states.CLEANWAIT, event_type='cleaning',
+    on_done=_clean_done, on_fail=fail_cleaning))
+
+
+def automated_clean_enabled(node) -> bool:
+    if node.automated_clean is not None:
+        return bool(node.automated_clean)
+    return CONF.conductor.automated_clean
+
+
+def _validate(task) -> None:
+    utils.ensure_not_in_maintenance(task, 'cleaning')
+    for name in CLEAN_VALIDATION:
+        task.driver.interfaces[name].validate(task)
+
+
+def start_provide(task, verb: str | None = None) -> None:
+    """manageable → cleaning (automated) → available."""
+    task.check_transition('provide', verb)
+    _validate(task)
+    task.process_event('provide', callback=run_cleaning, call_args=(None,),
+                       verb=verb)
+
+
+def start_manual_clean(task, clean_steps: Sequence[dict],
+                       verb: str | None = None) -> None:
+    """manageable → cleaning (the given steps) → manageable."""
+    task.check_transition('clean', verb)
+    _validate(task)
+    step_list = steps.manual_clean_steps_for(task, clean_steps)
+    task.record('Manual cleaning requested with %d steps' % len(step_list),
+                'cleaning')
+    task.process_event('clean', callback=run_cleaning,
+                       call_args=(step_list,),
+                       target_state=states.MANAGEABLE, verb=verb)
+
+
+def run_cleaning(task, step_list: list[dict] | None) -> None:
+    """Worker: clean with ``step_list``, or automatically if None."""
+    node = task.node
+    utils.clear_failure(node)
+    node.clean_step = {}
+    if step_list is None:
+        if not automated_clean_enabled(node):
+            task.record('Automated cleaning is disabled', 'cleaning')
+            task.process_event('done')
+            return
+        step_list = steps.automated_clean_steps_for(task)
+    try:
+        task.driver.deploy.prepare_cleaning(task)
+    except Exception as exc:
+        fail_cleaning(task, 'Preparing cleaning failed: %s'
+                      % utils.describe(exc), utils.reason_of(exc))
+        return
+    step_flow.start(task, CLEAN_FLOW, step_list)
+
+
+def continue_cleaning(task) -> None:
+    step_flow.resume(task, CLEAN_FLOW)

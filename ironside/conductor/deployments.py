@@ -1,0 +1,148 @@
+"""Deploying, rebuilding and tearing down: the deploy step flow.
+
+The flow: validate the node synchronously (a bad request changes
+nothing), compute the step list (deploy templates and user steps
+included), move to ``deploying`` and run the steps in a worker. After the
+last step the node is ``active``; a failing step leaves it in ``deploy
+failed`` with ``deploy_step`` naming the step.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from typing import Any
+
+from ironside.common import states
+from ironside.conductor import cleaning
+from ironside.conductor import step_flow
+from ironside.conductor import steps
+from ironside.conductor import utils
+from ironside.drivers import base
+
+LOG = logging.getLogger(__name__)
+
+# Interfaces that must validate before a deploy starts.
+DEPLOY_VALIDATION = ('power', 'management', 'boot', 'deploy', 'storage')
+
+
+def _deploy_done(task) -> None:
+    utils.clear_failure(task.node)
+    task.node.driver_internal_info.pop('user_deploy_steps', None)
+    task.record('Deploy finished', 'deploying')
+    task.process_event('done')
+
+
+def fail_deploy(task, message: str, reason: str,
+                event: str = 'fail') -> None:
+    """Deploy failed: ``deploy failed``, with ``deploy_step`` kept."""
+    step_flow.fail_step_flow(task, DEPLOY_FLOW, message, reason, event)
+    try:
+        task.driver.deploy.clean_up(task)
+    except Exception as exc:
+        LOG.warning('Clean up after the failed deploy of node %s failed: '
+                    '%s', task.node.uuid, exc)
+
+
+DEPLOY_FLOW = step_flow.register(step_flow.StepFlow(
+    kind=base.DEPLOY, working_state=states.DEPLOYING,
+    wait_state=states.DEPLOYWAIT, event_type='deploying',
+    on_done=_deploy_done, on_fail=fail_deploy))
+
+
+def validate_interfaces(task, names: Sequence[str]) -> None:
+    for name in names:
+        iface = task.driver.interfaces.get(name)
+        if iface is not None:
+            iface.validate(task)
+
+
+def start_deploy(task, event: str = 'deploy',
+                 configdrive: Any = None,
+                 deploy_steps: Sequence[dict] | None = None,
+                 verb: str | None = None) -> None:
+    """Check everything, then move to ``deploying`` and spawn the worker.
+
+    Raises (and changes nothing) if the node is in maintenance, an
+    interface does not validate, or a requested step is invalid.
+    """
+    task.check_transition(event, verb)
+    utils.ensure_not_in_maintenance(task, 'provisioning')
+    validate_interfaces(task, DEPLOY_VALIDATION)
+    step_list = steps.deploy_steps_for(task, deploy_steps)
+    node = task.node
+    info = node.driver_internal_info
+    if deploy_steps:
+        info['user_deploy_steps'] = list(deploy_steps)
+    else:
+        info.pop('user_deploy_steps', None)
+    if configdrive is not None:
+        node.instance_info['configdrive'] = configdrive
+    utils.clear_failure(node)
+    node.deploy_step = {}
+    task.record('%s requested with %d steps'
+                % ('Rebuild' if event == 'rebuild' else 'Deploy',
+                   len(step_list)), 'deploying')
+    task.process_event(event, callback=_do_node_deploy,
+                       call_args=(step_list,), verb=verb)
+
+
+def _do_node_deploy(task, step_list: list[dict]) -> None:
+    try:
+        task.driver.deploy.prepare(task)
+    except Exception as exc:
+        fail_deploy(task, 'Preparing the deploy failed: %s'
+                    % utils.describe(exc), utils.reason_of(exc))
+        return
+    task.node.conductor_affinity = task.conductor.conductor_id
+    step_flow.start(task, DEPLOY_FLOW, step_list)
+
+
+def continue_deploy(task) -> None:
+    """Worker: the asynchronous deploy step finished; run the next."""
+    step_flow.resume(task, DEPLOY_FLOW)
+
+
+def start_tear_down(task, verb: str | None = None) -> None:
+    task.check_transition('delete', verb)
+    validate_interfaces(task, ('power',))
+    task.record('Tear down requested', 'deleting')
+    task.process_event('delete', callback=_do_node_tear_down, verb=verb)
+
+
+def _detach_vifs(task) -> None:
+    network = task.driver.interfaces.get('network')
+    if network is None:
+        return
+    for vif in network.vif_list(task):
+        try:
+            network.vif_detach(task, vif['id'])
+        except Exception as exc:
+            LOG.warning('Could not detach VIF %s from node %s: %s',
+                        vif['id'], task.node.uuid, exc)
+
+
+def _do_node_tear_down(task) -> None:
+    node = task.node
+    try:
+        task.driver.deploy.tear_down(task)
+        task.driver.deploy.clean_up(task)
+        task.driver.boot.clean_up_instance(task)
+        _detach_vifs(task)
+    except Exception as exc:
+        utils.fail_node(task, 'Tear down failed: %s' % utils.describe(exc),
+                        utils.reason_of(exc))
+        return
+    # Nova never clears what it set: the server does, as Ironic does.
+    node.instance_info = {}
+    node.instance_uuid = None
+    node.instance_name = None
+    node.allocation_id = None
+    node.deploy_step = {}
+    info = node.driver_internal_info
+    for key in ('deploy_steps', 'deploy_step_index', 'user_deploy_steps'):
+        info.pop(key, None)
+    utils.clear_failure(node)
+    task.record('Tear down finished', 'deleting')
+    task.process_event('clean')
+    cleaning.run_cleaning(task, None)

@@ -1,0 +1,329 @@
+"""The conductor's RPC methods: thin, each takes a lock and delegates.
+
+Methods return quickly: long work is handed to a worker thread and the
+node's state tells the caller how it goes. Expected errors (bad input,
+wrong state, locked node, no free worker) reach the API as the same
+exception classes.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import oslo_messaging as messaging
+from oslo_utils import uuidutils
+
+from ironside.common import exception
+from ironside.common import rpc
+from ironside.common import states
+from ironside.common.conf.default import INTERFACE_TYPES
+from ironside.conductor import base_manager
+from ironside.conductor import cleaning
+from ironside.conductor import deployments
+from ironside.conductor import power
+from ironside.conductor import step_flow
+from ironside.conductor import utils
+from ironside.db import nodes as nodes_db
+
+LOG = logging.getLogger(__name__)
+
+EXPECTED = (exception.IronsideException,)
+
+# Node fields only the conductor changes; updates through the API may not.
+READ_ONLY_FIELDS = frozenset((
+    'id', 'uuid', 'provision_state', 'target_provision_state',
+    'power_state', 'target_power_state', 'reservation',
+    'conductor_affinity', 'driver_internal_info', 'last_error',
+    'failure_reason', 'deploy_step', 'clean_step', 'service_step',
+    'provision_updated_at', 'inspection_started_at',
+    'inspection_finished_at', 'created_at', 'updated_at', 'raid_config',
+    'allocation_id', 'console_enabled'))
+
+INTERFACE_FIELDS = tuple('%s_interface' % i for i in INTERFACE_TYPES)
+
+
+class ConductorManager(base_manager.BaseConductorManager):
+    target = messaging.Target(version=rpc.RPC_API_VERSION)
+
+    # Nodes
+
+    @messaging.expected_exceptions(*EXPECTED)
+    def create_node(self, context, values: dict[str, Any]) -> str:
+        """Create a node, filling in default interfaces; returns its UUID."""
+        values = dict(values)
+        values.setdefault('uuid', uuidutils.generate_uuid())
+        values.update(self.drivers.resolve_interfaces(values['driver'],
+                                                      values))
+        node = nodes_db.create_node(values)
+        return node.uuid
+
+    @messaging.expected_exceptions(*EXPECTED)
+    def update_node(self, context, node_id: str, values: dict[str, Any],
+                    reset_interfaces: bool = False) -> str:
+        """Change node fields an API user may change; returns the UUID."""
+        illegal = sorted(set(values) & READ_ONLY_FIELDS)
+        if illegal:
+            raise exception.InvalidParameterValue(
+                err='Fields %s can not be updated' % ', '.join(illegal))
+        with self.acquire(context, node_id, purpose='node update') as task:
+            node = task.node
+            self._check_update_allowed(task, values)
+            driver = values.get('driver', node.driver)
+            if driver != node.driver or reset_interfaces or \
+                    set(values) & set(INTERFACE_FIELDS):
+                current = {f: getattr(node, f) for f in INTERFACE_FIELDS}
+                if driver != node.driver and not reset_interfaces:
+                    current = {f: values.get(f) for f in INTERFACE_FIELDS}
+                current.update({f: values[f] for f in INTERFACE_FIELDS
+                                if f in values})
+                values.update(self.drivers.resolve_interfaces(
+                    driver, current, reset=reset_interfaces))
+            traits = values.pop('traits', None)
+            if values.get('maintenance') is False:
+                values.setdefault('maintenance_reason', None)
+                values.setdefault('fault', None)
+            for key, value in values.items():
+                setattr(node, key, value)
+            if traits is not None:
+                nodes_db.set_node_traits(node.id, traits)
+            task.save()
+            return node.uuid
+
+    def _check_update_allowed(self, task, values: dict) -> None:
+        node = task.node
+        only_maintenance = set(values) <= {'maintenance',
+                                           'maintenance_reason', 'fault'}
+        if node.provision_state not in states.UPDATE_ALLOWED_STATES and \
+                not only_maintenance and \
+                not (set(values) == {'instance_uuid'} and
+                     values['instance_uuid'] is None and node.maintenance):
+            raise exception.Conflict(
+                'Node %s can not be updated while a state transition is in '
+                'progress (provision state "%s").'
+                % (node.uuid, node.provision_state))
+        if 'instance_uuid' in values and values['instance_uuid'] and \
+                node.instance_uuid and \
+                values['instance_uuid'] != node.instance_uuid:
+            raise exception.NodeAssociated(node=node.uuid,
+                                           instance=node.instance_uuid)
+        if 'driver' in values and node.provision_state not in (
+                states.ENROLL, states.MANAGEABLE, states.AVAILABLE,
+                states.ACTIVE) and values['driver'] != node.driver:
+            raise exception.Conflict(
+                'The driver of node %s can not change in state "%s"'
+                % (node.uuid, node.provision_state))
+
+    @messaging.expected_exceptions(*EXPECTED)
+    def destroy_node(self, context, node_id: str) -> None:
+        with self.acquire(context, node_id, purpose='node deletion') as task:
+            node = task.node
+            if node.protected:
+                raise exception.Conflict(
+                    'Node %s is protected and can not be deleted'
+                    % node.uuid)
+            if node.instance_uuid is not None:
+                raise exception.NodeAssociated(node=node.uuid,
+                                               instance=node.instance_uuid)
+            if node.provision_state not in states.DELETE_ALLOWED_STATES \
+                    and not node.maintenance:
+                raise exception.InvalidStateRequested(
+                    action='delete', node=node.uuid,
+                    state=node.provision_state)
+            nodes_db.destroy_node(node.id)
+
+    # Provisioning
+
+    @messaging.expected_exceptions(*EXPECTED)
+    def do_node_deploy(self, context, node_id: str, rebuild: bool = False,
+                       configdrive: Any = None,
+                       deploy_steps: list[dict] | None = None) -> None:
+        with self.acquire(context, node_id, purpose='node deployment') \
+                as task:
+            deployments.start_deploy(
+                task, event='rebuild' if rebuild else 'deploy',
+                configdrive=configdrive, deploy_steps=deploy_steps,
+                verb='rebuild' if rebuild else 'active')
+
+    @messaging.expected_exceptions(*EXPECTED)
+    def do_node_tear_down(self, context, node_id: str) -> None:
+        with self.acquire(context, node_id, purpose='node tear down') \
+                as task:
+            deployments.start_tear_down(task, verb='deleted')
+
+    @messaging.expected_exceptions(*EXPECTED)
+    def do_node_clean(self, context, node_id: str,
+                      clean_steps: list[dict]) -> None:
+        with self.acquire(context, node_id, purpose='manual cleaning') \
+                as task:
+            cleaning.start_manual_clean(task, clean_steps, verb='clean')
+
+    @messaging.expected_exceptions(*EXPECTED)
+    def do_provisioning_action(self, context, node_id: str,
+                               action: str) -> None:
+        """manage, provide, abort (the verbs without arguments)."""
+        with self.acquire(context, node_id,
+                          purpose='provision action %s' % action) as task:
+            node = task.node
+            if action == 'manage':
+                if node.provision_state == states.ENROLL:
+                    power.start_verify(task, verb=action)
+                else:
+                    task.process_event('manage', verb=action)
+            elif action == 'provide':
+                cleaning.start_provide(task, verb=action)
+            elif action == 'abort':
+                self._abort(task)
+            else:
+                raise exception.InvalidParameterValue(
+                    err='Unsupported provision action %s' % action)
+
+    def _abort(self, task) -> None:
+        node = task.node
+        task.check_transition('abort', 'abort')
+        if node.provision_state == states.DEPLOYWAIT:
+            step_flow.abort(task, deployments.DEPLOY_FLOW,
+                            user_abortable=True)
+        elif node.provision_state == states.CLEANWAIT:
+            step_flow.abort(task, cleaning.CLEAN_FLOW, user_abortable=False)
+        else:
+            utils.set_failure(task, 'Aborted by request in state "%s"'
+                              % node.provision_state, utils.ABORTED)
+            task.process_event('abort', verb='abort')
+
+    @messaging.expected_exceptions(*EXPECTED)
+    def continue_node_deploy(self, context, node_id: str) -> None:
+        """Callback: the waiting deploy step finished; go on."""
+        self._continue(context, node_id, deployments.DEPLOY_FLOW,
+                       deployments.continue_deploy)
+
+    @messaging.expected_exceptions(*EXPECTED)
+    def continue_node_clean(self, context, node_id: str) -> None:
+        """Callback: the waiting clean step finished; go on."""
+        self._continue(context, node_id, cleaning.CLEAN_FLOW,
+                       cleaning.continue_cleaning)
+
+    def _continue(self, context, node_id, flow, resume) -> None:
+        with self.acquire(context, node_id, patient=True,
+                          purpose='continue %s' % flow.event_type) as task:
+            if task.node.provision_state != flow.wait_state:
+                raise exception.InvalidStateRequested(
+                    action='continue %s' % flow.event_type,
+                    node=task.node.uuid, state=task.node.provision_state)
+            task.spawn_after(resume)
+
+    # Power and management
+
+    @messaging.expected_exceptions(*EXPECTED)
+    def change_node_power_state(self, context, node_id: str,
+                                new_state: str,
+                                timeout: int | None = None) -> None:
+        with self.acquire(context, node_id, purpose='power action') as task:
+            power.start_power_action(task, new_state, timeout)
+
+    @messaging.expected_exceptions(*EXPECTED)
+    def validate_driver_interfaces(self, context, node_id: str
+                                   ) -> dict[str, dict[str, Any]]:
+        """Each interface's verdict on the node: {result, reason}."""
+        with self.acquire(context, node_id, shared=True,
+                          purpose='validate') as task:
+            result = {}
+            for name in INTERFACE_TYPES:
+                iface = task.driver.interfaces.get(name)
+                if iface is None:
+                    result[name] = {'result': None,
+                                    'reason': 'not supported'}
+                    continue
+                try:
+                    iface.validate(task)
+                except exception.UnsupportedDriverExtension:
+                    result[name] = {'result': None,
+                                    'reason': 'not supported'}
+                except Exception as exc:
+                    result[name] = {'result': False,
+                                    'reason': utils.describe(exc)}
+                else:
+                    result[name] = {'result': True, 'reason': None}
+            return result
+
+    @messaging.expected_exceptions(*EXPECTED)
+    def set_boot_device(self, context, node_id: str, device: str,
+                        persistent: bool = False) -> None:
+        with self.acquire(context, node_id, purpose='set boot device') \
+                as task:
+            task.driver.management.validate(task)
+            task.driver.management.set_boot_device(task, device,
+                                                   persistent=persistent)
+            task.save()
+
+    @messaging.expected_exceptions(*EXPECTED)
+    def get_boot_device(self, context, node_id: str) -> dict[str, Any]:
+        with self.acquire(context, node_id, shared=True,
+                          purpose='get boot device') as task:
+            task.driver.management.validate(task)
+            return task.driver.management.get_boot_device(task)
+
+    @messaging.expected_exceptions(*EXPECTED)
+    def get_supported_boot_devices(self, context, node_id: str) -> list[str]:
+        with self.acquire(context, node_id, shared=True,
+                          purpose='get supported boot devices') as task:
+            return list(task.driver.management
+                        .get_supported_boot_devices(task))
+
+    @messaging.expected_exceptions(*EXPECTED)
+    def inject_nmi(self, context, node_id: str) -> None:
+        with self.acquire(context, node_id, purpose='inject nmi') as task:
+            task.driver.management.validate(task)
+            task.driver.management.inject_nmi(task)
+
+    # Traits
+
+    @messaging.expected_exceptions(*EXPECTED)
+    def add_node_traits(self, context, node_id: str, traits: list[str],
+                        replace: bool = False) -> None:
+        with self.acquire(context, node_id, purpose='add traits') as task:
+            if replace:
+                nodes_db.set_node_traits(task.node.id, traits)
+            else:
+                for trait in traits:
+                    nodes_db.add_node_trait(task.node.id, trait)
+
+    @messaging.expected_exceptions(*EXPECTED)
+    def remove_node_traits(self, context, node_id: str,
+                           traits: list[str] | None) -> None:
+        with self.acquire(context, node_id, purpose='remove traits') as task:
+            if traits is None:
+                nodes_db.set_node_traits(task.node.id, [])
+            else:
+                for trait in traits:
+                    nodes_db.delete_node_trait(task.node.id, trait)
+
+    # VIFs
+
+    @messaging.expected_exceptions(*EXPECTED)
+    def vif_list(self, context, node_id: str) -> list[dict[str, Any]]:
+        with self.acquire(context, node_id, shared=True,
+                          purpose='list vifs') as task:
+            return task.driver.network.vif_list(task)
+
+    @messaging.expected_exceptions(*EXPECTED)
+    def vif_attach(self, context, node_id: str,
+                   vif_info: dict[str, Any]) -> None:
+        with self.acquire(context, node_id, purpose='attach vif') as task:
+            task.driver.network.validate(task)
+            task.driver.network.vif_attach(task, vif_info)
+            task.save()
+
+    @messaging.expected_exceptions(*EXPECTED)
+    def vif_detach(self, context, node_id: str, vif_id: str) -> None:
+        with self.acquire(context, node_id, purpose='detach vif') as task:
+            task.driver.network.vif_detach(task, vif_id)
+            task.save()
+
+    # Drivers
+
+    @messaging.expected_exceptions(*EXPECTED)
+    def get_driver_properties(self, context, driver_name: str
+                              ) -> dict[str, str]:
+        return self.drivers.driver_properties(driver_name)
+

@@ -1,0 +1,232 @@
+"""Periodic jobs of a conductor, and recovery of other conductors' nodes.
+
+Each job looks only at nodes this conductor owns on the hash ring, and
+reads only the columns it needs, so its cost grows with the nodes a
+conductor owns, not with the whole fleet.
+"""
+
+from __future__ import annotations
+
+import datetime
+import logging
+from collections.abc import Callable
+from collections.abc import Iterable
+
+import futurist
+
+from ironside.common import exception
+from ironside.common import states
+from ironside.common.conf import CONF
+from ironside.conductor import cleaning
+from ironside.conductor import deployments
+from ironside.conductor import power
+from ironside.conductor import step_flow
+from ironside.conductor import utils
+from ironside.db import conductors as conductors_db
+from ironside.db import history as history_db
+from ironside.db import models
+from ironside.db import nodes as nodes_db
+
+LOG = logging.getLogger(__name__)
+
+_ROUTING_COLUMNS = ('id', 'uuid', 'driver', 'conductor_group')
+
+
+def jobs(manager) -> list[tuple[float, Callable[[], None]]]:
+    conf = CONF.conductor
+    return [
+        (conf.heartbeat_interval, lambda: heartbeat(manager)),
+        (conf.takeover_interval, lambda: take_over(manager)),
+        (conf.check_provision_state_interval,
+         lambda: check_wait_timeouts(manager)),
+        (conf.sync_power_state_interval, lambda: sync_power_states(manager)),
+        (3600, lambda: history_db.prune(conf.node_history_max_entries)),
+    ]
+
+
+def _owned(manager, rows: Iterable) -> list:
+    return [row for row in rows
+            if manager.owns(row.uuid, row.driver, row.conductor_group)]
+
+
+def heartbeat(manager) -> None:
+    try:
+        conductors_db.touch_conductor(manager.host)
+    except exception.ConductorNotFound:
+        LOG.warning('Conductor %s was unregistered; registering again',
+                    manager.host)
+        conductors_db.register_conductor(
+            manager.host, CONF.conductor.conductor_group,
+            manager.drivers.hardware_types, manager.drivers.registration(),
+            heartbeat_timeout=0)
+
+
+def _fail_abandoned(task, dead_host: str | None) -> None:
+    """A node's worker died with its conductor: fail the operation."""
+    node = task.node
+    step = node.deploy_step or node.clean_step
+    where = ' during step %s.%s' % (step.get('interface'), step.get('step')) \
+        if step else ''
+    who = 'conductor %s stopped' % dead_host if dead_host else \
+        'no conductor was working on it'
+    message = ('%s was interrupted%s: %s. Its outcome is unknown; retry '
+               'the operation.' % (node.provision_state.capitalize(), where,
+                                   who))
+    if node.provision_state == states.DEPLOYING:
+        deployments.fail_deploy(task, message, utils.CONDUCTOR_DIED)
+    elif node.provision_state == states.CLEANING:
+        cleaning.fail_cleaning(task, message, utils.CONDUCTOR_DIED)
+    else:
+        utils.fail_node(task, message, utils.CONDUCTOR_DIED)
+
+
+def _recover(manager, node_id: int, dead_host: str | None) -> None:
+    """Take over one node: fail interrupted work, resume waiting."""
+    try:
+        with manager.acquire(manager.admin_context, node_id,
+                             purpose='take over', retry=False) as task:
+            node = task.node
+            if node.provision_state in states.WORKING_STATES:
+                _fail_abandoned(task, dead_host)
+            elif node.provision_state in step_flow.wait_states():
+                _adopt_waiting(manager, task)
+            else:
+                try:
+                    task.driver.deploy.take_over(task)
+                except Exception as exc:
+                    LOG.warning('Take over of node %s by its deploy '
+                                'interface failed: %s', node.uuid, exc)
+    except (exception.NodeLocked, exception.NodeNotFound):
+        pass
+
+
+def _adopt_waiting(manager, task) -> None:
+    flow = step_flow.wait_states()[task.node.provision_state]
+    info = task.node.driver_internal_info
+    if info.get(flow.polling_key) and \
+            not manager.poller.is_scheduled(task.node.uuid):
+        manager.schedule_poll(task.node.uuid, 0)
+
+
+def recover_nodes_of(manager, hosts: list[str], only_owned: bool = True
+                     ) -> None:
+    """Release locks held by ``hosts`` (dead or restarted) and recover.
+
+    With ``only_owned`` (dead conductors' nodes), only nodes this
+    conductor owns on the ring; without (this host's own locks from
+    before a restart), all of them.
+    """
+    rows = nodes_db.list_node_columns(_ROUTING_COLUMNS + ('reservation',),
+                                      {'reserved_by': hosts})
+    if only_owned:
+        rows = _owned(manager, rows)
+    for row in rows:
+        if nodes_db.release_reservations_of([row.reservation], [row.id]):
+            LOG.warning('Released lock of node %s held by %s', row.uuid,
+                        row.reservation)
+            _recover(manager, row.id, row.reservation)
+
+
+def take_over(manager) -> None:
+    """Find dead conductors' nodes and waiting nodes this conductor owns."""
+    timeout = CONF.conductor.heartbeat_timeout
+    if conductors_db.mark_dead_offline(timeout):
+        manager.ring.reset()
+    dead = conductors_db.dead_conductor_hosts(timeout)
+    dead = [host for host in dead if host != manager.host]
+    if dead:
+        recover_nodes_of(manager, dead)
+    # Waiting nodes whose poller is gone (its conductor died or the ring
+    # moved them here), and working nodes nobody holds.
+    waiting = list(step_flow.wait_states())
+    rows = nodes_db.list_node_columns(
+        _ROUTING_COLUMNS + ('provision_state', 'provision_updated_at'),
+        {'provision_state': waiting + sorted(states.WORKING_STATES),
+         'reserved': False})
+    stale = models.utcnow() - datetime.timedelta(seconds=timeout)
+    for row in _owned(manager, rows):
+        if row.provision_state in waiting:
+            if not manager.poller.is_scheduled(row.uuid):
+                _recover(manager, row.id, None)
+        elif row.provision_updated_at and row.provision_updated_at < stale:
+            _recover(manager, row.id, None)
+
+
+def check_wait_timeouts(manager) -> None:
+    """Fail nodes that waited for their asynchronous step too long."""
+    limits = {states.DEPLOYWAIT: CONF.conductor.deploy_callback_timeout,
+              states.CLEANWAIT: CONF.conductor.clean_callback_timeout}
+    for state, timeout in limits.items():
+        if not timeout:
+            continue
+        deadline = models.utcnow() - datetime.timedelta(seconds=timeout)
+        rows = nodes_db.stale_nodes([state], deadline, _ROUTING_COLUMNS)
+        for row in _owned(manager, rows):
+            try:
+                with manager.acquire(manager.admin_context, row.id,
+                                     purpose='wait timeout',
+                                     retry=False) as task:
+                    if task.node.provision_state != state:
+                        continue
+                    step_flow.timed_out(task,
+                                        step_flow.flow_for(task.node),
+                                        timeout)
+            except (exception.NodeLocked, exception.NodeNotFound):
+                continue
+
+
+def poll_waiting_node(manager, node_uuid: str) -> None:
+    """Worker: poll one node's asynchronous step, resume if it finished."""
+    try:
+        task = manager.acquire(manager.admin_context, node_uuid,
+                               purpose='poll asynchronous step',
+                               retry=False)
+    except exception.NodeLocked:
+        manager.schedule_poll(node_uuid, 0.1)
+        return
+    except exception.NodeNotFound:
+        return
+    with task:
+        node = task.node
+        flow = step_flow.wait_states().get(node.provision_state)
+        if flow is None or \
+                not node.driver_internal_info.get(flow.polling_key):
+            return
+        done = step_flow.poll(task, flow)
+        if done:
+            step_flow.resume(task, flow)
+        elif done is False:
+            manager.schedule_poll(node_uuid, node.driver_internal_info.get(
+                flow.poll_interval_key,
+                CONF.conductor.async_step_poll_interval))
+
+
+SYNC_EXCLUDED_STATES = sorted(states.WORKING_STATES | states.WAIT_STATES |
+                              {states.ENROLL})
+
+
+def sync_power_states(manager) -> None:
+    """Read the power state of this conductor's nodes, a few at a time."""
+    rows = nodes_db.list_node_columns(
+        _ROUTING_COLUMNS + ('provision_state',),
+        {'maintenance': False, 'reserved': False})
+    rows = [r for r in _owned(manager, rows)
+            if r.provision_state not in SYNC_EXCLUDED_STATES]
+    if not rows:
+        return
+
+    def _sync(node_id: int) -> None:
+        try:
+            with manager.acquire(manager.admin_context, node_id,
+                                 shared=True,
+                                 purpose='power state sync') as task:
+                power.sync_power_state(task, manager.power_failures)
+        except (exception.NodeLocked, exception.NodeNotFound):
+            pass
+        except Exception:
+            LOG.exception('Power state sync of node %s failed', node_id)
+
+    with futurist.ThreadPoolExecutor(
+            max_workers=CONF.conductor.sync_power_state_workers) as pool:
+        for row in rows:
+            pool.submit(_sync, row.id)

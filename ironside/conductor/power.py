@@ -1,0 +1,151 @@
+"""Power actions, verification of new nodes, and power state sync."""
+
+from __future__ import annotations
+
+import logging
+
+from ironside.common import exception
+from ironside.common import states
+from ironside.common.conf import CONF
+from ironside.conductor import utils
+
+LOG = logging.getLogger(__name__)
+
+# What a node's power state is once each requested action succeeded.
+RESULTING_STATE = {
+    states.POWER_ON: states.POWER_ON,
+    states.POWER_OFF: states.POWER_OFF,
+    states.SOFT_POWER_OFF: states.POWER_OFF,
+    states.REBOOT: states.POWER_ON,
+    states.SOFT_REBOOT: states.POWER_ON,
+}
+
+
+def start_power_action(task, new_state: str,
+                       timeout: int | None = None) -> None:
+    """Validate, record the target, and hand the action to a worker."""
+    if new_state not in RESULTING_STATE:
+        raise exception.InvalidParameterValue(
+            err='Invalid power state %s; valid ones are %s'
+                % (new_state, ', '.join(sorted(RESULTING_STATE))))
+    if task.node.target_power_state:
+        raise exception.Conflict(
+            'Node %s is already being powered to %s; wait for it'
+            % (task.node.uuid, task.node.target_power_state))
+    power = task.driver.power
+    power.validate(task)
+    supported = power.get_supported_power_states(task)
+    if new_state not in supported:
+        raise exception.InvalidParameterValue(
+            err='Power state %s is not supported by the %s power interface '
+                'of node %s' % (new_state, task.node.power_interface,
+                                task.node.uuid))
+    task.node.target_power_state = RESULTING_STATE[new_state]
+    task.node.last_error = None
+    task.save()
+
+    def _restore(task):
+        task.node.target_power_state = None
+        task.save()
+
+    task.spawn_after(do_power_action, new_state, timeout)
+    task.on_spawn_error(_restore)
+
+
+def do_power_action(task, new_state: str, timeout: int | None = None
+                    ) -> None:
+    """Worker: perform a power action; record the outcome on the node."""
+    node = task.node
+    power = task.driver.power
+    timeout = timeout or CONF.conductor.power_state_change_timeout
+    try:
+        if new_state in (states.REBOOT, states.SOFT_REBOOT):
+            power.reboot(task, timeout=timeout)
+        else:
+            power.set_power_state(task, new_state, timeout=timeout)
+    except Exception as exc:
+        node.target_power_state = None
+        utils.set_failure(task, 'Failed to change power state to "%s": %s'
+                          % (new_state, utils.describe(exc)),
+                          utils.reason_of(exc), event_type='power')
+        task.save()
+        return
+    node.power_state = RESULTING_STATE[new_state]
+    node.target_power_state = None
+    task.record('Power state changed to %s' % node.power_state, 'power')
+    task.save()
+
+
+def start_verify(task, verb: str | None = None) -> None:
+    """enroll → verifying → manageable, checking the BMC credentials."""
+    task.check_transition('manage', verb)
+    task.process_event('manage', callback=_do_verify, verb=verb)
+
+
+def _do_verify(task) -> None:
+    node = task.node
+    try:
+        task.driver.power.validate(task)
+        task.driver.management.validate(task)
+        node.power_state = task.driver.power.get_power_state(task)
+    except Exception as exc:
+        utils.fail_node(task, 'Failed to verify node: %s'
+                        % utils.describe(exc), utils.reason_of(exc))
+        return
+    utils.clear_failure(node)
+    task.record('Node verified', 'verifying')
+    task.process_event('done')
+
+
+def sync_power_state(task, failures: dict[str, int]) -> None:
+    """Read the real power state of one node and reconcile the record.
+
+    ``failures`` counts consecutive failed reads per node across sync
+    runs; after [conductor]power_state_sync_max_retries the node goes
+    into maintenance with fault "power failure", as Ironic does.
+    """
+    node = task.node
+    try:
+        real = task.driver.power.get_power_state(task)
+    except Exception as exc:
+        count = failures.get(node.uuid, 0) + 1
+        failures[node.uuid] = count
+        LOG.warning('Power state read of node %s failed (%d in a row): %s',
+                    node.uuid, count, exc)
+        if count >= CONF.conductor.power_state_sync_max_retries and \
+                not node.maintenance:
+            task.upgrade_lock('power failure maintenance')
+            task.node.maintenance = True
+            task.node.fault = utils.POWER_FAILURE
+            task.node.maintenance_reason = (
+                'Power state of the node could not be read %d times in a '
+                'row: %s' % (count, utils.describe(exc)))
+            utils.set_failure(task, task.node.maintenance_reason,
+                              utils.reason_of(exc), event_type='power')
+            task.save()
+        return
+    failures.pop(node.uuid, None)
+    if real == node.power_state:
+        return
+    task.upgrade_lock('power state sync')
+    node = task.node
+    if node.power_state is None or not CONF.conductor.\
+            force_power_state_during_sync:
+        previous = node.power_state
+        node.power_state = real
+        if previous is not None:
+            task.record('Power state drifted from %s to %s; recorded the '
+                        'real state' % (previous, real), 'power')
+        task.save()
+        return
+    LOG.info('Power state of node %s is %s, forcing it back to %s',
+             node.uuid, real, node.power_state)
+    try:
+        task.driver.power.set_power_state(task, node.power_state)
+        task.record('Power state drifted to %s; forced back to %s'
+                    % (real, node.power_state), 'power')
+    except Exception as exc:
+        utils.set_failure(task, 'Failed to force power state %s: %s'
+                          % (node.power_state, utils.describe(exc)),
+                          utils.reason_of(exc), event_type='power')
+    task.save()

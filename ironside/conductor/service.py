@@ -1,0 +1,52 @@
+"""Runs a conductor: its manager plus an RPC server on its topic."""
+
+from __future__ import annotations
+
+import logging
+import signal
+import threading
+
+import oslo_messaging as messaging
+
+from ironside.common import rpc
+from ironside.conductor import manager as conductor_manager
+
+LOG = logging.getLogger(__name__)
+
+
+class ConductorService:
+    def __init__(self, host: str | None = None, rpc_server: bool = True
+                 ) -> None:
+        self.manager = conductor_manager.ConductorManager(host)
+        self._rpc_server = None
+        self._want_rpc = rpc_server
+        self._stop = threading.Event()
+
+    def start(self) -> None:
+        self.manager.init_host()
+        if self._want_rpc:
+            target = messaging.Target(topic=rpc.TOPIC,
+                                      server=self.manager.host,
+                                      version=rpc.RPC_API_VERSION)
+            self._rpc_server = rpc.get_server(target, [self.manager])
+            self._rpc_server.start()
+        LOG.info('Conductor %s is serving', self.manager.host)
+
+    def stop(self) -> None:
+        if self._rpc_server is not None:
+            self._rpc_server.stop()
+            self._rpc_server.wait()
+            self._rpc_server = None
+        self.manager.del_host()
+        self._stop.set()
+
+    def run_until_signalled(self) -> None:
+        """Serve until SIGTERM or SIGINT, then stop cleanly."""
+        def _handle(signum, _frame):
+            LOG.info('Signal %d received, stopping', signum)
+            self._stop.set()
+
+        signal.signal(signal.SIGTERM, _handle)
+        signal.signal(signal.SIGINT, _handle)
+        self._stop.wait()
+        self.stop()

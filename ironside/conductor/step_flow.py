@@ -1,0 +1,273 @@
+"""The one step engine: runs deploy steps and clean steps alike.
+
+A :class:`StepFlow` describes what differs between deploying and cleaning
+(field names, states, what to do at the end and on failure); everything
+else — recording the current step, running it, waiting for asynchronous
+ones, resuming, aborting, failing — is here once.
+
+Before each step the node records the step (``deploy_step`` /
+``clean_step``) and its index (``driver_internal_info
+['deploy_step_index']`` / ``['clean_step_index']``), so any conductor can
+report it or resume after it. The step list itself is in
+``driver_internal_info['deploy_steps']`` / ``['clean_steps']``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import time
+from collections.abc import Callable
+
+from ironside.common import exception
+from ironside.common import states
+from ironside.common.conf import CONF
+from ironside.conductor import steps as steps_mod
+from ironside.conductor import utils
+from ironside.drivers import base
+
+LOG = logging.getLogger(__name__)
+
+
+@dataclasses.dataclass(frozen=True)
+class StepFlow:
+    kind: str                       # base.DEPLOY or base.CLEAN
+    working_state: str              # DEPLOYING / CLEANING
+    wait_state: str                 # DEPLOYWAIT / CLEANWAIT
+    event_type: str                 # history event type
+    # Called when the last step is done, with the lock held.
+    on_done: Callable
+    # Called as on_fail(task, message, reason, event='fail') with the lock
+    # held; event is 'abort' when a user aborted.
+    on_fail: Callable
+
+    @property
+    def step_field(self) -> str:
+        return '%s_step' % self.kind
+
+    @property
+    def steps_key(self) -> str:
+        return '%s_steps' % self.kind
+
+    @property
+    def index_key(self) -> str:
+        return '%s_step_index' % self.kind
+
+    @property
+    def polling_key(self) -> str:
+        return '%s_polling' % self.kind
+
+    @property
+    def poll_interval_key(self) -> str:
+        return '%s_poll_interval' % self.kind
+
+    @property
+    def skip_key(self) -> str:
+        return 'skip_current_%s_step' % self.kind
+
+    def execute(self, iface: base.BaseInterface, task, step: dict):
+        if self.kind == base.DEPLOY:
+            return iface.execute_deploy_step(task, step)
+        return iface.execute_clean_step(task, step)
+
+
+_FLOWS: dict[str, StepFlow] = {}
+
+
+def register(flow: StepFlow) -> StepFlow:
+    _FLOWS[flow.kind] = flow
+    return flow
+
+
+def flow_for(node) -> StepFlow:
+    return _FLOWS[base.flow_of(node)]
+
+
+def current_step(task, flow: StepFlow) -> dict:
+    return dict(getattr(task.node, flow.step_field) or {})
+
+
+def clear_async_flags(node, flow: StepFlow) -> None:
+    info = node.driver_internal_info
+    for key in (flow.polling_key, flow.poll_interval_key, flow.skip_key):
+        info.pop(key, None)
+
+
+def start(task, flow: StepFlow, step_list: list[dict]) -> None:
+    """Store the step list and run it from the first step."""
+    info = task.node.driver_internal_info
+    info[flow.steps_key] = step_list
+    info.pop(flow.index_key, None)
+    clear_async_flags(task.node, flow)
+    setattr(task.node, flow.step_field, {})
+    run_steps(task, flow, 0)
+
+
+def _stored_step(step: dict) -> dict:
+    """The step as recorded in node.deploy_step: without its argsinfo."""
+    return {k: v for k, v in step.items() if k != 'argsinfo'}
+
+
+def run_steps(task, flow: StepFlow, start_index: int) -> None:
+    """Run steps from ``start_index`` until one waits, fails or all end."""
+    node = task.node
+    step_list = node.driver_internal_info.get(flow.steps_key) or []
+    for index in range(start_index, len(step_list)):
+        step = step_list[index]
+        name = steps_mod.step_name(step)
+        setattr(node, flow.step_field, _stored_step(step))
+        node.driver_internal_info[flow.index_key] = index
+        clear_async_flags(node, flow)
+        task.record('%s step %s started' % (flow.kind.capitalize(), name),
+                    flow.event_type)
+        task.save()
+        iface = task.driver.interfaces.get(step['interface'])
+        started = time.monotonic()
+        try:
+            if iface is None:
+                raise exception.InvalidParameterValue(
+                    err='node has no %s interface' % step['interface'])
+            result = flow.execute(iface, task, step)
+        except Exception as exc:
+            LOG.info('%s step %s failed on node %s: %s', flow.kind, name,
+                     node.uuid, exc, exc_info=not isinstance(
+                         exc, exception.IronsideException))
+            flow.on_fail(task, '%s step %s failed: %s'
+                         % (flow.kind.capitalize(), name,
+                            utils.describe(exc)), utils.reason_of(exc))
+            return
+        if result == flow.wait_state:
+            task.record('%s step %s is running asynchronously'
+                        % (flow.kind.capitalize(), name), flow.event_type)
+            task.process_event('wait')
+            _schedule_poll_if_asked(task, flow)
+            return
+        if result is not None:
+            flow.on_fail(task, '%s step %s returned %r; a step returns '
+                         'None or the wait state' % (
+                             flow.kind.capitalize(), name, result),
+                         utils.INTERNAL_ERROR)
+            return
+        task.record('%s step %s finished in %.2fs'
+                    % (flow.kind.capitalize(), name,
+                       time.monotonic() - started), flow.event_type)
+    setattr(node, flow.step_field, {})
+    info = node.driver_internal_info
+    for key in (flow.steps_key, flow.index_key):
+        info.pop(key, None)
+    clear_async_flags(node, flow)
+    flow.on_done(task)
+
+
+def _schedule_poll_if_asked(task, flow: StepFlow) -> None:
+    info = task.node.driver_internal_info
+    if info.get(flow.polling_key):
+        interval = info.get(flow.poll_interval_key,
+                            CONF.conductor.async_step_poll_interval)
+        task.conductor.schedule_poll(task.node.uuid, interval)
+
+
+def resume(task, flow: StepFlow) -> None:
+    """Continue after the asynchronous step finished (callback or poll).
+
+    The node is in the flow's wait state and the lock is held.
+    """
+    node = task.node
+    info = node.driver_internal_info
+    step = current_step(task, flow)
+    name = steps_mod.step_name(step)
+    skip = info.pop(flow.skip_key, True)
+    index = info.get(flow.index_key)
+    if index is None:
+        flow.on_fail(task, 'Cannot resume %s: no step was running'
+                     % flow.event_type, utils.INTERNAL_ERROR)
+        return
+    clear_async_flags(node, flow)
+    if skip:
+        task.record('%s step %s finished' % (flow.kind.capitalize(), name),
+                    flow.event_type)
+    task.process_event('resume')
+    if skip and info.get('%s_abort_after' % flow.kind):
+        _abort_after_step(task, flow, name)
+        return
+    run_steps(task, flow, index + 1 if skip else index)
+
+
+def poll(task, flow: StepFlow) -> bool | None:
+    """Ask the driver whether the waiting step finished.
+
+    Returns True if it did (the caller resumes), False if it still runs,
+    None if the step failed (the node is failed already).
+    """
+    step = current_step(task, flow)
+    iface = task.driver.interfaces.get(step.get('interface'))
+    try:
+        return bool(iface.poll_async_step(task, step))
+    except Exception as exc:
+        flow.on_fail(task, '%s step %s failed: %s'
+                     % (flow.kind.capitalize(), steps_mod.step_name(step),
+                        utils.describe(exc)), utils.reason_of(exc))
+        return None
+
+
+def abort(task, flow: StepFlow, user_abortable: bool) -> None:
+    """Abort a waiting flow at once, or after its current step.
+
+    ``user_abortable`` is whether the flow may be aborted mid-step (deploy
+    waits always may; a clean step only if it is abortable).
+    """
+    step = current_step(task, flow)
+    name = steps_mod.step_name(step)
+    if user_abortable or step.get('abortable'):
+        clear_async_flags(task.node, flow)
+        utils.set_failure(
+            task, '%s aborted by request while step %s was running'
+            % (flow.event_type.capitalize(), name), utils.ABORTED)
+        flow.on_fail(task, task.node.last_error, utils.ABORTED,
+                     event='abort')
+        return
+    task.node.driver_internal_info['%s_abort_after' % flow.kind] = True
+    task.record('Abort requested; %s will stop after step %s'
+                % (flow.event_type, name), flow.event_type)
+    task.save()
+
+
+def _abort_after_step(task, flow: StepFlow, name: str) -> None:
+    task.node.driver_internal_info.pop('%s_abort_after' % flow.kind, None)
+    flow.on_fail(task, '%s aborted by request after step %s'
+                 % (flow.event_type.capitalize(), name), utils.ABORTED)
+
+
+def timed_out(task, flow: StepFlow, timeout: int) -> None:
+    step = current_step(task, flow)
+    flow.on_fail(task, 'Timeout reached while waiting for %s step %s to '
+                 'finish (%ss)' % (flow.kind, steps_mod.step_name(step),
+                                   timeout), utils.STEP_TIMEOUT)
+
+
+def fail_step_flow(task, flow: StepFlow, message: str, reason: str,
+                   event: str = 'fail',
+                   target_state: str | None = None) -> None:
+    """The common part of a flow failing: error, flags, state."""
+    node = task.node
+    clear_async_flags(node, flow)
+    node.driver_internal_info.pop('%s_abort_after' % flow.kind, None)
+    if node.last_error != message:
+        utils.set_failure(task, message, reason, flow.event_type)
+    if node.provision_state in (flow.working_state, flow.wait_state) and \
+            task.fsm.can(event):
+        task.process_event(event, target_state=target_state)
+    else:
+        task.save()
+
+
+def wait_states() -> dict[str, StepFlow]:
+    return {flow.wait_state: flow for flow in _FLOWS.values()}
+
+
+def working_states() -> dict[str, StepFlow]:
+    return {flow.working_state: flow for flow in _FLOWS.values()}
+
+
+STEP_FLOW_STATES = frozenset((states.DEPLOYING, states.DEPLOYWAIT,
+                              states.CLEANING, states.CLEANWAIT))

@@ -1,0 +1,175 @@
+"""Which steps run, in which order, with which arguments.
+
+Deploy steps come from three places, later ones overriding earlier ones
+for the same ``(interface, step)``:
+
+1. the steps every interface of the node's hardware type declares, with
+   the priorities of their decorators;
+2. deploy templates whose name matches one of the node's traits — the
+   traits in ``instance_info['traits']`` when the instance asks for some
+   (as Nova does), otherwise the node's own traits;
+3. the steps a user passes with the ``active`` verb (``deploy_steps``).
+
+Steps with priority 0 are dropped; the rest run from the highest priority
+to the lowest. Ties are broken by interface, in Ironic's order: vendor,
+power, management, firmware, deploy, bios, raid, then any other interface
+alphabetically.
+
+Automated cleaning runs the clean steps with a priority above 0 in the
+same order; manual cleaning runs exactly the steps the user gave, in the
+order given.
+
+User-given and template steps are checked before anything starts: an
+unknown interface or step, an argument the step does not take, or a
+missing required argument is an InvalidParameterValue naming the step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from collections.abc import Sequence
+from typing import Any
+
+from ironside.common import exception
+from ironside.db import deploy_templates as templates_db
+from ironside.drivers import base
+
+DEPLOY = base.DEPLOY
+CLEAN = base.CLEAN
+
+
+def step_name(step: dict) -> str:
+    return '%s.%s' % (step.get('interface'), step.get('step'))
+
+
+def _interface_rank(interface: str) -> tuple[int, str]:
+    order = base.STEP_INTERFACE_ORDER
+    if interface in order:
+        return (order.index(interface), '')
+    return (len(order), interface)
+
+
+def sort_key(step: dict) -> tuple:
+    """Sorts highest priority first, then by interface order."""
+    return (-step['priority'],) + _interface_rank(step['interface'])
+
+
+def sorted_steps(steps: Iterable[dict]) -> list[dict]:
+    return sorted(steps, key=sort_key)
+
+
+def driver_steps(task, kind: str) -> dict[tuple[str, str], dict]:
+    """Every step of the node's interfaces, by (interface, step)."""
+    found = {}
+    for iface in task.driver.interfaces.values():
+        steps = iface.get_deploy_steps(task) if kind == DEPLOY \
+            else iface.get_clean_steps(task)
+        for step in steps:
+            found[(step['interface'], step['step'])] = dict(step)
+    return found
+
+
+def _check_args(step: dict, known: dict) -> dict[str, Any]:
+    args = step.get('args') or {}
+    if not isinstance(args, dict):
+        raise exception.InvalidParameterValue(
+            err='Step %s: "args" must be an object' % step_name(step))
+    argsinfo = known.get('argsinfo') or {}
+    unknown = sorted(set(args) - set(argsinfo))
+    if unknown:
+        raise exception.InvalidParameterValue(
+            err='Step %s does not take argument(s) %s' %
+                (step_name(step), ', '.join(unknown)))
+    missing = sorted(name for name, info in argsinfo.items()
+                     if info.get('required') and name not in args)
+    if missing:
+        raise exception.InvalidParameterValue(
+            err='Step %s is missing required argument(s) %s' %
+                (step_name(step), ', '.join(missing)))
+    return dict(args)
+
+
+def validate_steps(task, kind: str, steps: Sequence[dict],
+                   source: str = 'requested',
+                   known: dict | None = None) -> list[dict]:
+    """Check user or template steps against the node's; normalise them.
+
+    Returns copies carrying the driver's metadata (argsinfo, abortable).
+    """
+    known = driver_steps(task, kind) if known is None else known
+    result = []
+    for step in steps:
+        if not isinstance(step, dict) or not step.get('interface') or \
+                not step.get('step'):
+            raise exception.InvalidParameterValue(
+                err='Each %s %s step needs "interface" and "step"; got %r'
+                    % (source, kind, step))
+        if step['interface'] not in base.INTERFACE_BASES:
+            raise exception.InvalidParameterValue(
+                err='Step %s: unknown interface "%s"'
+                    % (step_name(step), step['interface']))
+        key = (step['interface'], step['step'])
+        if key not in known:
+            raise exception.InvalidParameterValue(
+                err='Node %s has no %s step %s (%s step)'
+                    % (task.node.uuid, kind, step_name(step), source))
+        normalised = dict(known[key])
+        normalised['args'] = _check_args(step, known[key])
+        if kind == DEPLOY or 'priority' in step:
+            priority = step.get('priority', known[key]['priority'])
+            if isinstance(priority, bool) or not isinstance(priority, int) \
+                    or priority < 0:
+                raise exception.InvalidParameterValue(
+                    err='Step %s: priority must be a non-negative integer'
+                        % step_name(step))
+            normalised['priority'] = priority
+        result.append(normalised)
+    return result
+
+
+def matching_templates(task) -> list:
+    """Deploy templates that apply to this deploy (see module docstring)."""
+    wanted = task.node.instance_info.get('traits')
+    if not wanted:
+        wanted = task.node.trait_names
+    return templates_db.by_names(wanted)
+
+
+def deploy_steps_for(task, user_steps: Sequence[dict] | None = None
+                     ) -> list[dict]:
+    """The ordered deploy steps for the node's next deploy."""
+    known = driver_steps(task, DEPLOY)
+    merged = {key: dict(step, args={}) for key, step in known.items()}
+    seen_in_templates: dict[tuple[str, str], str] = {}
+    for template in matching_templates(task):
+        steps = validate_steps(task, DEPLOY,
+                               [s.as_step() for s in template.steps],
+                               source='deploy template %s' % template.name,
+                               known=known)
+        for step in steps:
+            key = (step['interface'], step['step'])
+            if key in seen_in_templates:
+                raise exception.InvalidParameterValue(
+                    err='Step %s is in deploy templates %s and %s of node '
+                        '%s; a step may come from one template only'
+                        % (step_name(step), seen_in_templates[key],
+                           template.name, task.node.uuid))
+            seen_in_templates[key] = template.name
+            merged[key] = step
+    for step in validate_steps(task, DEPLOY, user_steps or [],
+                               source='requested', known=known):
+        merged[(step['interface'], step['step'])] = step
+    return sorted_steps(s for s in merged.values() if s['priority'] > 0)
+
+
+def automated_clean_steps_for(task) -> list[dict]:
+    known = driver_steps(task, CLEAN)
+    return sorted_steps(dict(s, args={}) for s in known.values()
+                        if s['priority'] > 0)
+
+
+def manual_clean_steps_for(task, user_steps: Sequence[dict]) -> list[dict]:
+    if not user_steps:
+        raise exception.InvalidParameterValue(
+            err='Manual cleaning needs clean_steps')
+    return validate_steps(task, CLEAN, user_steps)

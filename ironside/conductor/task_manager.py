@@ -1,0 +1,231 @@
+"""Tasks: a node, its lock, its interfaces, and the work done on them.
+
+Every operation on a node runs inside a task::
+
+    with task_manager.acquire(ctx, node_id, purpose='power on') as task:
+        task.driver.power.set_power_state(task, states.POWER_ON)
+
+An exclusive task holds the node's lock: its ``reservation`` column, set
+by one atomic UPDATE that only succeeds if nobody holds it. The lock is
+released when the block ends, however it ends. A task may hand itself to
+a worker thread (``spawn_after``); the lock then travels with it and the
+worker releases it when it finishes, however it finishes.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+from typing import Protocol
+
+from ironside.common import exception
+from ironside.common import states
+from ironside.common.conf import CONF
+from ironside.conductor import utils as conductor_utils
+from ironside.db import history as history_db
+from ironside.db import models
+from ironside.db import nodes as nodes_db
+from ironside.drivers import factory
+
+LOG = logging.getLogger(__name__)
+
+
+class ConductorServices(Protocol):
+    """What a task needs from the conductor that runs it."""
+
+    host: str
+
+    def spawn_worker(self, fn: Callable[[], None]) -> None:
+        """Run ``fn`` in the worker pool; NoFreeConductorWorker if full."""
+
+    def schedule_poll(self, node_uuid: str, delay: float) -> None:
+        """Poll the asynchronous step of a node after ``delay`` seconds."""
+
+
+class TaskManager:
+    def __init__(self, context, node_id: int | str,
+                 conductor: ConductorServices, shared: bool = False,
+                 purpose: str = 'unspecified action',
+                 patient: bool = False, retry: bool = True) -> None:
+        self.context = context
+        self.conductor = conductor
+        self.host = conductor.host
+        self.shared = shared
+        self.purpose = purpose
+        self._patient = patient
+        self._retry = retry
+        self._spawn: tuple[Callable, tuple, dict] | None = None
+        self._on_spawn_error: Callable[[TaskManager], None] | None = None
+        self._history: list[models.NodeHistory] = []
+        self.node = self._load(node_id)
+        self.fsm = states.NodeStateMachine(self.node.provision_state)
+        try:
+            self.driver = factory.get_factory().driver_for(self.node)
+        except Exception:
+            self.release_resources()
+            raise
+
+    # Locking
+
+    def _load(self, node_id: int | str) -> models.Node:
+        if self.shared:
+            return nodes_db.get_node(node_id)
+        return self._reserve(node_id)
+
+    def _reserve(self, node_id: int | str) -> models.Node:
+        attempts = CONF.conductor.node_locked_retry_attempts + 1 \
+            if self._retry else 1
+        interval = CONF.conductor.node_locked_retry_interval
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                return nodes_db.reserve_node(self.host, node_id)
+            except exception.NodeLocked:
+                if not self._patient and attempt >= attempts:
+                    raise
+                time.sleep(interval or 0.05)
+
+    def upgrade_lock(self, purpose: str | None = None) -> None:
+        """Turn a shared task into an exclusive one, reloading the node."""
+        if not self.shared:
+            return
+        if purpose:
+            self.purpose = purpose
+        node = self._reserve(self.node.id)
+        self.shared = False
+        self.node = node
+        self.fsm = states.NodeStateMachine(node.provision_state)
+
+    def release_resources(self) -> None:
+        if self.shared or self.node is None:
+            return
+        try:
+            nodes_db.release_node(self.host, self.node.id)
+        except exception.NodeNotFound:
+            pass  # deleted while we held it (node delete does this)
+        except exception.NodeNotLocked:
+            LOG.warning('Node %s was not locked by %s when %s finished',
+                        self.node.uuid, self.host, self.purpose)
+        self.shared = True
+
+    # Changes to the node
+
+    def record(self, event: str, event_type: str,
+               severity: str = history_db.INFO) -> None:
+        """Add a history record; it is written with the next save."""
+        self._history.append(history_db.new_record(
+            event, event_type, severity, conductor=self.host,
+            user=getattr(self.context, 'user_id', None)))
+
+    def save(self) -> None:
+        """Write the node's changes and pending history in one commit."""
+        self._require_exclusive('save the node')
+        history, self._history = self._history, []
+        nodes_db.save_node(self.node, history)
+
+    def process_event(self, event: str, callback: Callable | None = None,
+                      call_args: tuple = (),
+                      err_handler: Callable | None = None,
+                      target_state: str | None = None,
+                      verb: str | None = None) -> None:
+        """Move the node along the state machine and save it.
+
+        With ``callback``, the work of the new state is handed to a worker
+        thread when the task ends; if no worker is free, ``err_handler``
+        (by default: restore the previous state) runs and the request is
+        refused with NoFreeConductorWorker.
+        """
+        self._require_exclusive('change provision state')
+        previous = (self.node.provision_state,
+                    self.node.target_provision_state)
+        try:
+            new_state = self.fsm.process(event)
+        except exception.InvalidTransition:
+            raise exception.InvalidStateRequested(
+                action=verb or event, node=self.node.name or self.node.uuid,
+                state=self.node.provision_state) from None
+        self.node.provision_state = new_state
+        self.node.target_provision_state = (
+            target_state if target_state is not None
+            else states.TARGETS.get(new_state))
+        self.node.provision_updated_at = models.utcnow()
+        if callback is not None:
+            self.spawn_after(callback, *call_args)
+            self._on_spawn_error = err_handler or \
+                (lambda task: task._restore_state(*previous))
+        self.save()
+
+    def check_transition(self, event: str, verb: str | None = None) -> None:
+        """InvalidStateRequested unless ``event`` is allowed now."""
+        if not self.fsm.can(event):
+            raise exception.InvalidStateRequested(
+                action=verb or event, node=self.node.name or self.node.uuid,
+                state=self.node.provision_state)
+
+    def _restore_state(self, state: str | None, target: str | None) -> None:
+        self.node.provision_state = state
+        self.node.target_provision_state = target
+        self.fsm = states.NodeStateMachine(state)
+        self.save()
+
+    def _require_exclusive(self, what: str) -> None:
+        if self.shared:
+            raise exception.IronsideException(
+                'Cannot %s of node %s with a shared lock (%s)'
+                % (what, self.node.uuid, self.purpose))
+
+    # Background work
+
+    def spawn_after(self, func: Callable, *args: Any, **kwargs: Any
+                    ) -> None:
+        """Run ``func(task, *args)`` in a worker when the block ends.
+
+        The lock travels with the task to the worker. If the conductor's
+        pool is full, the block raises NoFreeConductorWorker instead.
+        """
+        self._spawn = (func, args, kwargs)
+
+    def _run_in_worker(self, func: Callable, args: tuple,
+                       kwargs: dict) -> None:
+        try:
+            func(self, *args, **kwargs)
+        except Exception as exc:
+            conductor_utils.fail_unexpectedly(self, exc)
+        finally:
+            self.release_resources()
+
+    def on_spawn_error(self, handler: Callable[[TaskManager], None]
+                       ) -> None:
+        """Undo changes made for a worker that could not be spawned."""
+        self._on_spawn_error = handler
+
+    def __enter__(self) -> TaskManager:
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        if exc_type is None and self._spawn is not None:
+            func, args, kwargs = self._spawn
+            self._spawn = None
+            try:
+                self.conductor.spawn_worker(
+                    lambda: self._run_in_worker(func, args, kwargs))
+            except Exception:
+                try:
+                    if self._on_spawn_error is not None:
+                        self._on_spawn_error(self)
+                finally:
+                    self.release_resources()
+                raise
+            return
+        self.release_resources()
+
+
+def acquire(context, node_id: int | str, conductor: ConductorServices,
+            shared: bool = False, purpose: str = 'unspecified action',
+            patient: bool = False, retry: bool = True) -> TaskManager:
+    """A task on ``node_id``; see the module docstring."""
+    return TaskManager(context, node_id, conductor, shared=shared,
+                       purpose=purpose, patient=patient, retry=retry)

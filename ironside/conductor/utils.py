@@ -1,0 +1,105 @@
+"""What every failure path of the conductor does with a node.
+
+A node that fails always ends with ``last_error`` saying what failed and
+why, ``failure_reason`` holding a stable machine-readable reason, a
+history record, and a state a client can act on.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from ironside.common import exception
+from ironside.common import states
+from ironside.db import history as history_db
+
+LOG = logging.getLogger(__name__)
+
+# Machine-readable failure reasons besides those of exception classes.
+STEP_TIMEOUT = 'StepTimeout'
+CONDUCTOR_DIED = 'ConductorDied'
+ABORTED = 'Aborted'
+INTERNAL_ERROR = 'InternalError'
+
+# Ironic's fault values (node.fault is set with maintenance).
+POWER_FAILURE = 'power failure'
+CLEAN_FAILURE = 'clean failure'
+
+# The history event type of each working state.
+EVENT_TYPES = {
+    states.VERIFYING: 'verifying',
+    states.DEPLOYING: 'deploying', states.DEPLOYWAIT: 'deploying',
+    states.CLEANING: 'cleaning', states.CLEANWAIT: 'cleaning',
+    states.DELETING: 'deleting',
+    states.INSPECTING: 'inspecting', states.INSPECTWAIT: 'inspecting',
+    states.ADOPTING: 'adopting',
+    states.RESCUING: 'rescuing', states.RESCUEWAIT: 'rescuing',
+    states.UNRESCUING: 'unrescuing',
+    states.SERVICING: 'servicing', states.SERVICEWAIT: 'servicing',
+}
+
+
+def reason_of(exc: BaseException) -> str:
+    return getattr(exc, 'failure_reason', None) or INTERNAL_ERROR
+
+
+def describe(exc: BaseException) -> str:
+    """A one-line message for last_error; never empty."""
+    text = str(exc).strip()
+    return text or exc.__class__.__name__
+
+
+def set_failure(task, message: str, reason: str,
+                event_type: str | None = None) -> None:
+    """Record a failure on the node (not saved; the caller saves)."""
+    node = task.node
+    node.last_error = message or 'Unknown error'
+    node.failure_reason = reason or INTERNAL_ERROR
+    task.record(node.last_error,
+                event_type or EVENT_TYPES.get(node.provision_state,
+                                              'provisioning'),
+                severity=history_db.ERROR)
+
+
+def clear_failure(node) -> None:
+    node.last_error = None
+    node.failure_reason = None
+
+
+def fail_node(task, message: str, reason: str,
+              target_state: str | None = None) -> None:
+    """Fail the operation a node is in: 'fail' event, last_error, history.
+
+    For a state without a 'fail' transition the node keeps its state and
+    only the error is recorded.
+    """
+    set_failure(task, message, reason)
+    node = task.node
+    if target_state is None and node.target_provision_state == \
+            states.MANAGEABLE and node.provision_state in (
+                states.CLEANING, states.CLEANWAIT):
+        target_state = states.MANAGEABLE  # manual cleaning
+    if task.fsm.can('fail'):
+        task.process_event('fail', target_state=target_state)
+    else:
+        task.save()
+
+
+def fail_unexpectedly(task, exc: BaseException) -> None:
+    """A worker died of an error nobody handled: never leave it silent."""
+    LOG.error('Unexpected error while %s on node %s', task.purpose,
+              task.node.uuid, exc_info=exc)
+    if task.shared:
+        return
+    try:
+        fail_node(task, 'Unexpected error while %s: %s'
+                  % (task.purpose, describe(exc)), reason_of(exc))
+    except Exception:
+        LOG.exception('Could not record the failure of node %s',
+                      task.node.uuid)
+
+
+def ensure_not_in_maintenance(task, operation: str) -> None:
+    if task.node.maintenance:
+        raise exception.NodeInMaintenance(op=operation,
+                                          node=task.node.uuid)

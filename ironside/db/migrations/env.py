@@ -1,0 +1,20 @@
+"""Alembic environment: runs migrations on the connection it is handed."""
+
+from alembic import context
+
+from ironside.db import models
+
+target_metadata = models.Base.metadata
+
+
+def run_migrations_online():
+    connection = context.config.attributes['connection']
+    context.configure(connection=connection,
+                      target_metadata=target_metadata,
+                      render_as_batch=True,
+                      compare_type=True)
+    with context.begin_transaction():
+        context.run_migrations()
+
+
+run_migrations_online()

@@ -1,0 +1,147 @@
+"""Database engine and transactions, through oslo.db's enginefacade.
+
+Every query module opens its transactions with ``reader()`` or
+``writer()``. On SQLite a writer begins with ``BEGIN IMMEDIATE`` so two
+threads that read-then-write never deadlock on the lock upgrade, while
+readers use a second engine on the same file and never wait for writers
+(the database runs in WAL mode).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+from collections.abc import Iterator
+
+import sqlalchemy as sa
+from oslo_db import exception as db_exc
+from oslo_db.sqlalchemy import enginefacade
+from sqlalchemy import orm
+
+from ironside.common.conf import CONF
+
+_LOCK = threading.Lock()
+_FACADE: enginefacade._TransactionContextManager | None = None
+_CONTEXT = threading.local()
+
+SQLITE_BUSY_TIMEOUT_MS = 30000
+
+
+def _sqlite_file_url(url: str) -> bool:
+    return url.startswith('sqlite') and ':memory:' not in url and \
+        url.rstrip('/') not in ('sqlite:', 'sqlite:/')
+
+
+def _tune_sqlite(engine: sa.Engine, immediate: bool) -> None:
+    @sa.event.listens_for(engine, 'connect')
+    def _on_connect(dbapi_conn, _record):
+        cursor = dbapi_conn.cursor()
+        cursor.execute('PRAGMA journal_mode=WAL')
+        cursor.execute('PRAGMA synchronous=NORMAL')
+        cursor.execute('PRAGMA busy_timeout=%d' % SQLITE_BUSY_TIMEOUT_MS)
+        cursor.close()
+
+    if immediate:
+        # Runs before oslo.db's own "begin" listener, which then sees the
+        # transaction open and emits nothing.
+        @sa.event.listens_for(engine, 'begin', insert=True)
+        def _on_begin(conn):
+            if 'in_transaction' not in conn.info:
+                conn.exec_driver_sql('BEGIN IMMEDIATE')
+                conn.info['in_transaction'] = True
+
+
+def _make_facade() -> enginefacade._TransactionContextManager:
+    url = CONF.database.connection
+    facade = enginefacade.transaction_context()
+    kwargs = {'connection': url, 'sqlite_fk': True}
+    if _sqlite_file_url(url):
+        directory = os.path.dirname(sa.engine.make_url(url).database or '')
+        if directory:
+            os.makedirs(directory, exist_ok=True)
+        # A separate engine for readers; see the module docstring.
+        kwargs.update(slave_connection=url, synchronous_reader=False,
+                      max_pool_size=None)
+    facade.configure(**kwargs)
+    if _sqlite_file_url(url):
+        writer_engine = facade.writer.get_engine()
+        _tune_sqlite(writer_engine, immediate=True)
+        reader_engine = facade.reader.get_engine()
+        if reader_engine is not writer_engine:
+            _tune_sqlite(reader_engine, immediate=False)
+    return facade
+
+
+def _facade() -> enginefacade._TransactionContextManager:
+    global _FACADE
+    if _FACADE is None:
+        with _LOCK:
+            if _FACADE is None:
+                _FACADE = _make_facade()
+    return _FACADE
+
+
+def get_engine() -> sa.Engine:
+    return _facade().writer.get_engine()
+
+
+def dispose() -> None:
+    """Forget the engine, e.g. after [database]connection changed."""
+    global _FACADE
+    with _LOCK:
+        if _FACADE is not None:
+            _FACADE.dispose_pool()
+        _FACADE = None
+
+
+@contextlib.contextmanager
+def writer() -> Iterator[orm.Session]:
+    """A read-write transaction, committed when the block ends."""
+    with _facade().writer.using(_CONTEXT) as session:
+        session.expire_on_commit = False
+        yield session
+
+
+@contextlib.contextmanager
+def reader() -> Iterator[orm.Session]:
+    """A read-only transaction."""
+    with _facade().reader.using(_CONTEXT) as session:
+        session.expire_on_commit = False
+        yield session
+
+
+def duplicate_columns(exc: db_exc.DBDuplicateEntry) -> set[str]:
+    """Names of the columns a unique violation is about, on any backend.
+
+    Unique constraints are named ``uniq_<table>0<column>`` (see
+    models.NAMING), which oslo.db turns into column names for MariaDB;
+    SQLite and PostgreSQL report the columns themselves.
+    """
+    return {column.rsplit('.', 1)[-1] for column in exc.columns or ()}
+
+
+def paginate(query, model, limit: int | None, marker_id: int | None,
+             sort_key: str, sort_dir: str):
+    """Keyset pagination on (sort_key, id), as Ironic's marker semantics."""
+    column = getattr(model, sort_key)
+    ascending = sort_dir != 'desc'
+    order = [column.asc() if ascending else column.desc()]
+    if sort_key != 'id':
+        order.append(model.id.asc() if ascending else model.id.desc())
+    query = query.order_by(*order)
+    if marker_id is not None:
+        marker_value = sa.select(column).where(model.id == marker_id)\
+            .scalar_subquery()
+        if sort_key == 'id':
+            query = query.where(model.id > marker_id if ascending
+                                else model.id < marker_id)
+        else:
+            after = column > marker_value if ascending \
+                else column < marker_value
+            tie = model.id > marker_id if ascending else model.id < marker_id
+            query = query.where(sa.or_(after, sa.and_(column == marker_value,
+                                                       tie)))
+    if limit:
+        query = query.limit(limit)
+    return query

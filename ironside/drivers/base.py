@@ -1,0 +1,438 @@
+"""Hardware interfaces, hardware types, and the step decorators.
+
+A *hardware type* (``ipmi``, ``redfish``, ``fake-hardware``) says which
+implementations of each *interface type* (power, management, deploy, …)
+it works with. Implementations are stevedore plugins in the
+``ironside.hardware.interfaces.<type>`` namespaces; a node names one per
+interface type in its ``*_interface`` fields.
+
+Any interface method decorated with :func:`deploy_step` or
+:func:`clean_step` is a step: the conductor collects the steps of all of a
+node's interfaces, orders them by priority and runs them one at a time.
+A step returns ``None`` when it is done, or the wait state (see
+:func:`poll_later`) when it goes on asynchronously.
+
+Drivers see the conductor only through the ``task`` they are handed: its
+``node`` (a database record they may change; the conductor saves it),
+``driver`` (the node's interfaces by type), ``context`` and ``shared``.
+"""
+
+from __future__ import annotations
+
+import abc
+import inspect
+from collections.abc import Callable
+from collections.abc import Mapping
+from collections.abc import Sequence
+from typing import Any
+from typing import ClassVar
+from typing import TypedDict
+
+from ironside.common import exception
+from ironside.common import states
+from ironside.common.conf.default import INTERFACE_TYPES
+
+CORE_INTERFACES = ('boot', 'deploy', 'management', 'power')
+
+# Order of interfaces among steps of equal priority: the first runs first.
+# Ironic's order, so steps contributed by the same interfaces run in the
+# same order on both.
+STEP_INTERFACE_ORDER = ('vendor', 'power', 'management', 'firmware',
+                        'deploy', 'bios', 'raid')
+
+DEPLOY = 'deploy'
+CLEAN = 'clean'
+
+
+class StepInfo(TypedDict, total=False):
+    interface: str
+    step: str
+    priority: int
+    argsinfo: dict[str, dict[str, Any]] | None
+    abortable: bool
+    args: dict[str, Any]
+
+
+def _check_argsinfo(func: Callable, argsinfo: Mapping | None) -> None:
+    if argsinfo is None:
+        return
+    if not isinstance(argsinfo, Mapping):
+        raise exception.InvalidParameterValue(
+            err='argsinfo of step %s must be a dict' % func.__name__)
+    params = inspect.signature(func).parameters
+    accepts_any = any(p.kind == p.VAR_KEYWORD for p in params.values())
+    for name, info in argsinfo.items():
+        if not isinstance(info, Mapping) or \
+                not isinstance(info.get('description'), str):
+            raise exception.InvalidParameterValue(
+                err='argsinfo of step %s: argument %s needs a '
+                    '"description" string' % (func.__name__, name))
+        unknown = set(info) - {'description', 'required'}
+        if unknown:
+            raise exception.InvalidParameterValue(
+                err='argsinfo of step %s: argument %s has unknown keys %s'
+                    % (func.__name__, name, sorted(unknown)))
+        if not isinstance(info.get('required', False), bool):
+            raise exception.InvalidParameterValue(
+                err='argsinfo of step %s: "required" of argument %s must '
+                    'be a boolean' % (func.__name__, name))
+        if name not in params and not accepts_any:
+            raise exception.InvalidParameterValue(
+                err='step %s does not accept argument %s named in its '
+                    'argsinfo' % (func.__name__, name))
+
+
+def _check_priority(func: Callable, priority: Any) -> None:
+    if isinstance(priority, bool) or not isinstance(priority, int) or \
+            priority < 0:
+        raise exception.InvalidParameterValue(
+            err='priority of step %s must be a non-negative integer, not %r'
+                % (func.__name__, priority))
+
+
+def deploy_step(priority: int, argsinfo: dict | None = None) -> Callable:
+    """Mark an interface method as a deploy step.
+
+    :param priority: steps run from the highest priority to the lowest;
+        0 means the step runs only when a deploy template or the user asks
+        for it with a priority.
+    :param argsinfo: ``{argument: {'description': str, 'required': bool}}``
+        for the keyword arguments the step takes.
+    """
+    def decorator(func: Callable) -> Callable:
+        _check_priority(func, priority)
+        _check_argsinfo(func, argsinfo)
+        func._deploy_step = {'priority': priority,
+                             'argsinfo': dict(argsinfo) if argsinfo else None}
+        return func
+    return decorator
+
+
+def clean_step(priority: int, abortable: bool = False,
+               argsinfo: dict | None = None) -> Callable:
+    """Mark an interface method as a clean step.
+
+    :param priority: steps with a priority above 0 run during automated
+        cleaning, highest first; any step may be asked for in manual
+        cleaning.
+    :param abortable: whether an abort may interrupt the step while it
+        runs asynchronously.
+    :param argsinfo: as for :func:`deploy_step`.
+    """
+    def decorator(func: Callable) -> Callable:
+        _check_priority(func, priority)
+        _check_argsinfo(func, argsinfo)
+        if not isinstance(abortable, bool):
+            raise exception.InvalidParameterValue(
+                err='abortable of step %s must be a boolean'
+                    % func.__name__)
+        func._clean_step = {'priority': priority, 'abortable': abortable,
+                            'argsinfo': dict(argsinfo) if argsinfo else None}
+        return func
+    return decorator
+
+
+class BaseInterface(abc.ABC):
+    """What every interface implementation offers."""
+
+    interface_type: ClassVar[str]
+    _step_methods: ClassVar[dict[str, dict[str, dict]]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        found: dict[str, dict[str, dict]] = {DEPLOY: {}, CLEAN: {}}
+        for name, member in inspect.getmembers(cls, inspect.isfunction):
+            if hasattr(member, '_deploy_step'):
+                found[DEPLOY][name] = member._deploy_step
+            if hasattr(member, '_clean_step'):
+                found[CLEAN][name] = member._clean_step
+        cls._step_methods = found
+
+    @abc.abstractmethod
+    def get_properties(self) -> dict[str, str]:
+        """``driver_info`` keys this interface reads, with descriptions."""
+
+    @abc.abstractmethod
+    def validate(self, task) -> None:
+        """Check the node can use this interface; raise a clear error if not.
+
+        Must not change the node or the hardware.
+        """
+
+    def _steps(self, kind: str) -> list[StepInfo]:
+        steps = []
+        for name, info in sorted(self._step_methods[kind].items()):
+            step: StepInfo = {'interface': self.interface_type, 'step': name,
+                              'priority': info['priority'],
+                              'argsinfo': info['argsinfo']}
+            if kind == CLEAN:
+                step['abortable'] = info['abortable']
+            steps.append(step)
+        return steps
+
+    def get_deploy_steps(self, task) -> list[StepInfo]:
+        """The deploy steps this interface can perform on ``task.node``."""
+        return self._steps(DEPLOY)
+
+    def get_clean_steps(self, task) -> list[StepInfo]:
+        """The clean steps this interface can perform on ``task.node``."""
+        return self._steps(CLEAN)
+
+    def _execute_step(self, task, step: StepInfo) -> str | None:
+        return getattr(self, step['step'])(task, **(step.get('args') or {}))
+
+    def execute_deploy_step(self, task, step: StepInfo) -> str | None:
+        """Run a deploy step; None when done, DEPLOYWAIT when it goes on."""
+        return self._execute_step(task, step)
+
+    def execute_clean_step(self, task, step: StepInfo) -> str | None:
+        """Run a clean step; None when done, CLEANWAIT when it goes on."""
+        return self._execute_step(task, step)
+
+    def poll_async_step(self, task, step: StepInfo) -> bool:
+        """Whether an asynchronous step that asked for polling has finished.
+
+        Called by the conductor for steps that returned :func:`poll_later`;
+        raise to fail the step. Interfaces that finish their steps by
+        calling back (as an agent does) never get here.
+        """
+        raise NotImplementedError(
+            '%s interface did not say how to poll step %s'
+            % (self.interface_type, step.get('step')))
+
+
+def poll_later(task, interval: float | None = None) -> str:
+    """Return value of a step that goes on asynchronously and is polled.
+
+    The conductor releases the node, and calls ``poll_async_step`` every
+    ``interval`` seconds ([conductor]async_step_poll_interval by default)
+    until it returns True, then runs the next step.
+    """
+    flow = flow_of(task.node)
+    info = task.node.driver_internal_info
+    info['%s_polling' % flow] = True
+    if interval is not None:
+        info['%s_poll_interval' % flow] = float(interval)
+    else:
+        info.pop('%s_poll_interval' % flow, None)
+    return WAIT_STATES[flow]
+
+
+def await_callback(task) -> str:
+    """Return value of a step that an external agent will finish.
+
+    The node waits until the agent calls continue_node_deploy (or
+    continue_node_clean) or the callback timeout fails it.
+    """
+    return WAIT_STATES[flow_of(task.node)]
+
+
+WAIT_STATES = {DEPLOY: states.DEPLOYWAIT, CLEAN: states.CLEANWAIT}
+
+
+def flow_of(node) -> str:
+    """Which step flow a node is running: 'deploy' or 'clean'."""
+    if node.provision_state in (states.DEPLOYING, states.DEPLOYWAIT):
+        return DEPLOY
+    if node.provision_state in (states.CLEANING, states.CLEANWAIT):
+        return CLEAN
+    raise exception.InvalidStateRequested(
+        action='wait for a step', node=node.uuid, state=node.provision_state)
+
+
+class PowerInterface(BaseInterface):
+    interface_type = 'power'
+
+    @abc.abstractmethod
+    def get_power_state(self, task) -> str:
+        """The node's real power state (POWER_ON / POWER_OFF / ERROR)."""
+
+    @abc.abstractmethod
+    def set_power_state(self, task, power_state: str,
+                        timeout: int | None = None) -> None:
+        """Set power on/off (or soft off) and wait until it is reached."""
+
+    @abc.abstractmethod
+    def reboot(self, task, timeout: int | None = None) -> None:
+        """Power cycle the node; it ends powered on."""
+
+    def get_supported_power_states(self, task) -> list[str]:
+        return [states.POWER_ON, states.POWER_OFF, states.REBOOT]
+
+
+class ManagementInterface(BaseInterface):
+    interface_type = 'management'
+
+    @abc.abstractmethod
+    def get_supported_boot_devices(self, task) -> list[str]:
+        """Boot devices the node can be set to (see boot_devices)."""
+
+    @abc.abstractmethod
+    def set_boot_device(self, task, device: str,
+                        persistent: bool = False) -> None:
+        """Boot from ``device`` next time (or every time if persistent)."""
+
+    @abc.abstractmethod
+    def get_boot_device(self, task) -> dict[str, Any]:
+        """``{'boot_device': str|None, 'persistent': bool|None}``."""
+
+    def get_sensors_data(self, task) -> dict[str, Any]:
+        raise exception.UnsupportedDriverExtension(
+            driver=task.node.driver, extension='get_sensors_data')
+
+    def inject_nmi(self, task) -> None:
+        raise exception.UnsupportedDriverExtension(
+            driver=task.node.driver, extension='inject_nmi')
+
+
+class BootInterface(BaseInterface):
+    interface_type = 'boot'
+
+    def prepare_ramdisk(self, task, ramdisk_params: dict) -> None:
+        """Make the node boot into the deploy/clean ramdisk."""
+
+    def clean_up_ramdisk(self, task) -> None:
+        """Undo prepare_ramdisk."""
+
+    def prepare_instance(self, task) -> None:
+        """Make the node boot the deployed instance."""
+
+    def clean_up_instance(self, task) -> None:
+        """Undo prepare_instance."""
+
+
+class DeployInterface(BaseInterface):
+    interface_type = 'deploy'
+
+    def prepare(self, task) -> None:
+        """Get ready to deploy (before any deploy step runs)."""
+
+    def clean_up(self, task) -> None:
+        """Undo prepare, after tear down."""
+
+    @abc.abstractmethod
+    def tear_down(self, task) -> None:
+        """Undeploy the instance; the node ends powered off."""
+
+    def take_over(self, task) -> None:
+        """Another conductor took this node over; re-establish state."""
+
+    def prepare_cleaning(self, task) -> str | None:
+        """Get ready to clean; may return CLEANWAIT like a step."""
+
+    def tear_down_cleaning(self, task) -> None:
+        """Undo prepare_cleaning."""
+
+
+class ConsoleInterface(BaseInterface):
+    interface_type = 'console'
+
+    @abc.abstractmethod
+    def start_console(self, task) -> None: ...
+
+    @abc.abstractmethod
+    def stop_console(self, task) -> None: ...
+
+    @abc.abstractmethod
+    def get_console(self, task) -> dict[str, Any]: ...
+
+
+class RescueInterface(BaseInterface):
+    interface_type = 'rescue'
+
+    @abc.abstractmethod
+    def rescue(self, task) -> str | None: ...
+
+    @abc.abstractmethod
+    def unrescue(self, task) -> str | None: ...
+
+
+class InspectInterface(BaseInterface):
+    interface_type = 'inspect'
+
+    @abc.abstractmethod
+    def inspect_hardware(self, task) -> str | None:
+        """Discover properties; return None when done or INSPECTWAIT."""
+
+
+class NetworkInterface(BaseInterface):
+    interface_type = 'network'
+
+    @abc.abstractmethod
+    def vif_list(self, task) -> list[dict[str, Any]]: ...
+
+    @abc.abstractmethod
+    def vif_attach(self, task, vif_info: dict[str, Any]) -> None: ...
+
+    @abc.abstractmethod
+    def vif_detach(self, task, vif_id: str) -> None: ...
+
+
+class StorageInterface(BaseInterface):
+    interface_type = 'storage'
+
+    def should_write_image(self, task) -> bool:
+        return True
+
+
+class VendorInterface(BaseInterface):
+    interface_type = 'vendor'
+
+
+class RAIDInterface(BaseInterface):
+    interface_type = 'raid'
+
+
+class BIOSInterface(BaseInterface):
+    interface_type = 'bios'
+
+
+class FirmwareInterface(BaseInterface):
+    interface_type = 'firmware'
+
+
+INTERFACE_BASES: dict[str, type[BaseInterface]] = {
+    cls.interface_type: cls for cls in (
+        BIOSInterface, BootInterface, ConsoleInterface, DeployInterface,
+        FirmwareInterface, InspectInterface, ManagementInterface,
+        NetworkInterface, PowerInterface, RAIDInterface, RescueInterface,
+        StorageInterface, VendorInterface)}
+assert set(INTERFACE_BASES) == set(INTERFACE_TYPES)
+
+
+class HardwareType:
+    """A kind of server management: the interfaces that work with it.
+
+    ``supported_interfaces`` maps each interface type to implementation
+    classes, preferred first. An implementation is supported if it is one
+    of these classes *or a subclass of one*: a plugin that extends, say,
+    the redfish deploy interface with a step of its own works with the
+    redfish hardware type without changing it.
+    """
+
+    supported_interfaces: ClassVar[Mapping[str, Sequence[type]]] = {}
+
+    def supports(self, interface_type: str, impl: type) -> bool:
+        return self.preference(interface_type, impl) is not None
+
+    def preference(self, interface_type: str, impl: type) -> int | None:
+        """Rank of ``impl`` among the supported ones (0 is preferred)."""
+        for rank, cls in enumerate(
+                self.supported_interfaces.get(interface_type, ())):
+            if isinstance(impl, type) and issubclass(impl, cls):
+                return rank
+        return None
+
+    def get_properties(self) -> dict[str, str]:
+        return {}
+
+
+class BootDevice:
+    PXE = 'pxe'
+    DISK = 'disk'
+    CDROM = 'cdrom'
+    BIOS = 'bios'
+    SAFE = 'safe'
+    WANBOOT = 'wanboot'
+    UEFIHTTP = 'uefihttp'
+    ALL = (PXE, DISK, CDROM, BIOS, SAFE, WANBOOT, UEFIHTTP)

@@ -1,0 +1,320 @@
+"""Fake interfaces: hardware that exists only in the database.
+
+They behave like real ones in everything the conductor can see (steps
+with priorities, an asynchronous step, power state that sticks), and
+tests and demos steer them from ``driver_info``:
+
+``fake_step_delay``
+    Seconds every fake step takes (default 0).
+``fake_step_delays``
+    ``{"deploy.write_image": 2.5, ...}``: seconds per step, overriding
+    ``fake_step_delay``.
+``fake_fail_steps``
+    ``["deploy.write_image", ...]`` (or a comma-separated string): these
+    steps fail.
+``fake_power_fail``
+    ``true`` makes every power action fail; a list such as
+    ``["power on", "get"]`` makes only those fail.
+``fake_power_delay``
+    Seconds a power change takes.
+``fake_validate_fail``
+    Interface types (``["power", ...]``) whose validation fails.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from ironside.common import exception
+from ironside.common import states
+from ironside.drivers import base
+
+PROPERTIES = {
+    'fake_step_delay': 'Seconds every fake step takes. Optional.',
+    'fake_step_delays': 'Seconds per step, as {"interface.step": s}. '
+                        'Optional.',
+    'fake_fail_steps': 'Steps that fail, as ["interface.step", ...]. '
+                       'Optional.',
+    'fake_power_fail': 'true, or a list of power actions ("power on", '
+                       '"power off", "rebooting", "get") that fail. '
+                       'Optional.',
+    'fake_power_delay': 'Seconds a power change takes. Optional.',
+    'fake_validate_fail': 'Interface types whose validation fails. '
+                          'Optional.',
+}
+
+
+def _as_list(value: Any) -> list[str]:
+    if not value:
+        return []
+    if isinstance(value, str):
+        return [v.strip() for v in value.split(',') if v.strip()]
+    return [str(v) for v in value]
+
+
+def _number(task, key: str, value: Any) -> float:
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise exception.InvalidParameterValue(
+            err='driver_info %s must be a number of seconds, not %r'
+                % (key, value)) from None
+    if number < 0:
+        raise exception.InvalidParameterValue(
+            err='driver_info %s must not be negative' % key)
+    return number
+
+
+def step_delay(task, name: str) -> float:
+    info = task.node.driver_info
+    delays = info.get('fake_step_delays') or {}
+    if name in delays:
+        return _number(task, 'fake_step_delays', delays[name])
+    return _number(task, 'fake_step_delay', info.get('fake_step_delay', 0))
+
+
+def run_fake_step(task, name: str, sleep: bool = True) -> None:
+    """What every fake step does: wait its delay, then fail if told to."""
+    if sleep:
+        delay = step_delay(task, name)
+        if delay:
+            time.sleep(delay)
+    if name in _as_list(task.node.driver_info.get('fake_fail_steps')):
+        raise exception.StepFailed(
+            step=name, reason='fake failure requested by driver_info '
+                              'fake_fail_steps')
+
+
+class FakeInterfaceMixin:
+    def get_properties(self) -> dict[str, str]:
+        return dict(PROPERTIES)
+
+    def validate(self, task) -> None:
+        info = task.node.driver_info
+        for key in ('fake_step_delay', 'fake_power_delay'):
+            if key in info:
+                _number(task, key, info[key])
+        delays = info.get('fake_step_delays', {})
+        if not isinstance(delays, dict):
+            raise exception.InvalidParameterValue(
+                err='driver_info fake_step_delays must be an object of '
+                    '"interface.step": seconds')
+        for value in delays.values():
+            _number(task, 'fake_step_delays', value)
+        if self.interface_type in _as_list(info.get('fake_validate_fail')):
+            raise exception.InvalidParameterValue(
+                err='fake %s validation failure requested by driver_info '
+                    'fake_validate_fail' % self.interface_type)
+
+
+class FakePower(FakeInterfaceMixin, base.PowerInterface):
+    """Power that is whatever it was last set to."""
+
+    def _check(self, task, action: str) -> None:
+        fail = task.node.driver_info.get('fake_power_fail')
+        if fail is True or (isinstance(fail, str) and
+                            fail.lower() in ('true', '1', 'yes')) or \
+                action in _as_list(fail if not isinstance(fail, bool)
+                                   else None):
+            raise exception.PowerStateFailure(pstate=action)
+
+    def get_power_state(self, task) -> str:
+        self._check(task, 'get')
+        return task.node.power_state or states.POWER_OFF
+
+    def set_power_state(self, task, power_state: str,
+                        timeout: int | None = None) -> None:
+        self._check(task, power_state)
+        delay = _number(task, 'fake_power_delay',
+                        task.node.driver_info.get('fake_power_delay', 0))
+        if timeout is not None and delay > timeout:
+            time.sleep(timeout)
+            raise exception.PowerStateFailure(pstate=power_state)
+        if delay:
+            time.sleep(delay)
+        if power_state == states.SOFT_POWER_OFF:
+            power_state = states.POWER_OFF
+        task.node.power_state = power_state
+
+    def reboot(self, task, timeout: int | None = None) -> None:
+        self._check(task, states.REBOOT)
+        task.node.power_state = states.POWER_ON
+
+    def get_supported_power_states(self, task) -> list[str]:
+        return [states.POWER_ON, states.POWER_OFF, states.REBOOT,
+                states.SOFT_REBOOT, states.SOFT_POWER_OFF]
+
+
+class FakeManagement(FakeInterfaceMixin, base.ManagementInterface):
+    def get_supported_boot_devices(self, task) -> list[str]:
+        return [base.BootDevice.PXE, base.BootDevice.DISK,
+                base.BootDevice.CDROM, base.BootDevice.BIOS]
+
+    def set_boot_device(self, task, device: str,
+                        persistent: bool = False) -> None:
+        if device not in self.get_supported_boot_devices(task):
+            raise exception.InvalidParameterValue(
+                err='Invalid boot device %s specified.' % device)
+        task.node.driver_internal_info['fake_boot_device'] = {
+            'boot_device': device, 'persistent': bool(persistent)}
+
+    def get_boot_device(self, task) -> dict[str, Any]:
+        return dict(task.node.driver_internal_info.get(
+            'fake_boot_device', {'boot_device': base.BootDevice.DISK,
+                                 'persistent': True}))
+
+    def get_sensors_data(self, task) -> dict[str, Any]:
+        return {}
+
+    def inject_nmi(self, task) -> None:
+        pass
+
+
+class FakeBoot(FakeInterfaceMixin, base.BootInterface):
+    pass
+
+
+class FakeDeploy(FakeInterfaceMixin, base.DeployInterface):
+    """A deploy shaped like Ironic's agent deploy, without the agent."""
+
+    @base.deploy_step(priority=100)
+    def deploy(self, task) -> None:
+        """Boot the deployment ramdisk."""
+        run_fake_step(task, 'deploy.deploy')
+
+    @base.deploy_step(priority=80)
+    def write_image(self, task) -> str:
+        """Write the image; asynchronous, finished by polling."""
+        task.node.driver_internal_info['fake_write_image_until'] = \
+            time.time() + step_delay(task, 'deploy.write_image')
+        return base.poll_later(task, interval=step_delay(
+            task, 'deploy.write_image') or 0.01)
+
+    @base.deploy_step(priority=60)
+    def prepare_instance_boot(self, task) -> None:
+        """Make the node boot from its disk."""
+        run_fake_step(task, 'deploy.prepare_instance_boot')
+        task.driver.management.set_boot_device(task, base.BootDevice.DISK,
+                                               persistent=True)
+
+    @base.deploy_step(priority=20)
+    def boot_instance(self, task) -> None:
+        """Power the node on into the deployed instance."""
+        run_fake_step(task, 'deploy.boot_instance')
+        task.driver.power.set_power_state(task, states.POWER_ON)
+
+    @base.clean_step(priority=99)
+    def erase_devices_metadata(self, task) -> None:
+        """Wipe partition tables and signatures."""
+        run_fake_step(task, 'deploy.erase_devices_metadata')
+
+    @base.clean_step(priority=0, abortable=True)
+    def erase_devices(self, task) -> str:
+        """Overwrite whole disks; asynchronous and abortable."""
+        task.node.driver_internal_info['fake_erase_devices_until'] = \
+            time.time() + step_delay(task, 'deploy.erase_devices')
+        return base.poll_later(task, interval=step_delay(
+            task, 'deploy.erase_devices') or 0.01)
+
+    def poll_async_step(self, task, step) -> bool:
+        name = step['step']
+        until = task.node.driver_internal_info.get('fake_%s_until' % name)
+        if until is not None and time.time() < until:
+            return False
+        task.node.driver_internal_info.pop('fake_%s_until' % name, None)
+        run_fake_step(task, 'deploy.%s' % name, sleep=False)
+        return True
+
+    def tear_down(self, task) -> None:
+        task.driver.power.set_power_state(task, states.POWER_OFF)
+
+
+class FakeConsole(FakeInterfaceMixin, base.ConsoleInterface):
+    def start_console(self, task) -> None:
+        pass
+
+    def stop_console(self, task) -> None:
+        pass
+
+    def get_console(self, task) -> dict[str, Any]:
+        return {'type': 'socat', 'url': 'tcp://127.0.0.1:1'}
+
+
+class FakeInspect(FakeInterfaceMixin, base.InspectInterface):
+    def inspect_hardware(self, task) -> str | None:
+        run_fake_step(task, 'inspect.inspect_hardware')
+        properties = task.node.properties
+        properties.setdefault('cpus', 2)
+        properties.setdefault('memory_mb', 4096)
+        properties.setdefault('local_gb', 40)
+        properties.setdefault('cpu_arch', 'x86_64')
+        return None
+
+
+class FakeRescue(FakeInterfaceMixin, base.RescueInterface):
+    def rescue(self, task) -> str | None:
+        return None
+
+    def unrescue(self, task) -> str | None:
+        return None
+
+
+class FakeVendor(FakeInterfaceMixin, base.VendorInterface):
+    pass
+
+
+class FakeBIOS(FakeInterfaceMixin, base.BIOSInterface):
+    """BIOS settings kept in driver_internal_info['fake_bios_settings']."""
+
+    SETTINGS_ARGSINFO = {
+        'settings': {
+            'description': 'A list of {"name": ..., "value": ...} '
+                           'settings to apply.',
+            'required': True,
+        },
+    }
+
+    @base.clean_step(priority=0, argsinfo=SETTINGS_ARGSINFO)
+    @base.deploy_step(priority=0, argsinfo=SETTINGS_ARGSINFO)
+    def apply_configuration(self, task, settings: list[dict]) -> None:
+        run_fake_step(task, 'bios.apply_configuration')
+        if not isinstance(settings, list) or not all(
+                isinstance(s, dict) and 'name' in s and 'value' in s
+                for s in settings):
+            raise exception.InvalidParameterValue(
+                err='bios.apply_configuration: settings must be a list of '
+                    '{"name": ..., "value": ...}')
+        current = task.node.driver_internal_info.setdefault(
+            'fake_bios_settings', {})
+        current.update({s['name']: s['value'] for s in settings})
+
+    @base.clean_step(priority=0)
+    @base.deploy_step(priority=0)
+    def factory_reset(self, task) -> None:
+        run_fake_step(task, 'bios.factory_reset')
+        task.node.driver_internal_info['fake_bios_settings'] = {}
+
+
+class FakeRAID(FakeInterfaceMixin, base.RAIDInterface):
+    @base.clean_step(priority=0)
+    def create_configuration(self, task) -> None:
+        run_fake_step(task, 'raid.create_configuration')
+        task.node.raid_config = dict(task.node.target_raid_config or {})
+
+    @base.clean_step(priority=0)
+    def delete_configuration(self, task) -> None:
+        run_fake_step(task, 'raid.delete_configuration')
+        task.node.raid_config = {}
+
+    @base.deploy_step(priority=0, argsinfo={
+        'raid_config': {'description': 'The RAID configuration to apply.',
+                        'required': True},
+        'delete_existing': {'description': 'Delete the existing '
+                                           'configuration first.',
+                            'required': False},
+    })
+    def apply_configuration(self, task, raid_config: dict,
+                            delete_existing: bool = True) -> None:
+        run_fake_step(task, 'raid.apply_configuration')
+        task.node.raid_config = dict(raid_config)

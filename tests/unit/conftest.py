@@ -1,0 +1,52 @@
+"""Fixtures for unit tests: a conductor running in this process."""
+
+from __future__ import annotations
+
+import pytest
+
+from ironside.common import context as ironside_context
+from ironside.conductor import manager as conductor_manager
+from ironside.conductor import rpcapi
+from ironside.db import nodes as nodes_db
+from tests import utils
+
+
+@pytest.fixture
+def fast_conductor_options(conf):
+    conf.set('conductor', node_locked_retry_attempts=2,
+             node_locked_retry_interval=0.01, async_step_poll_interval=0.05,
+             heartbeat_interval=3600, takeover_interval=3600,
+             check_provision_state_interval=3600,
+             sync_power_state_interval=0)
+    conf.set(rpc_transport='local', host='test-conductor')
+
+
+@pytest.fixture
+def conductor(db, fast_conductor_options):
+    """A started conductor (no RPC server; tests call it directly)."""
+    manager = conductor_manager.ConductorManager('test-conductor')
+    manager.init_host()
+    yield manager
+    manager.del_host()
+
+
+@pytest.fixture
+def rpc(conductor):
+    """The conductor RPC API the API layer uses, in-process."""
+    return rpcapi.ConductorAPI(local_manager=conductor)
+
+
+@pytest.fixture
+def context():
+    return ironside_context.RequestContext(user_id='tester',
+                                           project_id='test-project',
+                                           roles=['admin'])
+
+
+@pytest.fixture
+def make_node(rpc, context):
+    """Create a fake-hardware node through the conductor; returns it."""
+    def _make(**overrides):
+        uuid = rpc.create_node(context, utils.fake_node_values(**overrides))
+        return nodes_db.get_node(uuid)
+    return _make
