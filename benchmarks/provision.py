@@ -73,6 +73,7 @@ def run_one(server_name: str, count: int, args: argparse.Namespace,
     log = lambda text: print('[%s N=%d] %s' % (server_name, count, text),  # noqa: E731
                              file=sys.stderr, flush=True)
     log('starting')
+    result['load_average_before'] = os.getloadavg()
     with server:
         result['version'] = server.version()
         api = Api(server.base_url)
@@ -94,6 +95,7 @@ def run_one(server_name: str, count: int, args: argparse.Namespace,
         log('timing list and show')
         result['latency'] = workload.latencies(uuids, args.latency_seconds)
         result['server_cpu_seconds'] = server.cpu_seconds()
+        result['load_average_after'] = os.getloadavg()
         if args.keep_state:
             result['state_dir'] = str(server.state_dir)
     log('done')
@@ -151,7 +153,15 @@ def main(argv: list[str] | None = None) -> int:
     for count in counts:
         for name in server_names:
             skip = name in list_only and count >= list_only[name]
-            document['runs'].append(run_one(name, count, args, skip))
+            try:
+                run = run_one(name, count, args, skip)
+            except Exception as exc:
+                # Keep what the other servers measured; say why this one
+                # has no figures.
+                print('[%s N=%d] failed: %s' % (name, count, exc),
+                      file=sys.stderr, flush=True)
+                run = {'server': name, 'nodes': count, 'error': str(exc)}
+            document['runs'].append(run)
             output.parent.mkdir(parents=True, exist_ok=True)
             output.write_text(json.dumps(document, indent=1))
     document['seconds'] = round(time.monotonic() - clock, 1)

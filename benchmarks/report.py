@@ -73,6 +73,11 @@ def _rows(run: dict) -> list[tuple[str, str, float | None, bool]]:
         rows.append(('%s p50/p90/p99 ms' % label, '%s/%s/%s' % (
             _num(stats['p50']), _num(stats['p90']), _num(stats['p99'])),
             stats['p50'], False))
+    # Other work on the machine shows here; compare with care when high.
+    before = run.get('load_average_before')
+    after = run.get('load_average_after')
+    load = '%.1f/%.1f' % (before[0], after[0]) if before and after else '-'
+    rows.append(('load average before/after', load, None, False))
     return rows
 
 
@@ -190,6 +195,8 @@ def render(document: dict) -> str:
         runs = [run for run in document['runs'] if run['nodes'] == count]
         parts.append(render_count(count, runs))
         for run in runs:
+            if run.get('error'):
+                parts.append('%s failed: %s' % (run['server'], run['error']))
             for phase in (run.get('phases') or {}).values():
                 if phase['failures']:
                     parts.append('%s %s: %s' % (run['server'], phase['name'],

@@ -79,6 +79,7 @@ class PhaseResult:
     nodes: int
     seconds: float
     server_cpu_seconds: float
+    client_cpu_seconds: float
     node_latency_ms: dict[str, float]
     requests: int = 0
     retries: int = 0
@@ -133,6 +134,7 @@ class Workload:
             return outcome, time.perf_counter() - started
 
         cpu_before = self.server.cpu_seconds()
+        client_cpu_before = time.process_time()
         started = time.perf_counter()
         with futures.ThreadPoolExecutor(self.workers) as pool:
             for job in [pool.submit(timed, item) for item in items]:
@@ -147,6 +149,7 @@ class Workload:
         result = PhaseResult(
             name=name, nodes=len(done), seconds=seconds,
             server_cpu_seconds=self.server.cpu_seconds() - cpu_before,
+            client_cpu_seconds=time.process_time() - client_cpu_before,
             node_latency_ms=summarize(latencies), requests=self._requests,
             retries=self._retries, failures=failures[:10])
         if failures:
