@@ -24,6 +24,7 @@ from pathlib import Path
 from benchmarks import report
 from benchmarks.client import Api
 from benchmarks.servers import make_server
+from benchmarks.workload import PollSchedule
 from benchmarks.workload import Workload
 
 RESULTS_DIR = Path(__file__).resolve().parent / 'results'
@@ -79,7 +80,9 @@ def run_one(server_name: str, count: int, args: argparse.Namespace,
         api = Api(server.base_url)
         result['api_version'] = api.version
         workload = Workload(api, server, workers=args.workers,
-                            poll_interval=args.poll_interval)
+                            poll=PollSchedule(args.poll_first,
+                                              args.poll_max),
+                            log=log)
         enroll, uuids = workload.enroll(count)
         result['enroll'] = enroll.as_dict()
         log('enrolled %d nodes at %.1f nodes/s' % (enroll.nodes,
@@ -114,9 +117,14 @@ def main(argv: list[str] | None = None) -> int:
                              '100,1000).')
     parser.add_argument('--workers', type=int, default=8,
                         help='Concurrent clients (default: 8).')
-    parser.add_argument('--poll-interval', type=float, default=0.1,
-                        help='Seconds between polls of a node\'s state '
-                             '(default: 0.1).')
+    parser.add_argument('--poll-first', type=float, default=0.01,
+                        help='Seconds before the second poll of a node\'s '
+                             'state (the first is at once); later waits '
+                             'grow 1.5x each (default: 0.01).')
+    parser.add_argument('--poll-max', type=float, default=0.5,
+                        help='Longest wait between two polls (default: '
+                             '0.5). Equal to --poll-first: a fixed '
+                             'interval.')
     parser.add_argument('--latency-seconds', type=float, default=10.0,
                         help='Time spent on each list/show timing '
                              '(default: 10; at least 5 iterations).')
@@ -142,7 +150,8 @@ def main(argv: list[str] | None = None) -> int:
         'machine': machine(),
         'settings': {'servers': server_names, 'nodes': counts,
                      'workers': args.workers,
-                     'poll_interval': args.poll_interval,
+                     'poll_first': args.poll_first,
+                     'poll_max': args.poll_max,
                      'latency_seconds': args.latency_seconds,
                      'list_only': args.list_only},
         'runs': [],

@@ -185,11 +185,12 @@ def check_aims(document: dict) -> list[str]:
 def render(document: dict) -> str:
     machine = document.get('machine', {})
     settings = document.get('settings', {})
-    parts = ['Machine: %s CPUs (%s), %s GiB, Python %s. Workers: %s, poll '
-             'interval: %ss.' % (
+    parts = ['Machine: %s CPUs (%s), %s GiB, Python %s. Workers: %s; polls '
+             'at once, then after %ss, growing 1.5x to %ss.' % (
                  machine.get('cpus'), machine.get('cpu_model'),
                  machine.get('memory_gib'), machine.get('python'),
-                 settings.get('workers'), settings.get('poll_interval'))]
+                 settings.get('workers'), settings.get('poll_first'),
+                 settings.get('poll_max'))]
     counts = sorted({run['nodes'] for run in document['runs']})
     for count in counts:
         runs = [run for run in document['runs'] if run['nodes'] == count]

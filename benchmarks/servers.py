@@ -222,7 +222,7 @@ class IronsideServer(Server):
 
     def command(self) -> list[str]:
         return [self._script('ironside'), '--config-file',
-                str(self.config_path)]
+                str(self.config_path), '--state-dir', str(self.state_dir)]
 
     def version(self) -> str:
         from importlib import metadata

@@ -3,8 +3,8 @@
 1. Enroll N fake-hardware nodes through ``POST /v1/nodes`` (W workers).
 2. Drive every node through four phases, each phase a barrier: W workers
    take nodes one at a time, send the provision verb, then poll
-   ``GET /v1/nodes/{uuid}?fields=provision_state,...`` (first poll at once,
-   then every poll interval) until the node settles in the phase's target:
+   ``GET /v1/nodes/{uuid}?fields=provision_state,...`` (see PollSchedule)
+   until the node settles in the phase's target:
 
    ====================  =========  ==============================
    phase                 verb       settles in
@@ -35,6 +35,7 @@ from dataclasses import asdict
 from dataclasses import dataclass
 from dataclasses import field
 from typing import Callable
+from typing import Iterator
 
 from benchmarks.client import NOVA_FIELDS
 from benchmarks.client import STATE_FIELDS
@@ -99,14 +100,38 @@ class NodeFailed(Exception):
     pass
 
 
+@dataclass(frozen=True)
+class PollSchedule:
+    """When a client looks at a node again, the same for every server.
+
+    The first poll goes out as soon as the verb is accepted; the waits
+    before the next ones start at ``first`` seconds and grow by ``factor``
+    up to ``longest``. A fast server is seen done within about half its
+    own latency, and a slow one is not flooded with polls. ``first ==
+    longest`` is a fixed interval.
+    """
+
+    first: float = 0.01
+    longest: float = 0.5
+    factor: float = 1.5
+
+    def waits(self) -> Iterator[float]:
+        wait = self.first
+        while True:
+            yield wait
+            wait = min(wait * self.factor, self.longest)
+
+
 class Workload:
     def __init__(self, api: Api, server: Server, workers: int = 8,
-                 poll_interval: float = 0.1,
-                 node_timeout: float = 600.0) -> None:
+                 poll: PollSchedule | None = None,
+                 node_timeout: float = 600.0,
+                 log: Callable[[str], None] = lambda text: None) -> None:
         self.api = api
+        self.log = log
         self.server = server
         self.workers = workers
-        self.poll_interval = poll_interval
+        self.poll = poll or PollSchedule()
         self.node_timeout = node_timeout
         self._lock = threading.Lock()
         self._requests = 0
@@ -136,8 +161,12 @@ class Workload:
         cpu_before = self.server.cpu_seconds()
         client_cpu_before = time.process_time()
         started = time.perf_counter()
+        step = max(len(items) // 10, 1)
         with futures.ThreadPoolExecutor(self.workers) as pool:
-            for job in [pool.submit(timed, item) for item in items]:
+            jobs = [pool.submit(timed, item) for item in items]
+            for index, job in enumerate(jobs, 1):
+                if len(items) >= 1000 and index % step == 0:
+                    self.log('%s: %d/%d' % (name, index, len(items)))
                 try:
                     outcome, seconds = job.result()
                 except (NodeFailed, ApiError) as exc:
@@ -175,6 +204,7 @@ class Workload:
         deadline = time.monotonic() + self.node_timeout
         path = '/v1/nodes/%s' % node_uuid
         requests = retries = 0
+        waits = self.poll.waits()
         try:
             while True:
                 requests += 1
@@ -187,7 +217,8 @@ class Workload:
                     raise ApiError('PUT', path, response.status,
                                    response.body.decode(errors='replace'))
                 retries += 1
-                time.sleep(self.poll_interval)
+                time.sleep(next(waits))
+            waits = self.poll.waits()
             while True:
                 requests += 1
                 node = self.api.call('GET', path,
@@ -203,7 +234,7 @@ class Workload:
                 if time.monotonic() > deadline:
                     raise NodeFailed('node %s: %s still in %r after %ds' % (
                         node_uuid, verb, state, self.node_timeout))
-                time.sleep(self.poll_interval)
+                time.sleep(next(waits))
         finally:
             self._count(requests, retries)
 
