@@ -13,6 +13,7 @@ benchmarks/results/<UTC time>.json.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import json
 import os
@@ -21,6 +22,7 @@ import sys
 import time
 from pathlib import Path
 
+from benchmarks import profile
 from benchmarks import report
 from benchmarks.client import Api
 from benchmarks.servers import make_server
@@ -66,6 +68,13 @@ def machine() -> dict[str, object]:
             'kernel': platform.release()}
 
 
+def _profiled(server, count: int, directory: Path | None):
+    if directory is None:
+        return contextlib.nullcontext()
+    return profile.record(server.process.pid,
+                          directory / ('%s-%d.raw' % (server.name, count)))
+
+
 def run_one(server_name: str, count: int, args: argparse.Namespace,
             list_only: bool) -> dict:
     server = make_server(server_name, keep_state=args.keep_state)
@@ -88,7 +97,8 @@ def run_one(server_name: str, count: int, args: argparse.Namespace,
         log('enrolled %d nodes at %.1f nodes/s' % (enroll.nodes,
                                                   enroll.rate))
         if not list_only:
-            phases = workload.provision(uuids)
+            with _profiled(server, count, args.py_spy):
+                phases = workload.provision(uuids)
             result['phases'] = {phase.name: phase.as_dict()
                                 for phase in phases}
             for phase in phases:
@@ -133,6 +143,11 @@ def main(argv: list[str] | None = None) -> int:
                              'show). Alone: for every server. '
                              'SERVER[:N],...: only for those servers, at '
                              'node counts >= N, e.g. ironic39:10000.')
+    parser.add_argument('--py-spy', type=Path, metavar='DIR',
+                        help='Record each server with py-spy while it '
+                             'provisions, into DIR/<server>-<N>.raw '
+                             '(summarise with python -m '
+                             'benchmarks.profile).')
     parser.add_argument('--keep-state', action='store_true',
                         help='Keep each server\'s state directory '
                              '(config, database, logs).')
