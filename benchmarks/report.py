@@ -191,6 +191,11 @@ def render(document: dict) -> str:
                  machine.get('memory_gib'), machine.get('python'),
                  settings.get('workers'), settings.get('poll_first'),
                  settings.get('poll_max'))]
+    versions = {run['server']: run['version'] for run in document['runs']
+                if run.get('version')}
+    if versions:
+        parts[0] += '\nVersions: %s.' % ', '.join(
+            '%s %s' % item for item in versions.items())
     counts = sorted({run['nodes'] for run in document['runs']})
     for count in counts:
         runs = [run for run in document['runs'] if run['nodes'] == count]

@@ -225,8 +225,18 @@ class IronsideServer(Server):
                 str(self.config_path), '--state-dir', str(self.state_dir)]
 
     def version(self) -> str:
-        from importlib import metadata
-        return metadata.version('ironside')
+        """Ironside's version and, from a git checkout, its commit."""
+        python = str(Path(self._script('ironside')).parent / 'python')
+        where = subprocess.run(
+            [python, '-c', 'import importlib.metadata as m, ironside; '
+             'print(m.version("ironside")); print(ironside.__file__)'],
+            capture_output=True, text=True, cwd=self.state_dir, check=True
+        ).stdout.split()
+        commit = subprocess.run(
+            ['git', 'describe', '--always', '--dirty'],
+            capture_output=True, text=True,
+            cwd=Path(where[1]).parent).stdout.strip()
+        return '%s (%s)' % (where[0], commit) if commit else where[0]
 
 
 def make_server(name: str, keep_state: bool = False) -> Server:
