@@ -161,7 +161,7 @@ class Workload:
         cpu_before = self.server.cpu_seconds()
         client_cpu_before = time.process_time()
         started = time.perf_counter()
-        step = max(len(items) // 10, 1)
+        step = max(len(items) // 4, 1)
         with futures.ThreadPoolExecutor(self.workers) as pool:
             jobs = [pool.submit(timed, item) for item in items]
             for index, job in enumerate(jobs, 1):
