@@ -145,9 +145,9 @@ def destroy_node(ident: str | int) -> None:
         for table in (models.Port, models.Portgroup, models.NodeTrait,
                       models.NodeHistory):
             session.execute(sa.delete(table).where(table.node_id == node_id))
-        session.execute(sa.update(models.Allocation)
-                        .where(models.Allocation.node_id == node_id)
-                        .values(node_id=None))
+        # As in Ironic, a node's allocation goes with it.
+        session.execute(sa.delete(models.Allocation)
+                        .where(models.Allocation.node_id == node_id))
         session.execute(sa.delete(models.Node)
                         .where(models.Node.id == node_id))
 

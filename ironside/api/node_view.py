@@ -1,0 +1,306 @@
+"""How a node looks in an answer, at the version the client asked for.
+
+Fields newer than the request's microversion are left out (Ironic's
+VERSIONED_FIELDS, plus Ironside's ``failure_reason`` from 1.44, beside
+``deploy_step``); secrets in ``driver_info``, ``driver_internal_info``
+and ``instance_info`` are masked as ``******``; callers below the
+``baremetal:node:get:filter_threshold`` policy see some fields redacted.
+
+A :class:`NodeView` is built once per request and renders every node of
+the answer, so per-request decisions are not repeated per node.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Iterable
+from typing import Any
+
+from ironside.api import links
+from ironside.api import policy
+from ironside.api import versions
+from ironside.common import exception
+from ironside.common import states
+from ironside.common.conf.default import INTERFACE_TYPES
+
+MASK = '******'
+
+# Field -> the minor version that introduced it.
+VERSIONED_FIELDS = {
+    'driver_internal_info': versions.DRIVER_INTERNAL_INFO,
+    'name': versions.NODE_NAME,
+    'inspection_finished_at': versions.INSPECT_STATE,
+    'inspection_started_at': versions.INSPECT_STATE,
+    'clean_step': versions.NODE_CLEAN,
+    'raid_config': versions.RAID_CONFIG,
+    'target_raid_config': versions.RAID_CONFIG,
+    'network_interface': versions.NETWORK_INTERFACE,
+    'resource_class': versions.RESOURCE_CLASS,
+    'storage_interface': versions.STORAGE_INTERFACE,
+    'traits': versions.NODE_TRAITS,
+    'rescue_interface': versions.RESCUE_INTERFACE,
+    'bios_interface': versions.BIOS_INTERFACE,
+    'fault': versions.FAULT,
+    'deploy_step': versions.NODE_DEPLOY_STEP,
+    'failure_reason': versions.NODE_DEPLOY_STEP,
+    'conductor_group': versions.CONDUCTOR_GROUP,
+    'automated_clean': versions.AUTOMATED_CLEAN,
+    'protected': versions.NODE_PROTECTED,
+    'protected_reason': versions.NODE_PROTECTED,
+    'conductor': versions.CONDUCTORS,
+    'owner': versions.NODE_OWNER,
+    'description': versions.NODE_DESCRIPTION,
+    'allocation_uuid': versions.ALLOCATIONS,
+    'retired': versions.NODE_RETIRED,
+    'retired_reason': versions.NODE_RETIRED,
+    'lessee': versions.NODE_LESSEE,
+    'network_data': versions.NODE_NETWORK_DATA,
+    'boot_mode': versions.NODE_BOOT_MODE,
+    'secure_boot': versions.NODE_BOOT_MODE,
+    'shard': versions.NODE_SHARD,
+    'parent_node': versions.PARENT_CHILD_NODES,
+    'firmware_interface': versions.FIRMWARE_INTERFACE,
+    'service_step': versions.SERVICE,
+    'disable_power_off': versions.DISABLE_POWER_OFF,
+    'instance_name': versions.NODE_INSTANCE_NAME,
+    'health': versions.NODE_HEALTH,
+}
+for _iface in ('boot', 'console', 'deploy', 'inspect', 'management',
+               'power', 'raid', 'vendor'):
+    VERSIONED_FIELDS['%s_interface' % _iface] = versions.DYNAMIC_INTERFACES
+
+INTERFACE_FIELDS = tuple('%s_interface' % i for i in INTERFACE_TYPES)
+TIME_FIELDS = ('created_at', 'updated_at', 'provision_updated_at',
+               'inspection_started_at', 'inspection_finished_at')
+SECRET_FIELDS = ('driver_info', 'driver_internal_info', 'instance_info')
+# Read from the nodes table as they are.
+PLAIN_FIELDS = (
+    'automated_clean', 'boot_mode', 'clean_step', 'conductor_group',
+    'console_enabled', 'deploy_step', 'description', 'disable_power_off',
+    'driver', 'extra', 'failure_reason', 'fault', 'health', 'instance_name',
+    'instance_uuid', 'last_error', 'lessee', 'maintenance',
+    'maintenance_reason', 'name', 'network_data', 'owner', 'parent_node',
+    'power_state', 'properties', 'protected', 'protected_reason',
+    'provision_state', 'raid_config', 'reservation', 'resource_class',
+    'retired', 'retired_reason', 'secure_boot', 'service_step', 'shard',
+    'target_power_state', 'target_provision_state', 'target_raid_config',
+    'uuid') + INTERFACE_FIELDS
+JOINED_FIELDS = ('allocation_uuid', 'chassis_uuid')
+# Every field of a node in an answer (links aside).
+ALL_FIELDS = frozenset(PLAIN_FIELDS + TIME_FIELDS + SECRET_FIELDS +
+                       JOINED_FIELDS + ('traits', 'conductor'))
+DEFAULT_LIST_FIELDS = ('instance_uuid', 'maintenance', 'power_state',
+                       'provision_state', 'uuid', 'name')
+# Fields nodes may not be sorted by.
+UNSORTABLE_FIELDS = frozenset((
+    'properties', 'driver_info', 'extra', 'instance_info',
+    'driver_internal_info', 'clean_step', 'deploy_step', 'raid_config',
+    'target_raid_config', 'traits', 'network_data', 'service_step'))
+
+_SECRET_WORDS = ('password', 'passwd', 'pswd', 'secret', 'token', 'key',
+                 'passphrase', 'credential')
+
+
+def is_secret_key(key: Any) -> bool:
+    lowered = str(key).lower()
+    return any(word in lowered for word in _SECRET_WORDS)
+
+
+def mask_secrets(value: Any) -> Any:
+    """A copy of ``value`` with secret-looking keys' values masked."""
+    if isinstance(value, dict):
+        return {k: (MASK if is_secret_key(k) and v not in (None, '')
+                    else mask_secrets(v)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [mask_secrets(v) for v in value]
+    return value
+
+
+def mask_instance_info(info: dict) -> dict:
+    info = mask_secrets(info or {})
+    for key in ('configdrive', 'image_url'):
+        if info.get(key):
+            info[key] = MASK
+    return info
+
+
+def isotime(value: datetime.datetime | None) -> str | None:
+    """Naive UTC from the database, as Ironic shows it."""
+    if value is None:
+        return None
+    return value.isoformat() + '+00:00'
+
+
+def visible_fields(version: versions.Version) -> frozenset[str]:
+    return frozenset(f for f in ALL_FIELDS
+                     if version.allows(VERSIONED_FIELDS.get(f, 0)))
+
+
+def check_newer(version: versions.Version, fields: Iterable[str]) -> None:
+    """406 for fields newer than the version."""
+    newer = [f for f in fields if f in VERSIONED_FIELDS and
+             not version.allows(VERSIONED_FIELDS[f])]
+    if newer:
+        raise exception.NotAcceptable(
+            'Field(s) %s need a newer API version than %s'
+            % (', '.join(sorted(newer)), version))
+
+
+def check_fields(version: versions.Version, fields: Iterable[str] | None
+                 ) -> None:
+    """406 for fields newer than the version, 400 for unknown ones."""
+    if fields is None:
+        return
+    versions.require(version, versions.FIELDS, 'fields')
+    check_newer(version, fields)
+    unknown = [f for f in fields if f not in ALL_FIELDS]
+    if unknown:
+        raise exception.InvalidParameterValue(
+            err='Field(s) "%s" are not valid' % ', '.join(unknown))
+
+
+def columns_for(fields: Iterable[str] | None) -> list[str]:
+    """The columns to read to render ``fields`` (None: all)."""
+    wanted = set(ALL_FIELDS if fields is None else fields)
+    wanted |= {'uuid', 'owner', 'lessee'}
+    if 'conductor' in wanted:
+        wanted |= {'driver', 'conductor_group'}
+    wanted -= {'traits', 'conductor'}
+    return sorted(wanted)
+
+
+def legacy_state(version: versions.Version, state: str | None
+                 ) -> str | None:
+    if state == states.AVAILABLE and \
+            not version.allows(versions.AVAILABLE_STATE):
+        return states.NOSTATE
+    if state == states.INSPECTWAIT and \
+            not version.allows(versions.INSPECT_WAIT):
+        return states.INSPECTING
+    return state
+
+
+class NodeView:
+    """Renders nodes for one request."""
+
+    def __init__(self, req, fields: Iterable[str] | None = None,
+                 ring=None) -> None:
+        self.version: versions.Version = req.context.version
+        self.context = req.context.ctx
+        self.base = req.context.public_url
+        self.fields = None if fields is None else list(fields)
+        self._ring = ring
+        wanted = visible_fields(self.version)
+        if self.fields is not None:
+            wanted = wanted & set(self.fields)
+        self._plain = [f for f in PLAIN_FIELDS + JOINED_FIELDS
+                       if f in wanted]
+        self._times = [f for f in TIME_FIELDS if f in wanted]
+        self._secrets = [f for f in SECRET_FIELDS if f in wanted]
+        self._traits = 'traits' in wanted
+        self._conductor = 'conductor' in wanted
+        self._full = self.fields is None
+        self._states_link = self.version.allows(versions.STATES_LINKS)
+        self._portgroups_link = self.version.allows(
+            versions.PORTGROUPS_SUBCONTROLLERS)
+        self._volume_link = self.version.allows(versions.VOLUME)
+        self._legacy = not self.version.allows(versions.INSPECT_WAIT)
+        self._policy = policy.enforced()
+        self._show_driver_secrets = policy.check('show_password',
+                                                 self.context)
+        self._show_instance_secrets = policy.check('show_instance_secrets',
+                                                   self.context)
+        self._filtered = self._policy and not policy.check(
+            'baremetal:node:get:filter_threshold', self.context)
+        self._redactions: dict[tuple, dict[str, bool]] = {}
+
+    @property
+    def needs_traits(self) -> bool:
+        return self._traits
+
+    def columns(self) -> list[str]:
+        return columns_for(self.fields)
+
+    def conductor_of(self, row: dict) -> str | None:
+        if self._ring is None:
+            return None
+        try:
+            return self._ring.owner(row['uuid'], row['driver'],
+                                    row.get('conductor_group') or '')
+        except exception.IronsideException:
+            return None
+
+    def _redaction(self, row: dict) -> dict[str, bool]:
+        key = (row.get('owner'), row.get('lessee'))
+        found = self._redactions.get(key)
+        if found is None:
+            target = policy.node_target(*key)
+            found = {name: not policy.check('baremetal:node:get:%s' % name,
+                                            self.context, target)
+                     for name in ('last_error', 'reservation',
+                                  'driver_internal_info', 'driver_info')}
+            self._redactions[key] = found
+        return found
+
+    def render(self, row: dict[str, Any]) -> dict[str, Any]:
+        node = {name: row.get(name) for name in self._plain}
+        for name in self._times:
+            node[name] = isotime(row.get(name))
+        if 'driver_info' in self._secrets:
+            info = row.get('driver_info') or {}
+            node['driver_info'] = info if self._show_driver_secrets \
+                else mask_secrets(info)
+        if 'driver_internal_info' in self._secrets:
+            info = row.get('driver_internal_info') or {}
+            node['driver_internal_info'] = info \
+                if self._show_driver_secrets else mask_secrets(info)
+        if 'instance_info' in self._secrets:
+            info = row.get('instance_info') or {}
+            node['instance_info'] = info if self._show_instance_secrets \
+                else mask_instance_info(info)
+        if self._traits:
+            node['traits'] = row.get('traits') or []
+        if self._conductor:
+            node['conductor'] = self.conductor_of(row)
+        if self._legacy and 'provision_state' in node:
+            node['provision_state'] = legacy_state(self.version,
+                                                   node['provision_state'])
+        if self._filtered:
+            self._redact(node, row)
+        uuid = row['uuid']
+        node['links'] = links.self_and_bookmark(self.base, 'nodes', uuid)
+        if self._full:
+            self._add_sub_links(node, uuid)
+        return node
+
+    def _redact(self, node: dict, row: dict) -> None:
+        hidden = self._redaction(row)
+        if hidden['last_error'] and 'last_error' in node:
+            node['last_error'] = ('** Value Redacted - Requires '
+                                  'baremetal:node:get:last_error '
+                                  'permission. **')
+        if hidden['reservation'] and 'reservation' in node:
+            node['reservation'] = ('** Redacted - requires baremetal:node:'
+                                   'get:reservation permission. **')
+        if hidden['driver_internal_info'] and \
+                'driver_internal_info' in node:
+            node['driver_internal_info'] = {
+                'content': '** Redacted - Requires baremetal:node:get:'
+                           'driver_internal_info permission. **'}
+        if hidden['driver_info'] and 'driver_info' in node:
+            node['driver_info'] = {
+                'content': '** Redacted - requires baremetal:node:get:'
+                           'driver_info permission. **'}
+
+    def _add_sub_links(self, node: dict, uuid: str) -> None:
+        node['ports'] = links.self_and_bookmark(self.base, 'nodes',
+                                                uuid + '/ports')
+        if self._states_link:
+            node['states'] = links.self_and_bookmark(self.base, 'nodes',
+                                                     uuid + '/states')
+        if self._portgroups_link:
+            node['portgroups'] = links.self_and_bookmark(
+                self.base, 'nodes', uuid + '/portgroups')
+        if self._volume_link:
+            node['volume'] = links.self_and_bookmark(self.base, 'nodes',
+                                                     uuid + '/volume')

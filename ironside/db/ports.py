@@ -1,0 +1,72 @@
+"""Queries on ports: a node's network interfaces, by MAC address."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ironside.common import exception
+from ironside.db import models
+from ironside.db import resources
+
+NODE = models.Node.__table__
+PORTGROUP = models.Portgroup.__table__
+PORT = models.Port.__table__
+
+PORTS = resources.Resource(
+    model=models.Port,
+    not_found=lambda ident: exception.PortNotFound(port=ident),
+    duplicates={
+        'address': lambda v: exception.MACAlreadyExists(
+            mac=v.get('address')),
+        'name': lambda v: exception.PortDuplicateName(name=v.get('name')),
+        'uuid': lambda v: exception.PortAlreadyExists(uuid=v.get('uuid')),
+    },
+    joins=(
+        resources.Join(lambda: PORT.c.node_id == NODE.c.id,
+                       (('node_uuid', NODE.c.uuid),
+                        ('node_owner', NODE.c.owner),
+                        ('node_lessee', NODE.c.lessee))),
+        resources.Join(lambda: PORT.c.portgroup_id == PORTGROUP.c.id,
+                       (('portgroup_uuid', PORTGROUP.c.uuid),)),
+    ))
+
+create = PORTS.create
+get = PORTS.get
+update = PORTS.update
+destroy = PORTS.destroy
+id_for = PORTS.id_for
+
+
+def filter_clauses(filters: dict[str, Any]) -> list:
+    """node_id, portgroup_id, address, shard (list), conductor_groups,
+    project (node owner or lessee), description_contains."""
+    clauses = []
+    if filters.get('node_id') is not None:
+        clauses.append(PORT.c.node_id == filters['node_id'])
+    if filters.get('portgroup_id') is not None:
+        clauses.append(PORT.c.portgroup_id == filters['portgroup_id'])
+    if filters.get('address') is not None:
+        clauses.append(PORT.c.address == filters['address'])
+    if filters.get('shard'):
+        clauses.append(NODE.c.shard.in_(filters['shard']))
+    if filters.get('conductor_groups'):
+        clauses.append(NODE.c.conductor_group.in_(
+            filters['conductor_groups']))
+    if filters.get('project'):
+        clauses.append((NODE.c.owner == filters['project']) |
+                       (NODE.c.lessee == filters['project']))
+    if filters.get('description_contains'):
+        clauses.append(PORT.c.description.contains(
+            filters['description_contains']))
+    return clauses
+
+
+def list_ports(filters: dict[str, Any], limit: int | None = None,
+               marker: str | None = None, sort_key: str = 'id',
+               sort_dir: str = 'asc') -> list[dict[str, Any]]:
+    return PORTS.list(filter_clauses(filters), limit, marker, sort_key,
+                      sort_dir)
+
+
+def ports_of_node(node_id: int) -> list[dict[str, Any]]:
+    return PORTS.list([PORT.c.node_id == node_id])
