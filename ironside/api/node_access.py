@@ -50,23 +50,24 @@ def authorize_node(req, rule: str, row: dict[str, Any],
 
 
 def get_node(req, ident: str, rule: str,
-             columns: Sequence[str] | None = None,
-             traits: bool = False) -> dict[str, Any]:
+             columns: Sequence[str] | None = None) -> dict[str, Any]:
     """The node ``ident`` names, as a dict of ``columns`` (all if None)."""
     ident = check_ident(req.context.version, ident)
     wanted = list(columns or ALL_COLUMNS)
     for needed in ('uuid', 'owner', 'lessee'):
         if needed not in wanted:
             wanted.append(needed)
-    row = node_views.get_node(ident, wanted, traits=traits)
+    row = node_views.get_node(ident, wanted)
     authorize_node(req, rule, row, ident)
     return row
 
 
-def render_node(req, rpcapi, ident: str,
-                fields: Sequence[str] | None = None) -> dict[str, Any]:
-    """The node as an answer shows it (after a change, for instance)."""
+def show_node(req, rpcapi, ident: str, rule: str | None = None,
+              fields: Sequence[str] | None = None) -> dict[str, Any]:
+    """The node as an answer shows it; checks ``rule`` if given."""
     view = node_view.NodeView(req, fields, ring=rpcapi.ring)
-    row = node_views.get_node(check_ident(req.context.version, ident),
-                              view.columns(), traits=view.needs_traits)
-    return view.render(row)
+    rows = view.select(check_ident(req.context.version, ident))
+    if rule is not None:
+        row = dict(zip(rows.keys, rows.rows[0], strict=True))
+        authorize_node(req, rule, row, ident)
+    return view.render(rows)[0]

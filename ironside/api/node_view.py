@@ -13,15 +13,18 @@ the answer, so per-request decisions are not repeated per node.
 from __future__ import annotations
 
 import datetime
+import operator
 from collections.abc import Iterable
 from typing import Any
 
-from ironside.api import links
+import orjson
+
 from ironside.api import policy
 from ironside.api import versions
 from ironside.common import exception
 from ironside.common import states
 from ironside.common.conf.default import INTERFACE_TYPES
+from ironside.db import node_views
 
 MASK = '******'
 
@@ -86,6 +89,11 @@ PLAIN_FIELDS = (
     'target_power_state', 'target_provision_state', 'target_raid_config',
     'uuid') + INTERFACE_FIELDS
 JOINED_FIELDS = ('allocation_uuid', 'chassis_uuid')
+# JSON documents passed on as stored, without decoding them.
+JSON_FIELDS = frozenset(('clean_step', 'deploy_step', 'extra',
+                         'network_data', 'properties', 'raid_config',
+                         'service_step', 'target_raid_config'))
+EMPTY_OBJECT = orjson.Fragment(b'{}')
 # Every field of a node in an answer (links aside).
 ALL_FIELDS = frozenset(PLAIN_FIELDS + TIME_FIELDS + SECRET_FIELDS +
                        JOINED_FIELDS + ('traits', 'conductor'))
@@ -180,101 +188,180 @@ def legacy_state(version: versions.Version, state: str | None
     return state
 
 
+def _getter(indices: list[int]):
+    """A function returning the values at ``indices`` of a row, as a tuple.
+    """
+    if not indices:
+        return lambda row: ()
+    if len(indices) == 1:
+        only = indices[0]
+        return lambda row: (row[only],)
+    return operator.itemgetter(*indices)
+
+
 class NodeView:
-    """Renders nodes for one request."""
+    """Renders nodes for one request.
+
+    Rows are read with JSON columns as stored text: documents shown as
+    they are go into the answer without being decoded and encoded again;
+    only those with secrets to mask are decoded.
+    """
 
     def __init__(self, req, fields: Iterable[str] | None = None,
                  ring=None) -> None:
         self.version: versions.Version = req.context.version
         self.context = req.context.ctx
-        self.base = req.context.public_url
         self.fields = None if fields is None else list(fields)
         self._ring = ring
+        self._rings: dict | None = None
         wanted = visible_fields(self.version)
         if self.fields is not None:
             wanted = wanted & set(self.fields)
-        self._plain = [f for f in PLAIN_FIELDS + JOINED_FIELDS
-                       if f in wanted]
+        plain = [f for f in PLAIN_FIELDS + JOINED_FIELDS if f in wanted]
+        self._scalars = [f for f in plain if f not in JSON_FIELDS]
+        self._json = [f for f in plain if f in JSON_FIELDS]
         self._times = [f for f in TIME_FIELDS if f in wanted]
         self._secrets = [f for f in SECRET_FIELDS if f in wanted]
         self._traits = 'traits' in wanted
         self._conductor = 'conductor' in wanted
-        self._full = self.fields is None
-        self._states_link = self.version.allows(versions.STATES_LINKS)
-        self._portgroups_link = self.version.allows(
-            versions.PORTGROUPS_SUBCONTROLLERS)
-        self._volume_link = self.version.allows(versions.VOLUME)
         self._legacy = not self.version.allows(versions.INSPECT_WAIT)
-        self._policy = policy.enforced()
-        self._show_driver_secrets = policy.check('show_password',
-                                                 self.context)
-        self._show_instance_secrets = policy.check('show_instance_secrets',
-                                                   self.context)
-        self._filtered = self._policy and not policy.check(
+        base = req.context.public_url
+        self._self_prefix = base + '/v1/nodes/'
+        self._bookmark_prefix = base + '/nodes/'
+        self._sub_links: list[str] = []
+        if self.fields is None:
+            self._sub_links.append('ports')
+            for name, minor in (('states', versions.STATES_LINKS),
+                                ('portgroups',
+                                 versions.PORTGROUPS_SUBCONTROLLERS),
+                                ('volume', versions.VOLUME)):
+                if self.version.allows(minor):
+                    self._sub_links.append(name)
+        self._show_secrets = {
+            'driver_info': policy.check('show_password', self.context),
+            'driver_internal_info': policy.check('show_password',
+                                                 self.context),
+            'instance_info': policy.check('show_instance_secrets',
+                                          self.context)}
+        self._filtered = policy.enforced() and not policy.check(
             'baremetal:node:get:filter_threshold', self.context)
         self._redactions: dict[tuple, dict[str, bool]] = {}
-
-    @property
-    def needs_traits(self) -> bool:
-        return self._traits
 
     def columns(self) -> list[str]:
         return columns_for(self.fields)
 
-    def conductor_of(self, row: dict) -> str | None:
-        if self._ring is None:
-            return None
-        try:
-            return self._ring.owner(row['uuid'], row['driver'],
-                                    row.get('conductor_group') or '')
-        except exception.IronsideException:
-            return None
+    def list(self, filters: dict[str, Any], limit: int | None,
+             marker: str | None, sort_key: str, sort_dir: str,
+             conductor: str | None = None) -> list[dict[str, Any]]:
+        """A page of nodes, rendered (of one conductor, if named)."""
+        columns = self.columns()
+        if conductor:
+            columns += ['driver', 'conductor_group']
+        rows = node_views.select_nodes(
+            columns, filters, limit, marker, sort_key, sort_dir,
+            traits=self._traits, raw_json=True)
+        if conductor:
+            keys = rows.keys
+            uuid, driver, group = (keys.index('uuid'), keys.index('driver'),
+                                   keys.index('conductor_group'))
+            rows = rows._replace(rows=[
+                row for row in rows.rows if self.conductor_of(
+                    row[uuid], row[driver], row[group]) == conductor])
+        return self.render(rows)
 
-    def _redaction(self, row: dict) -> dict[str, bool]:
-        key = (row.get('owner'), row.get('lessee'))
-        found = self._redactions.get(key)
+    def select(self, ident: str) -> node_views.Rows:
+        """The row of one node, as :meth:`render` takes it."""
+        return node_views.select_node(ident, self.columns(),
+                                      traits=self._traits, raw_json=True)
+
+    def conductor_of(self, uuid: str, driver: str,
+                     group: str | None) -> str | None:
+        """The live conductor that owns a node (None if there is none).
+
+        The rings are taken once per request; with one conductor in a
+        ring, it owns every node and no hashing is needed.
+        """
+        if self._rings is None:
+            self._rings = self._ring.rings if self._ring is not None \
+                else {}
+        ring = self._rings.get(((group or '').lower(), driver))
+        if ring is None:
+            return None
+        if len(ring.nodes) == 1:
+            return next(iter(ring.nodes))
+        return next(iter(ring.get_nodes(uuid.encode())))
+
+    def _redaction(self, owner: str | None, lessee: str | None
+                   ) -> dict[str, bool]:
+        found = self._redactions.get((owner, lessee))
         if found is None:
-            target = policy.node_target(*key)
+            target = policy.node_target(owner, lessee)
             found = {name: not policy.check('baremetal:node:get:%s' % name,
                                             self.context, target)
                      for name in ('last_error', 'reservation',
                                   'driver_internal_info', 'driver_info')}
-            self._redactions[key] = found
+            self._redactions[(owner, lessee)] = found
         return found
 
-    def render(self, row: dict[str, Any]) -> dict[str, Any]:
-        node = {name: row.get(name) for name in self._plain}
-        for name in self._times:
-            node[name] = isotime(row.get(name))
-        if 'driver_info' in self._secrets:
-            info = row.get('driver_info') or {}
-            node['driver_info'] = info if self._show_driver_secrets \
-                else mask_secrets(info)
-        if 'driver_internal_info' in self._secrets:
-            info = row.get('driver_internal_info') or {}
-            node['driver_internal_info'] = info \
-                if self._show_driver_secrets else mask_secrets(info)
-        if 'instance_info' in self._secrets:
-            info = row.get('instance_info') or {}
-            node['instance_info'] = info if self._show_instance_secrets \
-                else mask_instance_info(info)
-        if self._traits:
-            node['traits'] = row.get('traits') or []
-        if self._conductor:
-            node['conductor'] = self.conductor_of(row)
-        if self._legacy and 'provision_state' in node:
-            node['provision_state'] = legacy_state(self.version,
-                                                   node['provision_state'])
-        if self._filtered:
-            self._redact(node, row)
-        uuid = row['uuid']
-        node['links'] = links.self_and_bookmark(self.base, 'nodes', uuid)
-        if self._full:
-            self._add_sub_links(node, uuid)
-        return node
+    def _secret(self, name: str, raw: str | None) -> Any:
+        if not raw:
+            return {}
+        if self._show_secrets[name]:
+            return orjson.Fragment(raw)
+        value = orjson.loads(raw)
+        if name == 'instance_info':
+            return mask_instance_info(value)
+        return mask_secrets(value)
 
-    def _redact(self, node: dict, row: dict) -> None:
-        hidden = self._redaction(row)
+    def render(self, rows: node_views.Rows) -> list[dict[str, Any]]:
+        """The answer's nodes, from rows read with raw JSON."""
+        index = {key: i for i, key in enumerate(rows.keys)}
+        scalars = _getter([index[name] for name in self._scalars])
+        json_fields = [(name, index[name]) for name in self._json]
+        times = [(name, index[name]) for name in self._times]
+        secrets = [(name, index[name]) for name in self._secrets]
+        uuid_at, owner_at, lessee_at = (index['uuid'], index['owner'],
+                                        index['lessee'])
+        id_at = index.get('id')
+        routing = (index.get('driver'), index.get('conductor_group'))
+        names = self._scalars
+        fragment = orjson.Fragment
+        nodes = []
+        for row in rows.rows:
+            node = dict(zip(names, scalars(row), strict=True))
+            for name, at in json_fields:
+                raw = row[at]
+                node[name] = fragment(raw) if raw else EMPTY_OBJECT
+            for name, at in times:
+                value = row[at]
+                node[name] = value.isoformat() + '+00:00' if value else None
+            for name, at in secrets:
+                node[name] = self._secret(name, row[at])
+            uuid = row[uuid_at]
+            if self._traits:
+                node['traits'] = rows.traits[row[id_at]]
+            if self._conductor:
+                node['conductor'] = self.conductor_of(
+                    uuid, row[routing[0]], row[routing[1]])
+            if self._legacy and 'provision_state' in node:
+                node['provision_state'] = legacy_state(
+                    self.version, node['provision_state'])
+            if self._filtered:
+                self._redact(node, row[owner_at], row[lessee_at])
+            self_href = self._self_prefix + uuid
+            bookmark_href = self._bookmark_prefix + uuid
+            node['links'] = [{'href': self_href, 'rel': 'self'},
+                             {'href': bookmark_href, 'rel': 'bookmark'}]
+            for name in self._sub_links:
+                node[name] = [
+                    {'href': self_href + '/' + name, 'rel': 'self'},
+                    {'href': bookmark_href + '/' + name, 'rel': 'bookmark'}]
+            nodes.append(node)
+        return nodes
+
+    def _redact(self, node: dict, owner: str | None,
+                lessee: str | None) -> None:
+        hidden = self._redaction(owner, lessee)
         if hidden['last_error'] and 'last_error' in node:
             node['last_error'] = ('** Value Redacted - Requires '
                                   'baremetal:node:get:last_error '
@@ -291,16 +378,3 @@ class NodeView:
             node['driver_info'] = {
                 'content': '** Redacted - requires baremetal:node:get:'
                            'driver_info permission. **'}
-
-    def _add_sub_links(self, node: dict, uuid: str) -> None:
-        node['ports'] = links.self_and_bookmark(self.base, 'nodes',
-                                                uuid + '/ports')
-        if self._states_link:
-            node['states'] = links.self_and_bookmark(self.base, 'nodes',
-                                                     uuid + '/states')
-        if self._portgroups_link:
-            node['portgroups'] = links.self_and_bookmark(
-                self.base, 'nodes', uuid + '/portgroups')
-        if self._volume_link:
-            node['volume'] = links.self_and_bookmark(self.base, 'nodes',
-                                                     uuid + '/volume')

@@ -151,18 +151,9 @@ class NodeList:
                 node_view.DEFAULT_LIST_FIELDS)
         page_size = collection.limit(query['limit'])
         view = node_view.NodeView(req, fields, ring=self.rpcapi.ring)
-        columns = view.columns()
         conductor = filters.pop('conductor', None)
-        if conductor:
-            columns += ['driver', 'conductor_group']
-        rows = node_views.list_nodes(
-            columns, filters, page_size, query['marker'], sort_key,
-            collection.sort_dir(query['sort_dir']),
-            traits=view.needs_traits)
-        if conductor:
-            rows = [row for row in rows
-                    if view.conductor_of(row) == conductor]
-        nodes = [view.render(row) for row in rows]
+        nodes = view.list(filters, page_size, query['marker'], sort_key,
+                          collection.sort_dir(query['sort_dir']), conductor)
         params = {name: value for name, value in query.items()
                   if name not in ('limit', 'marker')}
         resource = 'nodes/detail' if self.detail else 'nodes'
@@ -206,7 +197,7 @@ class NodeCollection(NodeList):
         except exception.NoValidHost as exc:
             raise exception.NoValidHost(reason=exc.kwargs.get(
                 'reason', str(exc)), code=400) from None
-        node = node_access.render_node(req, self.rpcapi, uuid)
+        node = node_access.show_node(req, self.rpcapi, uuid)
         resp.location = links.url(req.context.public_url, 'nodes', uuid)
         wire.send(resp, node, status=201)
 
@@ -311,11 +302,9 @@ class Node:
                node_ident: str) -> None:
         query = wire.query(req, {'fields': wire.as_fields})
         node_view.check_fields(req.context.version, query['fields'])
-        view = node_view.NodeView(req, query['fields'],
-                                  ring=self.rpcapi.ring)
-        row = node_access.get_node(req, node_ident, 'baremetal:node:get',
-                                   view.columns(), traits=view.needs_traits)
-        wire.send(resp, view.render(row))
+        wire.send(resp, node_access.show_node(
+            req, self.rpcapi, node_ident, 'baremetal:node:get',
+            query['fields']))
 
     def on_delete(self, req: falcon.Request, resp: falcon.Response,
                   node_ident: str) -> None:
@@ -361,8 +350,8 @@ class Node:
                                     row['conductor_group']))
         self.rpcapi.update_node(req.context.ctx, row['uuid'], values,
                                 reset_interfaces=bool(reset))
-        wire.send(resp, node_access.render_node(req, self.rpcapi,
-                                                row['uuid']))
+        wire.send(resp, node_access.show_node(req, self.rpcapi,
+                                              row['uuid']))
 
 
 def _check_patchable(req, row: dict[str, Any], patch: list[dict]) -> None:

@@ -77,7 +77,8 @@ SCOPES = ['system', 'project']
 
 def _rule(name: str, check: str, description: str,
           operations: list[tuple[str, str]],
-          scope_types: list[str] | None = None) -> policy.DocumentedRuleDefault:
+          scope_types: list[str] | None = None
+          ) -> policy.DocumentedRuleDefault:
     return policy.DocumentedRuleDefault(
         name=name, check_str=check, description=description,
         operations=[{'path': path, 'method': method}

@@ -21,8 +21,8 @@ from ironside.api import views
 from ironside.api import wire
 from ironside.api.schemas import port as port_schemas
 from ironside.common import exception
-from ironside.db import ports as ports_db
 from ironside.db import portgroups as portgroups_db
+from ironside.db import ports as ports_db
 
 VIEW = views.ResourceView(
     resource='ports',

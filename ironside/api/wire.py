@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from typing import Any
 
 import falcon
+import orjson
 from oslo_utils import uuidutils
 
 from ironside.common import exception
@@ -214,7 +215,7 @@ def read_object(req: falcon.Request, allowed: Iterable[str],
 def send(resp: falcon.Response, body: Any, status: int = 200) -> None:
     resp.status = status
     resp.content_type = falcon.MEDIA_JSON
-    resp.data = json.dumps(body, separators=(', ', ': ')).encode()
+    resp.data = orjson.dumps(body, option=orjson.OPT_NON_STR_KEYS)
 
 
 def no_content(resp: falcon.Response, status: int = 204) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
+from typing import NamedTuple
 
 import sqlalchemy as sa
 
@@ -27,8 +28,20 @@ COLUMNS = frozenset(NODE.c.keys())
 JOINED = ('allocation_uuid', 'chassis_uuid')
 
 
-def _query(columns: Sequence[str]) -> sa.Select:
-    selected = [NODE.c[name] for name in columns if name in COLUMNS]
+JSON_COLUMNS = frozenset(models.JSON_COLUMNS)
+
+
+def _column(name: str, raw_json: bool):
+    """A nodes column; JSON ones as their stored text if ``raw_json``."""
+    column = NODE.c[name]
+    if raw_json and name in JSON_COLUMNS:
+        return sa.type_coerce(column, sa.Text).label(name)
+    return column
+
+
+def _query(columns: Sequence[str], raw_json: bool = False) -> sa.Select:
+    selected = [_column(name, raw_json) for name in columns
+                if name in COLUMNS]
     source = NODE
     if 'allocation_uuid' in columns:
         source = source.outerjoin(ALLOCATION,
@@ -56,10 +69,40 @@ def _filter_clauses(filters: dict[str, Any]) -> list:
     return clauses + nodes_db.filter_clauses(filters)
 
 
-def _with_traits(rows: list[dict[str, Any]]) -> None:
-    traits = nodes_db.traits_by_node([row['id'] for row in rows])
-    for row in rows:
-        row['traits'] = traits[row['id']]
+TRAIT = models.NodeTrait.__table__
+
+
+def _traits_of(connection, node_ids: list[int]) -> dict[int, list[str]]:
+    """Traits of a page of nodes, in one query.
+
+    The ids are integers read from the database, written into the
+    statement: binding a thousand parameters costs more than the query.
+    """
+    found: dict[int, list[str]] = {node_id: [] for node_id in node_ids}
+    if not found:
+        return found
+    query = sa.select(TRAIT.c.node_id, TRAIT.c.trait).where(
+        TRAIT.c.node_id.in_(sa.text(','.join(str(int(i))
+                                             for i in found)))
+    ).order_by(TRAIT.c.node_id, TRAIT.c.trait)
+    for node_id, trait in connection.execute(query).all():
+        found[node_id].append(trait)
+    return found
+
+
+class Rows(NamedTuple):
+    """Nodes as tuples of ``keys``; ``traits`` by node id if asked."""
+
+    keys: list[str]
+    rows: list[tuple]
+    traits: dict[int, list[str]] | None
+
+    def as_dicts(self) -> list[dict[str, Any]]:
+        result = [dict(zip(self.keys, row, strict=True)) for row in self.rows]
+        if self.traits is not None:
+            for row in result:
+                row['traits'] = self.traits[row['id']]
+        return result
 
 
 def _columns_for(columns: Sequence[str], traits: bool) -> list[str]:
@@ -69,43 +112,67 @@ def _columns_for(columns: Sequence[str], traits: bool) -> list[str]:
     return wanted
 
 
-def list_nodes(columns: Sequence[str], filters: dict[str, Any] | None = None,
-               limit: int | None = None, marker: str | None = None,
-               sort_key: str = 'id', sort_dir: str = 'asc',
-               traits: bool = False) -> list[dict[str, Any]]:
-    """One page of nodes as dicts of ``columns`` (and ``traits``).
+def _select(query: sa.Select, traits: bool) -> Rows:
+    """Run a node query, and the traits query of its nodes, together."""
+    with db_session.reader() as session:
+        connection = session.connection()
+        result = connection.execute(query)
+        keys = list(result.keys())
+        rows = result.all()
+        found = None
+        if traits:
+            id_at = keys.index('id')
+            found = _traits_of(connection, [row[id_at] for row in rows])
+    return Rows(keys, rows, found)
 
-    ``marker`` is the UUID of the last node of the previous page.
+
+def select_nodes(columns: Sequence[str],
+                 filters: dict[str, Any] | None = None,
+                 limit: int | None = None, marker: str | None = None,
+                 sort_key: str = 'id', sort_dir: str = 'asc',
+                 traits: bool = False, raw_json: bool = False) -> Rows:
+    """One page of nodes: ``columns`` (and ``traits``) of each.
+
+    ``marker`` is the UUID of the last node of the previous page. With
+    ``raw_json``, JSON columns are their stored text (None for NULL), for
+    answers that pass them on without decoding them.
     """
     if sort_key not in nodes_db.SORTABLE_COLUMNS:
         raise exception.InvalidParameterValue(
             err='The sort_key value "%s" is an invalid field for sorting'
                 % sort_key)
     marker_id = nodes_db.node_id_for(marker) if marker else None
-    query = _query(_columns_for(columns, traits)).where(
+    query = _query(_columns_for(columns, traits), raw_json).where(
         *_filter_clauses(filters or {}))
     query = db_session.paginate(query, models.Node, limit, marker_id,
                                 sort_key, sort_dir)
-    with db_session.reader() as session:
-        rows = [dict(row._mapping) for row in session.execute(query)]
-    if traits and rows:
-        _with_traits(rows)
-    return rows
+    return _select(query, traits)
+
+
+def list_nodes(columns: Sequence[str], filters: dict[str, Any] | None = None,
+               limit: int | None = None, marker: str | None = None,
+               sort_key: str = 'id', sort_dir: str = 'asc',
+               traits: bool = False) -> list[dict[str, Any]]:
+    """As :func:`select_nodes`, as dicts (traits under ``traits``)."""
+    return select_nodes(columns, filters, limit, marker, sort_key,
+                        sort_dir, traits).as_dicts()
+
+
+def select_node(ident: str | int, columns: Sequence[str],
+                traits: bool = False, raw_json: bool = False) -> Rows:
+    """One node by id, UUID or name (NodeNotFound)."""
+    query = _query(_columns_for(columns, traits), raw_json).where(
+        nodes_db._ident_clause(ident))
+    found = _select(query, traits)
+    if not found.rows:
+        raise exception.NodeNotFound(node=ident)
+    return found
 
 
 def get_node(ident: str | int, columns: Sequence[str],
              traits: bool = False) -> dict[str, Any]:
-    """One node by id, UUID or name, as a dict (NodeNotFound)."""
-    query = _query(_columns_for(columns, traits)).where(
-        nodes_db._ident_clause(ident))
-    with db_session.reader() as session:
-        row = session.execute(query).first()
-    if row is None:
-        raise exception.NodeNotFound(node=ident)
-    result = dict(row._mapping)
-    if traits:
-        _with_traits([result])
-    return result
+    """As :func:`select_node`, as a dict."""
+    return select_node(ident, columns, traits).as_dicts()[0]
 
 
 def shards() -> list[dict[str, Any]]:
