@@ -94,7 +94,9 @@ def build_app(rpcapi, extra_apis: Iterable[tuple[str, RegisterFn]] = ()
     app = falcon.App(middleware=[ApiMiddleware()])
     app.req_options.strip_url_path_trailing_slash = True
     app.req_options.default_media_type = falcon.MEDIA_JSON
-    app.resp_options.default_media_type = falcon.MEDIA_JSON
+    # Answers without a body (202, 204) have no Content-Type, as Ironic's:
+    # ironicclient tries to decode a body typed as JSON, even if empty.
+    app.resp_options.default_media_type = None
     errors.register(app)
     for module in RESOURCE_MODULES:
         module.register(app, rpcapi)

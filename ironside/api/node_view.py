@@ -237,12 +237,12 @@ class NodeView:
                                 ('volume', versions.VOLUME)):
                 if self.version.allows(minor):
                     self._sub_links.append(name)
+        show_password = policy.evaluate('show_password', self.context)
         self._show_secrets = {
-            'driver_info': policy.check('show_password', self.context),
-            'driver_internal_info': policy.check('show_password',
-                                                 self.context),
-            'instance_info': policy.check('show_instance_secrets',
-                                          self.context)}
+            'driver_info': show_password,
+            'driver_internal_info': show_password,
+            'instance_info': policy.evaluate('show_instance_secrets',
+                                             self.context)}
         self._filtered = policy.enforced() and not policy.check(
             'baremetal:node:get:filter_threshold', self.context)
         self._redactions: dict[tuple, dict[str, bool]] = {}

@@ -346,6 +346,16 @@ def check(rule: str, context, target: dict[str, Any] | None = None) -> bool:
     """Whether ``context`` passes ``rule`` (always, without keystone)."""
     if not enforced():
         return True
+    return evaluate(rule, context, target)
+
+
+def evaluate(rule: str, context, target: dict[str, Any] | None = None
+             ) -> bool:
+    """Whether ``context`` passes ``rule``, whatever the auth strategy.
+
+    For the rules that unmask secrets (``show_password``...), which hold
+    even when nobody is authenticated.
+    """
     creds = context.to_policy_values()
     full_target = dict(creds)
     full_target.update(target or {})
