@@ -356,10 +356,8 @@ def evaluate(rule: str, context, target: dict[str, Any] | None = None
     For the rules that unmask secrets (``show_password``...), which hold
     even when nobody is authenticated.
     """
-    creds = context.to_policy_values()
-    full_target = dict(creds)
-    full_target.update(target or {})
-    return get_enforcer().enforce(rule, full_target, creds)
+    return get_enforcer().enforce(rule, dict(target or {}),
+                                  context.to_policy_values())
 
 
 def authorize(rule: str, context, target: dict[str, Any] | None = None

@@ -186,7 +186,7 @@ def read_json(req: falcon.Request, default: Any = None) -> Any:
     if not data.strip():
         return default
     try:
-        return json.loads(data)
+        return json.loads(data.decode('utf-8'))
     except UnicodeDecodeError:
         raise invalid('Request body is not valid UTF-8') from None
     except ValueError as exc:
@@ -219,7 +219,11 @@ def send(resp: falcon.Response, body: Any, status: int = 200) -> None:
 
 
 def no_content(resp: falcon.Response, status: int = 204) -> None:
-    """204 (or 202) with an empty body, as Ironic answers actions."""
+    """204 (or 202) with an empty body, as Ironic answers actions.
+
+    An empty 202 is typed text/plain: never JSON, which ironicclient
+    would try to decode.
+    """
     resp.status = status
-    resp.content_type = None
+    resp.content_type = None if status == 204 else falcon.MEDIA_TEXT
     resp.data = b''
