@@ -43,13 +43,17 @@ def _tune_sqlite(engine: sa.Engine, immediate: bool) -> None:
         cursor.close()
 
     if immediate:
-        # Runs before oslo.db's own "begin" listener, which then sees the
-        # transaction open and emits nothing.
-        @sa.event.listens_for(engine, 'begin', insert=True)
-        def _on_begin(conn):
-            if 'in_transaction' not in conn.info:
-                conn.exec_driver_sql('BEGIN IMMEDIATE')
-                conn.info['in_transaction'] = True
+        # oslo.db emits a plain BEGIN when a transaction starts (whatever
+        # the order of "begin" listeners). A deferred transaction that
+        # reads, then writes after another writer committed, fails at
+        # once with "database is locked" (the busy timeout does not
+        # apply), so writers take the write lock when they begin.
+        @sa.event.listens_for(engine, 'before_cursor_execute', retval=True)
+        def _begin_immediate(conn, cursor, statement, parameters, context,
+                             executemany):
+            if statement == 'BEGIN':
+                statement = 'BEGIN IMMEDIATE'
+            return statement, parameters
 
 
 def _keep_connections(engine: sa.Engine) -> None:
