@@ -31,8 +31,8 @@ VIEW = views.ResourceView(
     sub_links=(('nodes', 1),))
 
 
-class ChassisCollection:
-    """GET and POST /v1/chassis (and GET /v1/chassis/detail)."""
+class ChassisList:
+    """GET /v1/chassis and GET /v1/chassis/detail."""
 
     def __init__(self, detail: bool = False) -> None:
         self.detail = detail
@@ -61,9 +61,12 @@ class ChassisCollection:
             req, 'chassis', [render(row) for row in rows], page_size,
             'chassis/detail' if self.detail else 'chassis', params))
 
+
+
+class ChassisCollection(ChassisList):
+    """GET and POST /v1/chassis."""
+
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        if self.detail:
-            raise falcon.HTTPMethodNotAllowed(['GET'])
         wire.query(req, {})
         policy.authorize('baremetal:chassis:create', req.context.ctx)
         body = schemas.validate('chassis', wire.read_json(req), SCHEMA)
@@ -113,5 +116,5 @@ class Chassis:
 
 def register(app: falcon.App, rpcapi) -> None:
     app.add_route('/v1/chassis', ChassisCollection())
-    app.add_route('/v1/chassis/detail', ChassisCollection(detail=True))
+    app.add_route('/v1/chassis/detail', ChassisList(detail=True))
     app.add_route('/v1/chassis/{chassis_uuid}', Chassis())

@@ -47,8 +47,8 @@ class Volume:
         wire.send(resp, body)
 
 
-class VolumeItems:
-    """GET (always empty) and POST (refused) of connectors or targets."""
+class VolumeList:
+    """GET of connectors or targets: always empty."""
 
     def __init__(self, kind: str) -> None:
         self.kind = kind
@@ -64,8 +64,12 @@ class VolumeItems:
             node_access.get_node(req, node, 'baremetal:node:get', ['uuid'])
         wire.send(resp, {self.kind: []})
 
-    def on_post(self, req: falcon.Request, resp: falcon.Response,
-                node_ident: str | None = None) -> None:
+
+
+class VolumeCollection(VolumeList):
+    """GET and POST (refused) /v1/volume/{connectors,targets}."""
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         _require(req)
         raise exception.Invalid(
             'Ironside does not support volume %s: no storage interface '
@@ -89,8 +93,8 @@ def register(app: falcon.App, rpcapi) -> None:
     app.add_route('/v1/volume', Volume())
     app.add_route('/v1/nodes/{node_ident}/volume', Volume())
     for kind in KINDS:
-        app.add_route('/v1/volume/%s' % kind, VolumeItems(kind))
-        app.add_route('/v1/volume/%s/detail' % kind, VolumeItems(kind))
+        app.add_route('/v1/volume/%s' % kind, VolumeCollection(kind))
+        app.add_route('/v1/volume/%s/detail' % kind, VolumeList(kind))
         app.add_route('/v1/volume/%s/{ident}' % kind, VolumeItem(kind))
         app.add_route('/v1/nodes/{node_ident}/volume/%s' % kind,
-                      VolumeItems(kind))
+                      VolumeList(kind))
