@@ -18,7 +18,7 @@ def _wait(api, uuid):
 
 def test_allocate_by_resource_class_and_traits(api, available_node, rpc,
                                                context):
-    plain = available_node(name='plain', resource_class='gold')
+    available_node(name='plain', resource_class='gold')
     golden = available_node(name='golden', resource_class='gold')
     rpc.add_node_traits(context, golden['uuid'], ['CUSTOM_FAST'])
     response = api.post('/v1/allocations', {
