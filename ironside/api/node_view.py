@@ -13,6 +13,7 @@ the answer, so per-request decisions are not repeated per node.
 from __future__ import annotations
 
 import datetime
+import functools
 import operator
 from collections.abc import Iterable
 from typing import Any
@@ -107,17 +108,28 @@ UNSORTABLE_FIELDS = frozenset((
 
 _SECRET_WORDS = ('password', 'passwd', 'pswd', 'secret', 'token', 'key',
                  'passphrase', 'credential')
+# What makes an instance_info document need masking (besides secrets).
+_INSTANCE_WORDS = _SECRET_WORDS + ('configdrive', 'image_url')
 
 
-def is_secret_key(key: Any) -> bool:
-    lowered = str(key).lower()
-    return any(word in lowered for word in _SECRET_WORDS)
+def _names_any(text: str, words: tuple[str, ...]) -> bool:
+    # lower() and "in" are many times faster than a case-insensitive regex.
+    lowered = text.lower()
+    for word in words:
+        if word in lowered:
+            return True
+    return False
+
+
+@functools.lru_cache(maxsize=4096)
+def is_secret_key(key: str) -> bool:
+    return _names_any(key, _SECRET_WORDS)
 
 
 def mask_secrets(value: Any) -> Any:
     """A copy of ``value`` with secret-looking keys' values masked."""
     if isinstance(value, dict):
-        return {k: (MASK if is_secret_key(k) and v not in (None, '')
+        return {k: (MASK if v not in (None, '') and is_secret_key(str(k))
                     else mask_secrets(v)) for k, v in value.items()}
     if isinstance(value, list):
         return [mask_secrets(v) for v in value]
@@ -132,10 +144,15 @@ def mask_instance_info(info: dict) -> dict:
     return info
 
 
-def isotime(value: datetime.datetime | None) -> str | None:
-    """Naive UTC from the database, as Ironic shows it."""
+def isotime(value: datetime.datetime | str | None) -> str | None:
+    """Naive UTC from the database, as Ironic shows it.
+
+    Raw SQLite rows hold timestamps as text ("2024-05-01 10:00:00.5").
+    """
     if value is None:
         return None
+    if isinstance(value, str):
+        return value.replace(' ', 'T', 1) + '+00:00'
     return value.isoformat() + '+00:00'
 
 
@@ -218,8 +235,11 @@ class NodeView:
         if self.fields is not None:
             wanted = wanted & set(self.fields)
         plain = [f for f in PLAIN_FIELDS + JOINED_FIELDS if f in wanted]
-        self._scalars = [f for f in plain if f not in JSON_FIELDS]
+        self._scalars = [f for f in plain if f not in JSON_FIELDS and
+                         f not in node_views.BOOLEAN_COLUMNS]
         self._json = [f for f in plain if f in JSON_FIELDS]
+        self._booleans = [f for f in plain
+                          if f in node_views.BOOLEAN_COLUMNS]
         self._times = [f for f in TIME_FIELDS if f in wanted]
         self._secrets = [f for f in SECRET_FIELDS if f in wanted]
         self._traits = 'traits' in wanted
@@ -259,7 +279,7 @@ class NodeView:
             columns += ['driver', 'conductor_group']
         rows = node_views.select_nodes(
             columns, filters, limit, marker, sort_key, sort_dir,
-            traits=self._traits, raw_json=True)
+            traits=self._traits, raw=True)
         if conductor:
             keys = rows.keys
             uuid, driver, group = (keys.index('uuid'), keys.index('driver'),
@@ -272,7 +292,7 @@ class NodeView:
     def select(self, ident: str) -> node_views.Rows:
         """The row of one node, as :meth:`render` takes it."""
         return node_views.select_node(ident, self.columns(),
-                                      traits=self._traits, raw_json=True)
+                                      traits=self._traits, raw=True)
 
     def conductor_of(self, uuid: str, driver: str,
                      group: str | None) -> str | None:
@@ -304,20 +324,28 @@ class NodeView:
         return found
 
     def _secret(self, name: str, raw: str | None) -> Any:
+        """A document that may hold secrets, masked unless policy says.
+
+        Documents whose text names no secret are passed on as stored.
+        """
         if not raw:
-            return {}
+            return EMPTY_OBJECT
         if self._show_secrets[name]:
             return orjson.Fragment(raw)
-        value = orjson.loads(raw)
         if name == 'instance_info':
-            return mask_instance_info(value)
-        return mask_secrets(value)
+            if not _names_any(raw, _INSTANCE_WORDS):
+                return orjson.Fragment(raw)
+            return mask_instance_info(orjson.loads(raw))
+        if not _names_any(raw, _SECRET_WORDS):
+            return orjson.Fragment(raw)
+        return mask_secrets(orjson.loads(raw))
 
     def render(self, rows: node_views.Rows) -> list[dict[str, Any]]:
-        """The answer's nodes, from rows read with raw JSON."""
+        """The answer's nodes, from raw rows (see node_views)."""
         index = {key: i for i, key in enumerate(rows.keys)}
         scalars = _getter([index[name] for name in self._scalars])
         json_fields = [(name, index[name]) for name in self._json]
+        booleans = [(name, index[name]) for name in self._booleans]
         times = [(name, index[name]) for name in self._times]
         secrets = [(name, index[name]) for name in self._secrets]
         uuid_at, owner_at, lessee_at = (index['uuid'], index['owner'],
@@ -332,9 +360,11 @@ class NodeView:
             for name, at in json_fields:
                 raw = row[at]
                 node[name] = fragment(raw) if raw else EMPTY_OBJECT
-            for name, at in times:
+            for name, at in booleans:
                 value = row[at]
-                node[name] = value.isoformat() + '+00:00' if value else None
+                node[name] = None if value is None else bool(value)
+            for name, at in times:
+                node[name] = isotime(row[at])
             for name, at in secrets:
                 node[name] = self._secret(name, row[at])
             uuid = row[uuid_at]

@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import sys
 import threading
+import time
 from typing import Any
 
 from oslo_config import cfg
@@ -315,6 +316,7 @@ def reset() -> None:
     global _ENFORCER
     with _LOCK:
         _ENFORCER = None
+        _DECISIONS.clear()
 
 
 def get_oslo_policy_enforcer() -> policy.Enforcer:
@@ -349,6 +351,19 @@ def check(rule: str, context, target: dict[str, Any] | None = None) -> bool:
     return evaluate(rule, context, target)
 
 
+# Decisions are remembered this many seconds: oslo.policy looks for its
+# policy files on disk at every check, which costs more than a node show.
+DECISION_TTL = 5.0
+_DECISIONS: dict[tuple, tuple[float, bool]] = {}
+
+
+def _decision_key(rule: str, creds: dict, target: dict) -> tuple:
+    return (rule, tuple(sorted(creds.get('roles') or ())),
+            creds.get('project_id'), creds.get('system_scope'),
+            creds.get('domain_id'), creds.get('user_id'),
+            tuple(sorted(target.items())))
+
+
 def evaluate(rule: str, context, target: dict[str, Any] | None = None
              ) -> bool:
     """Whether ``context`` passes ``rule``, whatever the auth strategy.
@@ -356,8 +371,18 @@ def evaluate(rule: str, context, target: dict[str, Any] | None = None
     For the rules that unmask secrets (``show_password``...), which hold
     even when nobody is authenticated.
     """
-    return get_enforcer().enforce(rule, dict(target or {}),
-                                  context.to_policy_values())
+    target = dict(target or {})
+    creds = context.to_policy_values()
+    key = _decision_key(rule, creds, target)
+    now = time.monotonic()
+    found = _DECISIONS.get(key)
+    if found is not None and now - found[0] < DECISION_TTL:
+        return found[1]
+    allowed = bool(get_enforcer().enforce(rule, target, creds))
+    if len(_DECISIONS) > 10000:
+        _DECISIONS.clear()
+    _DECISIONS[key] = (now, allowed)
+    return allowed
 
 
 def authorize(rule: str, context, target: dict[str, Any] | None = None
