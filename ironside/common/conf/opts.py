@@ -11,3 +11,4 @@ def list_opts():
         ('api', api.opts),
         ('conductor', conductor.opts),
     ]
+
