@@ -22,18 +22,24 @@ def _show(ironside, name: str) -> dict:
     return ironside.cli('node', 'show', name, '-f', 'json')
 
 
-def _watch_deploy(ironside, name: str, timeout: float = 60) -> list:
-    """(step, index) pairs seen while the node deploys, in order."""
+def _watch_deploy(ironside, name: str, timeout: float = 90) -> list:
+    """(step, index) pairs seen while the node deploys, in order.
+
+    Watched through the API, whose answers take milliseconds: one CLI
+    call takes longer than some steps.
+    """
     seen = []
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        node = _show(ironside, name)
+        status, node = ironside.api('GET', '/v1/nodes/%s' % name)
+        assert status == 200, node
         if node['provision_state'] not in ('deploying', 'wait call-back'):
             return seen
         step = node['deploy_step']
         index = node['driver_internal_info'].get('deploy_step_index')
         if step and (step['interface'], step['step'], index) not in seen:
             seen.append((step['interface'], step['step'], index))
+        time.sleep(0.05)
     raise AssertionError('still deploying after %ss; saw %s' % (timeout,
                                                                 seen))
 
@@ -47,13 +53,17 @@ def test_deploy_with_steps_and_undeploy(ironside):
     ironside.cli('node', 'provide', 'cli-1', '--wait', '60')
     assert _show(ironside, 'cli-1')['provision_state'] == 'available'
     ironside.cli('node', 'set', 'cli-1', '--driver-info',
-                 'fake_step_delays={"bios.apply_configuration": 3, '
-                 '"deploy.deploy": 3}')
+                 'fake_step_delays={"bios.apply_configuration": 6, '
+                 '"deploy.deploy": 2, "deploy.write_image": 2}')
     ironside.cli('node', 'deploy', 'cli-1', '--deploy-steps',
                  json.dumps(STEPS))
+    shown = _show(ironside, 'cli-1')
+    assert shown['provision_state'] == 'deploying'
+    assert shown['deploy_step']['step'] == 'apply_configuration'
+    assert shown['driver_internal_info']['deploy_step_index'] == 0
     seen = _watch_deploy(ironside, 'cli-1')
-    assert ('bios', 'apply_configuration', 0) in seen
     assert ('deploy', 'deploy', 1) in seen
+    assert ('deploy', 'write_image', 2) in seen
     indexes = [index for _, _, index in seen]
     assert indexes == sorted(indexes)
     node = _show(ironside, 'cli-1')
