@@ -6,6 +6,8 @@ from ironside.common.conf import api
 from ironside.common.conf import conductor
 from ironside.common.conf import database
 from ironside.common.conf import default
+from ironside.common.conf import ipmi
+from ironside.common.conf import redfish
 
 CONF = cfg.CONF
 
@@ -13,3 +15,5 @@ default.register_opts(CONF)
 api.register_opts(CONF)
 conductor.register_opts(CONF)
 database.register_opts(CONF)
+ipmi.register_opts(CONF)
+redfish.register_opts(CONF)
