@@ -1,0 +1,43 @@
+"""Waiting on nodes in BMC tests."""
+
+from __future__ import annotations
+
+from ironside.common import states
+from ironside.db import nodes as nodes_db
+from tests.utils import wait_for
+
+
+def node(node_id):
+    return nodes_db.get_node(node_id)
+
+
+def wait_state(node_id, state, timeout=30):
+    return wait_for(lambda: node(node_id).provision_state == state,
+                    timeout, what='node to reach %s (now %s, error %s)'
+                    % (state, node(node_id).provision_state,
+                       node(node_id).last_error))
+
+
+def wait_power(node_id, power_state, timeout=30):
+    wait_for(lambda: (node(node_id).power_state,
+                      node(node_id).target_power_state) ==
+             (power_state, None), timeout,
+             what='node power %s (last error %s)'
+             % (power_state, node(node_id).last_error))
+
+
+def wait_power_settled(node_id, timeout=60):
+    wait_for(lambda: node(node_id).target_power_state is None, timeout,
+             what='power action to end')
+    return node(node_id)
+
+
+def manage(rpc, context, node_id):
+    rpc.do_provisioning_action(context, node_id, 'manage')
+    return wait_state(node_id, states.MANAGEABLE)
+
+
+def to_available(rpc, context, node_id):
+    manage(rpc, context, node_id)
+    rpc.do_provisioning_action(context, node_id, 'provide')
+    return wait_state(node_id, states.AVAILABLE)
