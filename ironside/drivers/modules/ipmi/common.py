@@ -175,9 +175,17 @@ class SessionCache:
                 time.sleep(CONF.ipmi.retry_interval)
 
     def drop(self, info: IPMIInfo) -> None:
-        """Forget the BMC's session; the next call opens a new one."""
+        """Forget the BMC's session if pyghmi gave up on it.
+
+        A session pyghmi still considers alive is kept: asking pyghmi for
+        a new Command to a BMC it has a live session with blocks forever.
+        """
         entry = self._entry(info)
         with entry.lock:
+            command = entry.command
+            if command is not None and \
+                    not getattr(command.ipmi_session, 'broken', True):
+                return
             entry.command = None
         _forget_failed_login(info)
 

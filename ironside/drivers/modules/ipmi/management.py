@@ -71,11 +71,13 @@ class IPMIManagement(base.ManagementInterface):
 
     @base.clean_step(priority=0)
     def reset_bmc(self, task) -> None:
-        """Cold reset the BMC itself (where it allows); a new session
-        is opened after it."""
+        """Cold reset the BMC itself (where it allows).
+
+        The session is kept; if the reset ended it, the next command
+        finds it broken and opens a new one.
+        """
         common.call(task, 'BMC cold reset',
                     lambda command: command.reset_bmc())
-        common.SESSIONS.drop(common.parse_driver_info(task.node))
 
     def get_sensors_data(self, task) -> dict[str, Any]:
         """Sensor readings by type, as Ironic reports them.
