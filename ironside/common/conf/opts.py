@@ -15,3 +15,4 @@ def list_opts():
         ('ipmi', ipmi.opts),
         ('redfish', redfish.opts),
     ]
+
