@@ -12,7 +12,9 @@ def node(node_id):
 
 
 def wait_state(node_id, state, timeout=30):
-    return wait_for(lambda: node(node_id).provision_state == state,
+    """Wait until the node is in ``state`` and no worker holds it."""
+    return wait_for(lambda: node(node_id).provision_state == state and
+                    node(node_id).reservation is None,
                     timeout, what='node to reach %s (now %s, error %s)'
                     % (state, node(node_id).provision_state,
                        node(node_id).last_error))
@@ -20,14 +22,17 @@ def wait_state(node_id, state, timeout=30):
 
 def wait_power(node_id, power_state, timeout=30):
     wait_for(lambda: (node(node_id).power_state,
-                      node(node_id).target_power_state) ==
-             (power_state, None), timeout,
+                      node(node_id).target_power_state,
+                      node(node_id).reservation) ==
+             (power_state, None, None), timeout,
              what='node power %s (last error %s)'
              % (power_state, node(node_id).last_error))
 
 
 def wait_power_settled(node_id, timeout=60):
-    wait_for(lambda: node(node_id).target_power_state is None, timeout,
+    """Wait until the power action ended and its worker let go."""
+    wait_for(lambda: node(node_id).target_power_state is None and
+             node(node_id).reservation is None, timeout,
              what='power action to end')
     return node(node_id)
 
