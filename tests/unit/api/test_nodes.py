@@ -69,9 +69,9 @@ def test_create_with_uuid_and_boolean_strings(api):
     ({'driver': 'no-such-driver'},
      'No valid host was found. Reason: No conductor service registered '
      'which supports driver no-such-driver for conductor group "".'),
-    ({'driver': 'fake-hardware', 'power_interface': 'ipmitool'},
+    ({'driver': 'fake-hardware', 'power_interface': 'no-such-power'},
      "Could not find the following interface in the "
-     "'ironside.hardware.interfaces.power' entrypoint: ipmitool."),
+     "'ironside.hardware.interfaces.power' entrypoint: no-such-power."),
     ({'driver': 'fake-hardware', 'chassis_uuid':
       '0f2d7c2e-6a3b-4d1f-9d1a-b9d1b0f1e001'},
      'Chassis 0f2d7c2e-6a3b-4d1f-9d1a-b9d1b0f1e001 could not be found.'),
