@@ -14,6 +14,7 @@ from typing import Any
 import falcon
 from oslo_utils import uuidutils
 
+from ironside.api import base
 from ironside.api import collection
 from ironside.api import links
 from ironside.api import node_access
@@ -88,11 +89,8 @@ def _list_owner(req, owner: str | None) -> str | None:
     return project
 
 
-class Allocations:
+class Allocations(base.Resource):
     """GET and POST /v1/allocations."""
-
-    def __init__(self, rpcapi) -> None:
-        self.rpcapi = rpcapi
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         _require(req)
@@ -205,11 +203,8 @@ class Allocations:
         return list(dict.fromkeys(uuids))
 
 
-class Allocation:
+class Allocation(base.Resource):
     """GET, PATCH (1.57) and DELETE /v1/allocations/{allocation_ident}."""
-
-    def __init__(self, rpcapi) -> None:
-        self.rpcapi = rpcapi
 
     def on_get(self, req: falcon.Request, resp: falcon.Response,
                allocation_ident: str) -> None:
@@ -251,11 +246,8 @@ class Allocation:
         wire.no_content(resp)
 
 
-class NodeAllocation:
+class NodeAllocation(base.Resource):
     """GET and DELETE /v1/nodes/{node_ident}/allocation."""
-
-    def __init__(self, rpcapi) -> None:
-        self.rpcapi = rpcapi
 
     def _allocation(self, req, node_ident: str, rule: str
                     ) -> dict[str, Any]:

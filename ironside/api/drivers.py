@@ -11,6 +11,7 @@ from typing import Any
 
 import falcon
 
+from ironside.api import base
 from ironside.api import links
 from ironside.api import policy
 from ironside.api import versions
@@ -146,11 +147,8 @@ class Driver:
         wire.send(resp, _select(driver, query['fields']))
 
 
-class DriverProperties:
+class DriverProperties(base.Resource):
     """GET /v1/drivers/{driver_name}/properties."""
-
-    def __init__(self, rpcapi) -> None:
-        self.rpcapi = rpcapi
 
     def on_get(self, req: falcon.Request, resp: falcon.Response,
                driver_name: str) -> None:

@@ -62,6 +62,11 @@ def get_node(req, ident: str, rule: str,
     return row
 
 
+def node_uuid(req, ident: str, rule: str) -> str:
+    """The UUID of the node a request acts on, once ``rule`` allows it."""
+    return get_node(req, ident, rule, ['uuid'])['uuid']
+
+
 def show_node(req, rpcapi, ident: str, rule: str | None = None,
               fields: Sequence[str] | None = None) -> dict[str, Any]:
     """The node as an answer shows it; checks ``rule`` if given."""

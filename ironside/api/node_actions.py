@@ -8,26 +8,23 @@ from __future__ import annotations
 
 import falcon
 
+from ironside.api import base
 from ironside.api import node_access
 from ironside.api import versions
 from ironside.api import wire
 from ironside.common import exception
 
 
-class BootDevice:
+class BootDevice(base.Resource):
     """GET and PUT /v1/nodes/{node_ident}/management/boot_device."""
-
-    def __init__(self, rpcapi) -> None:
-        self.rpcapi = rpcapi
 
     def on_get(self, req: falcon.Request, resp: falcon.Response,
                node_ident: str) -> None:
         wire.query(req, {})
-        row = node_access.get_node(req, node_ident,
-                                   'baremetal:node:get_boot_device',
-                                   ['uuid'])
+        uuid = node_access.node_uuid(req, node_ident,
+                                     'baremetal:node:get_boot_device')
         wire.send(resp, self.rpcapi.get_boot_device(req.context.ctx,
-                                                    row['uuid']))
+                                                    uuid))
 
     def on_put(self, req: falcon.Request, resp: falcon.Response,
                node_ident: str) -> None:
@@ -36,36 +33,28 @@ class BootDevice:
                                 required=('boot_device',))
         device = wire.as_string('boot_device', body['boot_device'])
         persistent = wire.as_boolean('persistent', body.get('persistent'))
-        row = node_access.get_node(req, node_ident,
-                                   'baremetal:node:set_boot_device',
-                                   ['uuid'])
-        self.rpcapi.set_boot_device(req.context.ctx, row['uuid'], device,
+        uuid = node_access.node_uuid(req, node_ident,
+                                     'baremetal:node:set_boot_device')
+        self.rpcapi.set_boot_device(req.context.ctx, uuid, device,
                                     persistent=bool(persistent))
         wire.no_content(resp)
 
 
-class SupportedBootDevices:
+class SupportedBootDevices(base.Resource):
     """GET /v1/nodes/{node_ident}/management/boot_device/supported."""
-
-    def __init__(self, rpcapi) -> None:
-        self.rpcapi = rpcapi
 
     def on_get(self, req: falcon.Request, resp: falcon.Response,
                node_ident: str) -> None:
         wire.query(req, {})
-        row = node_access.get_node(req, node_ident,
-                                   'baremetal:node:get_boot_device',
-                                   ['uuid'])
+        uuid = node_access.node_uuid(req, node_ident,
+                                     'baremetal:node:get_boot_device')
         devices = self.rpcapi.get_supported_boot_devices(req.context.ctx,
-                                                         row['uuid'])
+                                                         uuid)
         wire.send(resp, {'supported_boot_devices': devices})
 
 
-class InjectNmi:
+class InjectNmi(base.Resource):
     """PUT /v1/nodes/{node_ident}/management/inject_nmi (1.29)."""
-
-    def __init__(self, rpcapi) -> None:
-        self.rpcapi = rpcapi
 
     def on_put(self, req: falcon.Request, resp: falcon.Response,
                node_ident: str) -> None:
@@ -73,17 +62,14 @@ class InjectNmi:
             raise falcon.HTTPNotFound()
         wire.query(req, {})
         wire.read_object(req, ())
-        row = node_access.get_node(req, node_ident,
-                                   'baremetal:node:inject_nmi', ['uuid'])
-        self.rpcapi.inject_nmi(req.context.ctx, row['uuid'])
+        uuid = node_access.node_uuid(req, node_ident,
+                                     'baremetal:node:inject_nmi')
+        self.rpcapi.inject_nmi(req.context.ctx, uuid)
         wire.no_content(resp)
 
 
-class Maintenance:
+class Maintenance(base.Resource):
     """PUT and DELETE /v1/nodes/{node_ident}/maintenance."""
-
-    def __init__(self, rpcapi) -> None:
-        self.rpcapi = rpcapi
 
     def on_put(self, req: falcon.Request, resp: falcon.Response,
                node_ident: str) -> None:
@@ -91,10 +77,9 @@ class Maintenance:
         body = wire.read_object(req, ('reason',))
         reason = wire.as_string('reason', body.get('reason',
                                                    query['reason']))
-        row = node_access.get_node(req, node_ident,
-                                   'baremetal:node:set_maintenance',
-                                   ['uuid'])
-        self.rpcapi.update_node(req.context.ctx, row['uuid'],
+        uuid = node_access.node_uuid(req, node_ident,
+                                     'baremetal:node:set_maintenance')
+        self.rpcapi.update_node(req.context.ctx, uuid,
                                 {'maintenance': True,
                                  'maintenance_reason': reason})
         wire.no_content(resp, 202)
@@ -102,10 +87,9 @@ class Maintenance:
     def on_delete(self, req: falcon.Request, resp: falcon.Response,
                   node_ident: str) -> None:
         wire.query(req, {})
-        row = node_access.get_node(req, node_ident,
-                                   'baremetal:node:clear_maintenance',
-                                   ['uuid'])
-        self.rpcapi.update_node(req.context.ctx, row['uuid'],
+        uuid = node_access.node_uuid(req, node_ident,
+                                     'baremetal:node:clear_maintenance')
+        self.rpcapi.update_node(req.context.ctx, uuid,
                                 {'maintenance': False})
         wire.no_content(resp, 202)
 
@@ -115,20 +99,17 @@ def _require_vifs(req) -> None:
         raise falcon.HTTPNotFound()
 
 
-class Vifs:
+class Vifs(base.Resource):
     """GET and POST /v1/nodes/{node_ident}/vifs (1.28)."""
-
-    def __init__(self, rpcapi) -> None:
-        self.rpcapi = rpcapi
 
     def on_get(self, req: falcon.Request, resp: falcon.Response,
                node_ident: str) -> None:
         _require_vifs(req)
         wire.query(req, {})
-        row = node_access.get_node(req, node_ident,
-                                   'baremetal:node:vif:list', ['uuid'])
+        uuid = node_access.node_uuid(req, node_ident,
+                                     'baremetal:node:vif:list')
         wire.send(resp, {'vifs': self.rpcapi.vif_list(req.context.ctx,
-                                                      row['uuid'])})
+                                                      uuid)})
 
     def on_post(self, req: falcon.Request, resp: falcon.Response,
                 node_ident: str) -> None:
@@ -146,26 +127,23 @@ class Vifs:
             if 'port_uuid' in vif and 'portgroup_uuid' in vif:
                 raise exception.Invalid(
                     'Cannot specify both port_uuid and portgroup_uuid')
-        row = node_access.get_node(req, node_ident,
-                                   'baremetal:node:vif:attach', ['uuid'])
-        self.rpcapi.vif_attach(req.context.ctx, row['uuid'], vif)
+        uuid = node_access.node_uuid(req, node_ident,
+                                     'baremetal:node:vif:attach')
+        self.rpcapi.vif_attach(req.context.ctx, uuid, vif)
         wire.no_content(resp)
 
 
-class Vif:
+class Vif(base.Resource):
     """DELETE /v1/nodes/{node_ident}/vifs/{vif_id}."""
-
-    def __init__(self, rpcapi) -> None:
-        self.rpcapi = rpcapi
 
     def on_delete(self, req: falcon.Request, resp: falcon.Response,
                   node_ident: str, vif_id: str) -> None:
         _require_vifs(req)
         wire.query(req, {})
         wire.as_uuid_or_name('vif_id', vif_id)
-        row = node_access.get_node(req, node_ident,
-                                   'baremetal:node:vif:detach', ['uuid'])
-        self.rpcapi.vif_detach(req.context.ctx, row['uuid'], vif_id)
+        uuid = node_access.node_uuid(req, node_ident,
+                                     'baremetal:node:vif:detach')
+        self.rpcapi.vif_detach(req.context.ctx, uuid, vif_id)
         wire.no_content(resp)
 
 

@@ -80,3 +80,13 @@ def node_uuid_to_id(values: dict[str, Any], req, rule: str) -> None:
         values['node_id'] = node['id']
 
 
+def settle_removals(values: dict[str, Any], documents: Iterable[str],
+                    flags: Iterable[str]) -> None:
+    """What removing a field means: an empty document, or no change for a
+    flag that cannot be empty."""
+    for name in documents:
+        if name in values and values[name] is None:
+            values[name] = {}
+    for name in flags:
+        if name in values and values[name] is None:
+            del values[name]

@@ -10,6 +10,7 @@ from typing import Any
 
 import falcon
 
+from ironside.api import base
 from ironside.api import collection
 from ironside.api import links
 from ironside.api import node_access
@@ -51,11 +52,8 @@ def check_trait(trait: str) -> None:
                                               % problem)
 
 
-class Traits:
+class Traits(base.Resource):
     """GET, PUT and DELETE /v1/nodes/{node_ident}/traits (1.37)."""
-
-    def __init__(self, rpcapi) -> None:
-        self.rpcapi = rpcapi
 
     def on_get(self, req: falcon.Request, resp: falcon.Response,
                node_ident: str) -> None:
@@ -81,9 +79,9 @@ class Traits:
         schemas.validate('traits', body, TRAITS_BODY)
         for trait in body['traits']:
             check_trait(trait)
-        row = node_access.get_node(req, node_ident,
-                                   'baremetal:node:traits:set', ['uuid'])
-        self.rpcapi.add_node_traits(req.context.ctx, row['uuid'],
+        uuid = node_access.node_uuid(req, node_ident,
+                                     'baremetal:node:traits:set')
+        self.rpcapi.add_node_traits(req.context.ctx, uuid,
                                     sorted(set(body['traits'])),
                                     replace=True)
         wire.no_content(resp)
@@ -92,17 +90,14 @@ class Traits:
                   node_ident: str) -> None:
         _require(req, versions.NODE_TRAITS)
         wire.query(req, {})
-        row = node_access.get_node(req, node_ident,
-                                   'baremetal:node:traits:delete', ['uuid'])
-        self.rpcapi.remove_node_traits(req.context.ctx, row['uuid'], None)
+        uuid = node_access.node_uuid(req, node_ident,
+                                     'baremetal:node:traits:delete')
+        self.rpcapi.remove_node_traits(req.context.ctx, uuid, None)
         wire.no_content(resp)
 
 
-class Trait:
+class Trait(base.Resource):
     """PUT and DELETE /v1/nodes/{node_ident}/traits/{trait}."""
-
-    def __init__(self, rpcapi) -> None:
-        self.rpcapi = rpcapi
 
     def on_put(self, req: falcon.Request, resp: falcon.Response,
                node_ident: str, trait: str) -> None:
@@ -112,9 +107,9 @@ class Trait:
             raise exception.Invalid(
                 'No body should be provided when adding a trait')
         check_trait(trait)
-        row = node_access.get_node(req, node_ident,
-                                   'baremetal:node:traits:set', ['uuid'])
-        self.rpcapi.add_node_traits(req.context.ctx, row['uuid'], [trait])
+        uuid = node_access.node_uuid(req, node_ident,
+                                     'baremetal:node:traits:set')
+        self.rpcapi.add_node_traits(req.context.ctx, uuid, [trait])
         resp.location = links.url(req.context.public_url, 'nodes',
                                   '%s/traits/%s' % (node_ident, trait))
         wire.no_content(resp)
@@ -123,13 +118,13 @@ class Trait:
                   node_ident: str, trait: str) -> None:
         _require(req, versions.NODE_TRAITS)
         wire.query(req, {})
-        row = node_access.get_node(req, node_ident,
-                                   'baremetal:node:traits:delete', ['uuid'])
+        uuid = node_access.node_uuid(req, node_ident,
+                                     'baremetal:node:traits:delete')
         try:
-            self.rpcapi.remove_node_traits(req.context.ctx, row['uuid'],
+            self.rpcapi.remove_node_traits(req.context.ctx, uuid,
                                            [trait])
         except exception.NodeTraitNotFound:
-            raise exception.NodeTraitNotFound(node_id=row['uuid'],
+            raise exception.NodeTraitNotFound(node_id=uuid,
                                               trait=trait) from None
         wire.no_content(resp)
 

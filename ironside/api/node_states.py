@@ -13,6 +13,7 @@ from typing import Any
 
 import falcon
 
+from ironside.api import base
 from ironside.api import links
 from ironside.api import node_access
 from ironside.api import node_view
@@ -178,11 +179,8 @@ def _check_types(body: dict[str, Any]) -> None:
                        body[name]))
 
 
-class NodeProvision:
+class NodeProvision(base.Resource):
     """PUT /v1/nodes/{node_ident}/states/provision."""
-
-    def __init__(self, rpcapi) -> None:
-        self.rpcapi = rpcapi
 
     def on_put(self, req: falcon.Request, resp: falcon.Response,
                node_ident: str) -> None:
@@ -290,11 +288,8 @@ class NodeProvision:
                 % target)
 
 
-class NodePower:
+class NodePower(base.Resource):
     """PUT /v1/nodes/{node_ident}/states/power."""
-
-    def __init__(self, rpcapi) -> None:
-        self.rpcapi = rpcapi
 
     def on_put(self, req: falcon.Request, resp: falcon.Response,
                node_ident: str) -> None:
@@ -327,11 +322,8 @@ class NodePower:
         wire.no_content(resp, 202)
 
 
-class NodeRaid:
+class NodeRaid(base.Resource):
     """PUT /v1/nodes/{node_ident}/states/raid: the target RAID config."""
-
-    def __init__(self, rpcapi) -> None:
-        self.rpcapi = rpcapi
 
     def on_put(self, req: falcon.Request, resp: falcon.Response,
                node_ident: str) -> None:
@@ -355,20 +347,17 @@ class NodeRaid:
         wire.no_content(resp)
 
 
-class NodeConsole:
+class NodeConsole(base.Resource):
     """GET and PUT /v1/nodes/{node_ident}/states/console."""
-
-    def __init__(self, rpcapi) -> None:
-        self.rpcapi = rpcapi
 
     def on_get(self, req: falcon.Request, resp: falcon.Response,
                node_ident: str) -> None:
         wire.query(req, {})
-        row = node_access.get_node(req, node_ident,
-                                   'baremetal:node:get_console', ['uuid'])
+        uuid = node_access.node_uuid(req, node_ident,
+                                     'baremetal:node:get_console')
         try:
             info = self.rpcapi.get_console_information(req.context.ctx,
-                                                       row['uuid'])
+                                                       uuid)
             enabled = True
         except exception.NodeConsoleNotEnabled:
             info = None
@@ -383,10 +372,9 @@ class NodeConsole:
         if enabled is None:
             raise exception.MissingParameterValue(
                 err='Missing mandatory parameter: enabled')
-        row = node_access.get_node(req, node_ident,
-                                   'baremetal:node:set_console_state',
-                                   ['uuid'])
-        self.rpcapi.set_console_mode(req.context.ctx, row['uuid'], enabled)
+        uuid = node_access.node_uuid(req, node_ident,
+                                     'baremetal:node:set_console_state')
+        self.rpcapi.set_console_mode(req.context.ctx, uuid, enabled)
         resp.location = links.url(req.context.public_url, 'nodes',
                                   node_ident + '/states/console')
         wire.no_content(resp, 202)

@@ -12,6 +12,7 @@ from typing import Any
 import falcon
 from oslo_utils import uuidutils
 
+from ironside.api import base
 from ironside.api import collection
 from ironside.api import links
 from ironside.api import node_access
@@ -292,11 +293,8 @@ _EMPTY.update(maintenance=False, protected=False, retired=False,
               disable_power_off=False, conductor_group='')
 
 
-class Node:
+class Node(base.Resource):
     """GET, PATCH and DELETE /v1/nodes/{node_ident}."""
-
-    def __init__(self, rpcapi) -> None:
-        self.rpcapi = rpcapi
 
     def on_get(self, req: falcon.Request, resp: falcon.Response,
                node_ident: str) -> None:
@@ -309,9 +307,9 @@ class Node:
     def on_delete(self, req: falcon.Request, resp: falcon.Response,
                   node_ident: str) -> None:
         wire.query(req, {})
-        row = node_access.get_node(req, node_ident, 'baremetal:node:delete',
-                                   ['uuid'])
-        self.rpcapi.destroy_node(req.context.ctx, row['uuid'])
+        uuid = node_access.node_uuid(req, node_ident,
+                                     'baremetal:node:delete')
+        self.rpcapi.destroy_node(req.context.ctx, uuid)
         wire.no_content(resp)
 
     def on_patch(self, req: falcon.Request, resp: falcon.Response,
@@ -420,11 +418,8 @@ def _patched_values(version: versions.Version, row: dict[str, Any],
     return values
 
 
-class NodeValidate:
+class NodeValidate(base.Resource):
     """GET /v1/nodes/{node_ident}/validate and /v1/nodes/validate?node=."""
-
-    def __init__(self, rpcapi) -> None:
-        self.rpcapi = rpcapi
 
     def on_get(self, req: falcon.Request, resp: falcon.Response,
                node_ident: str | None = None) -> None:
@@ -437,10 +432,10 @@ class NodeValidate:
                     err='Missing mandatory parameter: node')
         else:
             wire.query(req, {})
-        row = node_access.get_node(req, node_ident,
-                                   'baremetal:node:validate', ['uuid'])
+        uuid = node_access.node_uuid(req, node_ident,
+                                     'baremetal:node:validate')
         wire.send(resp, self.rpcapi.validate_driver_interfaces(
-            req.context.ctx, row['uuid']))
+            req.context.ctx, uuid))
 
 
 class Shards:

@@ -7,6 +7,7 @@ from typing import Any
 import falcon
 from oslo_utils import uuidutils
 
+from ironside.api import base
 from ironside.api import collection
 from ironside.api import links
 from ironside.api import node_owned
@@ -149,11 +150,8 @@ class PortgroupCollection(PortgroupList):
                   status=201)
 
 
-class Portgroup:
+class Portgroup(base.Resource):
     """GET, PATCH and DELETE /v1/portgroups/{portgroup_ident}."""
-
-    def __init__(self, rpcapi) -> None:
-        self.rpcapi = rpcapi
 
     def _get(self, req, ident: str, rule: str) -> dict[str, Any]:
         _require(req)
@@ -181,11 +179,8 @@ class Portgroup:
         _check_values(values)
         node_owned.node_uuid_to_id(values, req,
                                    'baremetal:portgroup:update')
-        for name in ('extra', 'properties'):
-            if name in values and values[name] is None:
-                values[name] = {}
-        if values.get('standalone_ports_supported') is None:
-            values.pop('standalone_ports_supported', None)
+        node_owned.settle_removals(values, ('extra', 'properties'),
+                                   ('standalone_ports_supported',))
         uuid = self.rpcapi.update_portgroup(req.context.ctx, row['uuid'],
                                             values)
         wire.send(resp, VIEW.renderer(req)(portgroups_db.get(uuid)))

@@ -11,6 +11,7 @@ from typing import Any
 
 import falcon
 
+from ironside.api import base
 from ironside.api import collection
 from ironside.api import links
 from ironside.api import node_owned
@@ -234,11 +235,8 @@ class PortCollection(PortList):
         wire.send(resp, VIEW.renderer(req)(ports_db.get(uuid)), status=201)
 
 
-class Port:
+class Port(base.Resource):
     """GET, PATCH and DELETE /v1/ports/{port_ident}."""
-
-    def __init__(self, rpcapi) -> None:
-        self.rpcapi = rpcapi
 
     def _get(self, req, ident: str, rule: str) -> dict[str, Any]:
         wire.as_uuid_or_name('port', ident)
@@ -266,11 +264,8 @@ class Port:
         _check_values(values)
         node_owned.node_uuid_to_id(values, req, 'baremetal:port:update')
         _portgroup_of(values.get('node_id', row['node_id']), values)
-        for name in ('extra', 'local_link_connection'):
-            if name in values and values[name] is None:
-                values[name] = {}
-        if values.get('pxe_enabled') is None:
-            values.pop('pxe_enabled', None)
+        node_owned.settle_removals(values, ('extra', 'local_link_connection'),
+                                   ('pxe_enabled', 'is_smartnic'))
         uuid = self.rpcapi.update_port(req.context.ctx, row['uuid'], values)
         wire.send(resp, VIEW.renderer(req)(ports_db.get(uuid)))
 

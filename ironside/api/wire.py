@@ -99,22 +99,7 @@ def as_uuid_or_name(name: str, value: Any) -> str | None:
     return value
 
 
-def as_string_list(name: str, value: Any) -> list[str] | None:
-    """A comma-separated list, lower-cased and de-duplicated (as Ironic)."""
-    if value is None:
-        return None
-    values = value if isinstance(value, list) else [value]
-    items: list[str] = []
-    for item in values:
-        for part in as_string(name, item).split(','):
-            part = part.strip().lower()
-            if part and part not in items:
-                items.append(part)
-    return items
-
-
-def as_fields(name: str, value: Any) -> list[str] | None:
-    """The ``fields`` parameter: a comma list, case kept, in order."""
+def _comma_list(name: str, value: Any, lower: bool) -> list[str] | None:
     if value is None:
         return None
     values = value if isinstance(value, list) else [value]
@@ -122,9 +107,21 @@ def as_fields(name: str, value: Any) -> list[str] | None:
     for item in values:
         for part in as_string(name, item).split(','):
             part = part.strip()
+            if lower:
+                part = part.lower()
             if part and part not in items:
                 items.append(part)
     return items
+
+
+def as_string_list(name: str, value: Any) -> list[str] | None:
+    """A comma-separated list, lower-cased and de-duplicated (as Ironic)."""
+    return _comma_list(name, value, lower=True)
+
+
+def as_fields(name: str, value: Any) -> list[str] | None:
+    """The ``fields`` parameter: a comma list, case kept, in order."""
+    return _comma_list(name, value, lower=False)
 
 
 def normalize_mac(value: str) -> str:

@@ -226,16 +226,15 @@ class ConductorAPI:
 
     def update_portgroup(self, context, portgroup_uuid: str,
                          values: dict[str, Any]) -> str:
-        portgroup = portgroups_db.get(portgroup_uuid)
-        return self._call_node(context, portgroup['node_uuid'],
+        group = portgroups_db.get(portgroup_uuid)
+        return self._call_node(context, group['node_uuid'],
                                'update_portgroup',
-                               portgroup_uuid=portgroup['uuid'],
-                               values=values)
+                               portgroup_uuid=group['uuid'], values=values)
 
     def destroy_portgroup(self, context, portgroup_uuid: str) -> None:
-        portgroup = portgroups_db.get(portgroup_uuid)
-        self._call_node(context, portgroup['node_uuid'], 'destroy_portgroup',
-                        portgroup_uuid=portgroup['uuid'])
+        group = portgroups_db.get(portgroup_uuid)
+        self._call_node(context, group['node_uuid'], 'destroy_portgroup',
+                        portgroup_uuid=group['uuid'])
 
     # Allocations
 

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import sqlalchemy as sa
-
 from ironside.common import exception
 from ironside.db import models
 from ironside.db import resources
-from ironside.db import session as db_session
 
 CHASSIS = resources.Resource(
     model=models.Chassis,
@@ -24,10 +21,5 @@ id_for = CHASSIS.id_for
 
 def destroy(ident: str) -> None:
     """Delete an empty chassis (ChassisNotEmpty if nodes are in it)."""
-    chassis_id = CHASSIS.id_for(ident)
-    with db_session.writer() as session:
-        if session.scalar(sa.select(models.Node.id).where(
-                models.Node.chassis_id == chassis_id).limit(1)):
-            raise exception.ChassisNotEmpty(chassis=ident)
-        session.execute(sa.delete(models.Chassis).where(
-            models.Chassis.id == chassis_id))
+    CHASSIS.destroy_unused(ident, models.Node.__table__.c.chassis_id,
+                           exception.ChassisNotEmpty(chassis=ident))

@@ -38,23 +38,11 @@ id_for = PORTS.id_for
 
 
 def filter_clauses(filters: dict[str, Any]) -> list:
-    """node_id, portgroup_id, address, shard (list), conductor_groups,
-    project (node owner or lessee), description_contains."""
-    clauses = []
-    if filters.get('node_id') is not None:
-        clauses.append(PORT.c.node_id == filters['node_id'])
+    """Those of resources.node_child_clauses, portgroup_id and
+    description_contains."""
+    clauses = resources.node_child_clauses(PORT, filters)
     if filters.get('portgroup_id') is not None:
         clauses.append(PORT.c.portgroup_id == filters['portgroup_id'])
-    if filters.get('address') is not None:
-        clauses.append(PORT.c.address == filters['address'])
-    if filters.get('shard'):
-        clauses.append(NODE.c.shard.in_(filters['shard']))
-    if filters.get('conductor_groups'):
-        clauses.append(NODE.c.conductor_group.in_(
-            filters['conductor_groups']))
-    if filters.get('project'):
-        clauses.append((NODE.c.owner == filters['project']) |
-                       (NODE.c.lessee == filters['project']))
     if filters.get('description_contains'):
         clauses.append(PORT.c.description.contains(
             filters['description_contains']))

@@ -122,6 +122,17 @@ class Resource:
             if result.rowcount == 0:
                 raise self.not_found(ident)
 
+    def destroy_unused(self, ident: str | int, user: sa.Column,
+                       error: exception.IronsideException) -> None:
+        """Delete a row no row of ``user``'s table refers to; else error."""
+        row_id = self.id_for(ident)
+        with db_session.writer() as session:
+            if session.scalar(sa.select(user).where(user == row_id)
+                              .limit(1)) is not None:
+                raise error
+            session.execute(sa.delete(self.model).where(
+                self.table.c.id == row_id))
+
     def list(self, clauses: Sequence = (), limit: int | None = None,
              marker: str | None = None, sort_key: str = 'id',
              sort_dir: str = 'asc') -> list[dict[str, Any]]:
@@ -137,3 +148,29 @@ class Resource:
                                     sort_dir)
         with db_session.reader() as session:
             return [dict(row._mapping) for row in session.execute(query)]
+
+
+NODE = models.Node.__table__
+
+
+def node_child_clauses(table: sa.Table, filters: dict[str, Any]) -> list:
+    """Filters of rows that belong to a node (ports, port groups).
+
+    ``node_id``, ``address``, ``shard`` (a list), ``conductor_groups``
+    and ``project`` (the node's owner or lessee); the query must join the
+    nodes table.
+    """
+    clauses = []
+    if filters.get('node_id') is not None:
+        clauses.append(table.c.node_id == filters['node_id'])
+    if filters.get('address') is not None:
+        clauses.append(table.c.address == filters['address'])
+    if filters.get('shard'):
+        clauses.append(NODE.c.shard.in_(filters['shard']))
+    if filters.get('conductor_groups'):
+        clauses.append(NODE.c.conductor_group.in_(
+            filters['conductor_groups']))
+    if filters.get('project'):
+        clauses.append((NODE.c.owner == filters['project']) |
+                       (NODE.c.lessee == filters['project']))
+    return clauses

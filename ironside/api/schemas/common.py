@@ -21,34 +21,24 @@ STEP_PRIORITY = {'anyOf': [
     {'type': 'string', 'minLength': 1, 'pattern': '^[0-9]+$'},
 ]}
 
+STEP_PROPERTIES = {
+    'interface': {'type': 'string', 'enum': sorted(INTERFACE_TYPES)},
+    'step': {'type': 'string', 'minLength': 1},
+    'args': {'type': 'object'},
+    'priority': STEP_PRIORITY,
+}
+
+# A deploy step names everything; a clean step may leave out args and
+# priority (the driver's priority applies).
 DEPLOY_STEP = {
     'type': 'object',
-    'properties': {
-        'interface': {'type': 'string', 'enum': sorted(INTERFACE_TYPES)},
-        'step': {'type': 'string', 'minLength': 1},
-        'args': {'type': 'object'},
-        'priority': STEP_PRIORITY,
-    },
+    'properties': STEP_PROPERTIES,
     'required': ['interface', 'step', 'args', 'priority'],
     'additionalProperties': False,
 }
-
 DEPLOY_STEPS = {'type': 'array', 'items': DEPLOY_STEP}
-
-CLEAN_STEPS = {
-    'type': 'array',
-    'items': {
-        'type': 'object',
-        'properties': {
-            'interface': {'type': 'string', 'enum': sorted(INTERFACE_TYPES)},
-            'step': {'type': 'string', 'minLength': 1},
-            'args': {'type': 'object'},
-            'priority': STEP_PRIORITY,
-        },
-        'required': ['interface', 'step'],
-        'additionalProperties': False,
-    },
-}
+CLEAN_STEPS = {'type': 'array',
+               'items': dict(DEPLOY_STEP, required=['interface', 'step'])}
 
 
 def trait_problem(trait: object) -> str | None:
