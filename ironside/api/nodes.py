@@ -338,12 +338,13 @@ class Node(base.Resource):
                            "Node %s: Cannot change name to invalid name "
                            "'%%(name)s'" % node_ident)
         values = _patched_values(version, row, patch)
-        if 'driver' in values:
-            if row['console_enabled']:
-                raise exception.Conflict(
-                    'Node %s can not update the driver while the console is '
-                    'enabled. Please stop the console first.' % node_ident)
-            check_driver(self.rpcapi, row['uuid'], values['driver'],
+        if 'driver' in values and row['console_enabled']:
+            raise exception.Conflict(
+                'Node %s can not update the driver while the console is '
+                'enabled. Please stop the console first.' % node_ident)
+        if 'driver' in values or 'conductor_group' in values:
+            check_driver(self.rpcapi, row['uuid'],
+                         values.get('driver', row['driver']),
                          values.get('conductor_group',
                                     row['conductor_group']))
         self.rpcapi.update_node(req.context.ctx, row['uuid'], values,

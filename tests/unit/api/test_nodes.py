@@ -425,6 +425,9 @@ def test_patch_with_special_characters_from_1_98(api, create_node):
      "Cannot change name to invalid name 'has space'"),
     ([{'op': 'replace', 'path': '/driver', 'value': 'unknown'}],
      'No valid host was found.'),
+    ([{'op': 'replace', 'path': '/conductor_group', 'value': 'Empty'}],
+     'No valid host was found. Reason: No conductor service registered '
+     'which supports driver fake-hardware for conductor group "empty".'),
     ([{'op': 'replace', 'path': '/power_interface', 'value': 'no-power'}],
      "Could not find the following interface"),
 ])
