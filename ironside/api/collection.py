@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from collections.abc import Sequence
 from typing import Any
 
@@ -68,7 +67,3 @@ def answer(req, item_name: str, items: list[dict], page_size: int,
         body['next'] = next_href
     return body
 
-
-def render_all(rows: list[dict], render: Callable[[dict], dict]
-               ) -> list[dict]:
-    return [render(row) for row in rows]

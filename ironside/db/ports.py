@@ -55,6 +55,3 @@ def list_ports(filters: dict[str, Any], limit: int | None = None,
     return PORTS.list(filter_clauses(filters), limit, marker, sort_key,
                       sort_dir)
 
-
-def ports_of_node(node_id: int) -> list[dict[str, Any]]:
-    return PORTS.list([PORT.c.node_id == node_id])
