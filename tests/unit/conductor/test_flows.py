@@ -198,7 +198,7 @@ def test_manual_clean_returns_to_manageable(rpc, context, make_node):
          'args': {'settings': [{'name': 'HT', 'value': 'off'}]}}])
     _wait_state(node.uuid, states.MANAGEABLE)
     node = _node(node.uuid)
-    assert node.driver_internal_info['fake_bios_settings'] == {'HT': 'off'}
+    assert node.driver_internal_info['bios_settings'] == {'HT': 'off'}
     assert node.clean_step == {}
 
 
