@@ -125,6 +125,19 @@ class TraitsInvalid(Invalid):
     msg_fmt = "Invalid trait: %(err)s"
 
 
+class NodeConsoleNotEnabled(Invalid):
+    msg_fmt = "Console access is not enabled on node %(node)s"
+
+
+class ChassisNotEmpty(Invalid):
+    msg_fmt = ("Cannot complete the requested action because chassis "
+               "%(chassis)s contains nodes.")
+
+
+class AllocationFailed(IronsideException):
+    msg_fmt = "Failed to process allocation %(uuid)s: %(error)s."
+
+
 # 401 / 403
 
 class NotAuthorized(IronsideException):
@@ -175,6 +188,14 @@ class NodeTraitNotFound(NotFound):
 
 class NodeHistoryNotFound(NotFound):
     msg_fmt = "Node history record %(history)s could not be found."
+
+
+class ChassisNotFound(NotFound):
+    msg_fmt = "Chassis %(chassis)s could not be found."
+
+
+class AllocationNotFound(NotFound):
+    msg_fmt = "Allocation %(allocation)s could not be found."
 
 
 class ResourceNotFound(NotFound):
@@ -229,6 +250,43 @@ class MACAlreadyExists(Conflict):
 class VifAlreadyAttached(Conflict):
     msg_fmt = "Unable to attach VIF because VIF %(vif)s is already attached"
     msg_fmt += " to %(object_type)s %(object_uuid)s"
+
+
+class PortDuplicateName(Conflict):
+    msg_fmt = "A port with name %(name)s already exists."
+
+
+class PortgroupAlreadyExists(Conflict):
+    msg_fmt = "A portgroup with UUID %(uuid)s already exists."
+
+
+class PortgroupDuplicateName(Conflict):
+    msg_fmt = "A portgroup with name %(name)s already exists."
+
+
+class PortgroupMACAlreadyExists(Conflict):
+    msg_fmt = "A portgroup with MAC address %(mac)s already exists."
+
+
+class PortgroupNotEmpty(Conflict):
+    msg_fmt = ("Cannot complete the requested action because portgroup "
+               "%(portgroup)s contains ports.")
+
+
+class ChassisAlreadyExists(Conflict):
+    msg_fmt = "A chassis with UUID %(uuid)s already exists."
+
+
+class AllocationAlreadyExists(Conflict):
+    msg_fmt = "An allocation with UUID %(uuid)s already exists."
+
+
+class AllocationDuplicateName(Conflict):
+    msg_fmt = "An allocation with name %(name)s already exists."
+
+
+class InvalidState(Conflict):
+    msg_fmt = "Invalid resource state."
 
 
 class DeployTemplateAlreadyExists(Conflict):

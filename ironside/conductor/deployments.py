@@ -13,11 +13,13 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
+from ironside.common import exception
 from ironside.common import states
 from ironside.conductor import cleaning
 from ironside.conductor import step_flow
 from ironside.conductor import steps
 from ironside.conductor import utils
+from ironside.db import allocations as allocations_db
 from ironside.drivers import base
 
 LOG = logging.getLogger(__name__)
@@ -133,7 +135,13 @@ def _do_node_tear_down(task) -> None:
         utils.fail_node(task, 'Tear down failed: %s' % utils.describe(exc),
                         utils.reason_of(exc))
         return
-    # Nova never clears what it set: the server does, as Ironic does.
+    # Nova never clears what it set: the server does, as Ironic does;
+    # the allocation that reserved the node is gone with the instance.
+    if node.allocation_id is not None:
+        try:
+            allocations_db.destroy(node.allocation_id)
+        except exception.AllocationNotFound:
+            pass
     node.instance_info = {}
     node.instance_uuid = None
     node.instance_name = None

@@ -18,9 +18,11 @@ from ironside.common import exception
 from ironside.common import rpc
 from ironside.common import states
 from ironside.common.conf.default import INTERFACE_TYPES
+from ironside.conductor import allocations
 from ironside.conductor import base_manager
 from ironside.conductor import cleaning
 from ironside.conductor import deployments
+from ironside.conductor import ports
 from ironside.conductor import power
 from ironside.conductor import step_flow
 from ironside.conductor import utils
@@ -327,3 +329,91 @@ class ConductorManager(base_manager.BaseConductorManager):
                               ) -> dict[str, str]:
         return self.drivers.driver_properties(driver_name)
 
+    # Console and RAID
+
+    @messaging.expected_exceptions(*EXPECTED)
+    def set_console_mode(self, context, node_id: str, enabled: bool) -> None:
+        with self.acquire(context, node_id,
+                          purpose='set console mode') as task:
+            console = task.driver.console
+            console.validate(task)
+            if bool(task.node.console_enabled) == enabled:
+                return
+            if enabled:
+                console.start_console(task)
+            else:
+                console.stop_console(task)
+            task.node.console_enabled = enabled
+            task.record('Console %s' % ('enabled' if enabled
+                                        else 'disabled'), 'console')
+            task.save()
+
+    @messaging.expected_exceptions(*EXPECTED)
+    def get_console_information(self, context, node_id: str
+                                ) -> dict[str, Any]:
+        with self.acquire(context, node_id, shared=True,
+                          purpose='get console') as task:
+            if not task.node.console_enabled:
+                raise exception.NodeConsoleNotEnabled(node=task.node.uuid)
+            task.driver.console.validate(task)
+            return task.driver.console.get_console(task)
+
+    @messaging.expected_exceptions(*EXPECTED)
+    def set_target_raid_config(self, context, node_id: str,
+                               target_raid_config: dict) -> None:
+        with self.acquire(context, node_id,
+                          purpose='set target raid config') as task:
+            task.driver.raid.validate(task)
+            task.node.target_raid_config = dict(target_raid_config)
+            task.save()
+
+    # Ports and port groups (under their node's lock)
+
+    @messaging.expected_exceptions(*EXPECTED)
+    def create_port(self, context, node_id: str,
+                    values: dict[str, Any]) -> str:
+        with self.acquire(context, node_id, purpose='port create') as task:
+            return ports.create_port(task, values)
+
+    @messaging.expected_exceptions(*EXPECTED)
+    def update_port(self, context, node_id: str, port_uuid: str,
+                    values: dict[str, Any]) -> str:
+        with self.acquire(context, node_id, purpose='port update') as task:
+            return ports.update_port(task, port_uuid, values)
+
+    @messaging.expected_exceptions(*EXPECTED)
+    def destroy_port(self, context, node_id: str, port_uuid: str) -> None:
+        with self.acquire(context, node_id, purpose='port delete') as task:
+            ports.destroy_port(task, port_uuid)
+
+    @messaging.expected_exceptions(*EXPECTED)
+    def create_portgroup(self, context, node_id: str,
+                         values: dict[str, Any]) -> str:
+        with self.acquire(context, node_id,
+                          purpose='portgroup create') as task:
+            return ports.create_portgroup(task, values)
+
+    @messaging.expected_exceptions(*EXPECTED)
+    def update_portgroup(self, context, node_id: str, portgroup_uuid: str,
+                         values: dict[str, Any]) -> str:
+        with self.acquire(context, node_id,
+                          purpose='portgroup update') as task:
+            return ports.update_portgroup(task, portgroup_uuid, values)
+
+    @messaging.expected_exceptions(*EXPECTED)
+    def destroy_portgroup(self, context, node_id: str,
+                          portgroup_uuid: str) -> None:
+        with self.acquire(context, node_id,
+                          purpose='portgroup delete') as task:
+            ports.destroy_portgroup(task, portgroup_uuid)
+
+    # Allocations
+
+    @messaging.expected_exceptions(*EXPECTED)
+    def create_allocation(self, context, values: dict[str, Any],
+                          node_uuid: str | None = None) -> str:
+        return allocations.create(self, context, values, node_uuid)
+
+    @messaging.expected_exceptions(*EXPECTED)
+    def destroy_allocation(self, context, allocation_uuid: str) -> None:
+        allocations.destroy(self, context, allocation_uuid)

@@ -9,6 +9,7 @@ process.
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import oslo_messaging as messaging
@@ -17,7 +18,11 @@ from ironside.common import exception
 from ironside.common import hash_ring
 from ironside.common import rpc
 from ironside.common.conf import CONF
+from ironside.db import allocations as allocations_db
+from ironside.db import conductors as conductors_db
 from ironside.db import nodes as nodes_db
+from ironside.db import portgroups as portgroups_db
+from ironside.db import ports as ports_db
 
 
 class _LocalClient:
@@ -58,11 +63,20 @@ class ConductorAPI:
         return self.ring.owner(node.uuid, node.driver,
                                node.conductor_group or '')
 
+    def _client_for(self, node_ident: str):
+        node = nodes_db.get_node(node_ident)
+        return node, self._client.prepare(server=self._host_for_node(node))
+
     def _call_node(self, context, node_ident: str, method: str,
                    **kwargs: Any) -> Any:
-        node = nodes_db.get_node(node_ident)
-        client = self._client.prepare(server=self._host_for_node(node))
+        node, client = self._client_for(node_ident)
         return client.call(context, method, node_id=node.uuid, **kwargs)
+
+    def _call_owner_of(self, context, node_ident: str, method: str,
+                       **kwargs: Any) -> Any:
+        """Call the conductor that owns a node, without naming the node."""
+        _node, client = self._client_for(node_ident)
+        return client.call(context, method, **kwargs)
 
     # Nodes
 
@@ -169,3 +183,84 @@ class ConductorAPI:
         host = self.ring.owner(driver_name, driver_name)
         return self._client.prepare(server=host).call(
             context, 'get_driver_properties', driver_name=driver_name)
+
+    # Console and RAID
+
+    def set_console_mode(self, context, node_ident: str,
+                         enabled: bool) -> None:
+        self._call_node(context, node_ident, 'set_console_mode',
+                        enabled=enabled)
+
+    def get_console_information(self, context, node_ident: str
+                                ) -> dict[str, Any]:
+        return self._call_node(context, node_ident,
+                               'get_console_information')
+
+    def set_target_raid_config(self, context, node_ident: str,
+                               target_raid_config: dict) -> None:
+        self._call_node(context, node_ident, 'set_target_raid_config',
+                        target_raid_config=target_raid_config)
+
+    # Ports and port groups: sent to the conductor of their node
+
+    def create_port(self, context, node_ident: str,
+                    values: dict[str, Any]) -> str:
+        return self._call_node(context, node_ident, 'create_port',
+                               values=values)
+
+    def update_port(self, context, port_uuid: str,
+                    values: dict[str, Any]) -> str:
+        port = ports_db.get(port_uuid)
+        return self._call_node(context, port['node_uuid'], 'update_port',
+                               port_uuid=port['uuid'], values=values)
+
+    def destroy_port(self, context, port_uuid: str) -> None:
+        port = ports_db.get(port_uuid)
+        self._call_node(context, port['node_uuid'], 'destroy_port',
+                        port_uuid=port['uuid'])
+
+    def create_portgroup(self, context, node_ident: str,
+                         values: dict[str, Any]) -> str:
+        return self._call_node(context, node_ident, 'create_portgroup',
+                               values=values)
+
+    def update_portgroup(self, context, portgroup_uuid: str,
+                         values: dict[str, Any]) -> str:
+        group = portgroups_db.get(portgroup_uuid)
+        return self._call_node(context, group['node_uuid'],
+                               'update_portgroup',
+                               portgroup_uuid=group['uuid'], values=values)
+
+    def destroy_portgroup(self, context, portgroup_uuid: str) -> None:
+        group = portgroups_db.get(portgroup_uuid)
+        self._call_node(context, group['node_uuid'], 'destroy_portgroup',
+                        portgroup_uuid=group['uuid'])
+
+    # Allocations
+
+    def _any_host(self) -> str:
+        hosts = [c.hostname for c in conductors_db.live_conductors(
+            CONF.conductor.heartbeat_timeout)]
+        if not hosts:
+            raise exception.NoValidHost(reason='no conductor is alive')
+        return random.choice(hosts)
+
+    def create_allocation(self, context, values: dict[str, Any],
+                          node_uuid: str | None = None) -> str:
+        if node_uuid is not None:
+            return self._call_owner_of(context, node_uuid,
+                                       'create_allocation', values=values,
+                                       node_uuid=node_uuid)
+        return self._client.prepare(server=self._any_host()).call(
+            context, 'create_allocation', values=values, node_uuid=None)
+
+    def destroy_allocation(self, context, allocation_uuid: str) -> None:
+        allocation = allocations_db.get(allocation_uuid)
+        if allocation['node_uuid']:
+            self._call_owner_of(context, allocation['node_uuid'],
+                                'destroy_allocation',
+                                allocation_uuid=allocation['uuid'])
+            return
+        self._client.prepare(server=self._any_host()).call(
+            context, 'destroy_allocation',
+            allocation_uuid=allocation['uuid'])

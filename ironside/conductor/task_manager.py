@@ -60,6 +60,9 @@ class TaskManager:
         self._on_spawn_error: Callable[[TaskManager], None] | None = None
         self._history: list[models.NodeHistory] = []
         self.node = self._load(node_id)
+        # Kept apart: the lock must be released even if a failed save
+        # left the node object unreadable.
+        self._lock_key = (self.node.id, self.node.uuid)
         self.fsm = states.NodeStateMachine(self.node.provision_state)
         try:
             self.driver = factory.get_factory().driver_for(self.node)
@@ -97,18 +100,20 @@ class TaskManager:
         node = self._reserve(self.node.id)
         self.shared = False
         self.node = node
+        self._lock_key = (node.id, node.uuid)
         self.fsm = states.NodeStateMachine(node.provision_state)
 
     def release_resources(self) -> None:
         if self.shared or self.node is None:
             return
+        node_id, node_uuid = self._lock_key
         try:
-            nodes_db.release_node(self.host, self.node.id)
+            nodes_db.release_node(self.host, node_id)
         except exception.NodeNotFound:
             pass  # deleted while we held it (node delete does this)
         except exception.NodeNotLocked:
             LOG.warning('Node %s was not locked by %s when %s finished',
-                        self.node.uuid, self.host, self.purpose)
+                        node_uuid, self.host, self.purpose)
         self.shared = True
 
     # Changes to the node

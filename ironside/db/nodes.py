@@ -96,17 +96,23 @@ def save_node(node: models.Node,
     reservation.
     """
     models.flag_changed_json(node)
+    values = {'name': node.name, 'uuid': node.uuid,
+              'instance_uuid': node.instance_uuid}
     try:
         with db_session.writer() as session:
             session.add(node)
             for record in history:
                 record.node_id = node.id
                 session.add(record)
-            session.flush()
+            try:
+                session.flush()
+            except db_exc.DBDuplicateEntry:
+                # Out of the session before its rollback expires it: the
+                # caller still needs the node (to release its lock).
+                session.expunge(node)
+                raise
     except db_exc.DBDuplicateEntry as exc:
-        raise _duplicate_error(exc, {'name': node.name, 'uuid': node.uuid,
-                                     'instance_uuid': node.instance_uuid}
-                               ) from None
+        raise _duplicate_error(exc, values) from None
     models.snapshot_json(node)
     return node
 
@@ -145,9 +151,9 @@ def destroy_node(ident: str | int) -> None:
         for table in (models.Port, models.Portgroup, models.NodeTrait,
                       models.NodeHistory):
             session.execute(sa.delete(table).where(table.node_id == node_id))
-        session.execute(sa.update(models.Allocation)
-                        .where(models.Allocation.node_id == node_id)
-                        .values(node_id=None))
+        # As in Ironic, a node's allocation goes with it.
+        session.execute(sa.delete(models.Allocation)
+                        .where(models.Allocation.node_id == node_id))
         session.execute(sa.delete(models.Node)
                         .where(models.Node.id == node_id))
 

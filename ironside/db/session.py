@@ -43,13 +43,35 @@ def _tune_sqlite(engine: sa.Engine, immediate: bool) -> None:
         cursor.close()
 
     if immediate:
-        # Runs before oslo.db's own "begin" listener, which then sees the
-        # transaction open and emits nothing.
-        @sa.event.listens_for(engine, 'begin', insert=True)
-        def _on_begin(conn):
-            if 'in_transaction' not in conn.info:
-                conn.exec_driver_sql('BEGIN IMMEDIATE')
-                conn.info['in_transaction'] = True
+        # oslo.db emits a plain BEGIN when a transaction starts (whatever
+        # the order of "begin" listeners). A deferred transaction that
+        # reads, then writes after another writer committed, fails at
+        # once with "database is locked" (the busy timeout does not
+        # apply), so writers take the write lock when they begin.
+        @sa.event.listens_for(engine, 'before_cursor_execute', retval=True)
+        def _begin_immediate(conn, cursor, statement, parameters, context,
+                             executemany):
+            if statement == 'BEGIN':
+                statement = 'BEGIN IMMEDIATE'
+            return statement, parameters
+
+
+def _keep_connections(engine: sa.Engine) -> None:
+    """Pool SQLite connections, as SQLAlchemy itself does for files.
+
+    oslo.db puts file SQLite on a NullPool: every transaction would open
+    the file again (about half a millisecond with WAL, more than the
+    query of a node show). The events registered on the engine travel
+    with its pool dispatcher.
+    """
+    old = engine.pool
+    engine.pool = sa.pool.QueuePool(
+        old._creator, pool_size=CONF.database.max_pool_size or 5,
+        max_overflow=CONF.database.max_overflow or 50,
+        timeout=CONF.database.pool_timeout or 30, recycle=old._recycle,
+        pre_ping=old._pre_ping, reset_on_return=old._reset_on_return,
+        _dispatch=old.dispatch, dialect=old._dialect)
+    old.dispose()
 
 
 def _make_facade() -> enginefacade._TransactionContextManager:
@@ -67,9 +89,11 @@ def _make_facade() -> enginefacade._TransactionContextManager:
     if _sqlite_file_url(url):
         writer_engine = facade.writer.get_engine()
         _tune_sqlite(writer_engine, immediate=True)
+        _keep_connections(writer_engine)
         reader_engine = facade.reader.get_engine()
         if reader_engine is not writer_engine:
             _tune_sqlite(reader_engine, immediate=False)
+            _keep_connections(reader_engine)
     return facade
 
 

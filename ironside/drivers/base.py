@@ -383,6 +383,11 @@ class RAIDInterface(BaseInterface):
     interface_type = 'raid'
 
 
+# Where a BIOS interface caches the settings it read or applied, as
+# {name: value} in driver_internal_info; GET /v1/nodes/{node}/bios shows it.
+BIOS_SETTINGS_KEY = 'bios_settings'
+
+
 class BIOSInterface(BaseInterface):
     interface_type = 'bios'
 

@@ -1,4 +1,4 @@
-"""Fixtures for functional tests: Ironside split across real processes."""
+"""Fixtures for functional tests: Ironside as real processes."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from ironside.common.conf import CONF
 from ironside.conductor import rpcapi
 from ironside.db import conductors as conductors_db
 from ironside.db import session as db_session
+from tests.functional.fixtures import ironside_process
 from tests.functional.fixtures import processes
 from tests.functional.fixtures import services
 from tests.utils import wait_for
@@ -102,3 +103,13 @@ def split(request, tmp_path, conf):
         ironside_rpc.cleanup()
         db_session.dispose()
         database.drop()
+
+
+@pytest.fixture
+def ironside(tmp_path):
+    """An all-in-one Ironside on a free port, with SQLite in tmp_path."""
+    process = ironside_process.AllInOne(tmp_path)
+    process.start()
+    yield process
+    code = process.stop()
+    assert code == 0, 'ironside did not stop cleanly:\n%s' % process.log()

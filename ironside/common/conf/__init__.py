@@ -8,6 +8,8 @@ from ironside.common.conf import api
 from ironside.common.conf import conductor
 from ironside.common.conf import database
 from ironside.common.conf import default
+from ironside.common.conf import ipmi
+from ironside.common.conf import redfish
 
 CONF = cfg.CONF
 
@@ -15,6 +17,8 @@ default.register_opts(CONF)
 api.register_opts(CONF)
 conductor.register_opts(CONF)
 database.register_opts(CONF)
+ipmi.register_opts(CONF)
+redfish.register_opts(CONF)
 
 # oslo.messaging registers transport_url and control_exchange only when a
 # transport is first made; register them now so config files and tests can

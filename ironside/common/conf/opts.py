@@ -3,6 +3,8 @@
 from ironside.common.conf import api
 from ironside.common.conf import conductor
 from ironside.common.conf import default
+from ironside.common.conf import ipmi
+from ironside.common.conf import redfish
 
 
 def list_opts():
@@ -10,5 +12,7 @@ def list_opts():
         ('DEFAULT', default.opts),
         ('api', api.opts),
         ('conductor', conductor.opts),
+        ('ipmi', ipmi.opts),
+        ('redfish', redfish.opts),
     ]
 

@@ -283,7 +283,7 @@ class FakeVendor(FakeInterfaceMixin, base.VendorInterface):
 
 
 class FakeBIOS(FakeInterfaceMixin, base.BIOSInterface):
-    """BIOS settings kept in driver_internal_info['fake_bios_settings']."""
+    """BIOS settings kept where the API reads cached ones (see base)."""
 
     SETTINGS_ARGSINFO = {
         'settings': {
@@ -304,14 +304,14 @@ class FakeBIOS(FakeInterfaceMixin, base.BIOSInterface):
                 err='bios.apply_configuration: settings must be a list of '
                     '{"name": ..., "value": ...}')
         current = task.node.driver_internal_info.setdefault(
-            'fake_bios_settings', {})
+            base.BIOS_SETTINGS_KEY, {})
         current.update({s['name']: s['value'] for s in settings})
 
     @base.clean_step(priority=0)
     @base.deploy_step(priority=0)
     def factory_reset(self, task) -> None:
         run_fake_step(task, 'bios.factory_reset')
-        task.node.driver_internal_info['fake_bios_settings'] = {}
+        task.node.driver_internal_info[base.BIOS_SETTINGS_KEY] = {}
 
 
 class FakeRAID(FakeInterfaceMixin, base.RAIDInterface):

@@ -108,10 +108,12 @@ def test_async_step_waits_for_a_callback(rpc, context, make_node):
     _to_available(rpc, context, node)
     rpc.do_node_deploy(context, node.uuid)
     _wait_state(node.uuid, states.DEPLOYWAIT)
+    # The worker lets the lock go just after it saved the wait state.
+    wait_for(lambda: _node(node.uuid).reservation is None)
     waiting = _node(node.uuid)
+    assert waiting.provision_state == states.DEPLOYWAIT
     assert waiting.deploy_step['step'] == 'write_image'
     assert waiting.target_provision_state == states.ACTIVE
-    assert waiting.reservation is None
     rpc.continue_node_deploy(context, node.uuid)
     _wait_state(node.uuid, states.ACTIVE)
 
@@ -196,7 +198,7 @@ def test_manual_clean_returns_to_manageable(rpc, context, make_node):
          'args': {'settings': [{'name': 'HT', 'value': 'off'}]}}])
     _wait_state(node.uuid, states.MANAGEABLE)
     node = _node(node.uuid)
-    assert node.driver_internal_info['fake_bios_settings'] == {'HT': 'off'}
+    assert node.driver_internal_info['bios_settings'] == {'HT': 'off'}
     assert node.clean_step == {}
 
 

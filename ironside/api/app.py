@@ -1,0 +1,105 @@
+"""The WSGI application: Ironic's API v1, served by Falcon.
+
+``build_app`` wires the resources of every module to their routes. Each
+request gets, in ``req.context``: ``version`` (the microversion served),
+``ctx`` (the request context passed to policy and conductors),
+``request_id`` and ``public_url`` (the base of links). Every response,
+errors and 404s included, carries the three version headers.
+
+Other APIs (the site layer) mount beside /v1 under prefixes of their
+own: pass ``(prefix, register)`` pairs; ``register(app, prefix,
+rpcapi)`` adds their routes.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from collections.abc import Iterable
+
+import falcon
+from oslo_utils import uuidutils
+
+from ironside.api import allocations
+from ironside.api import chassis
+from ironside.api import conductors
+from ironside.api import deploy_templates
+from ironside.api import drivers
+from ironside.api import errors
+from ironside.api import node_actions
+from ironside.api import node_parts
+from ironside.api import node_states
+from ironside.api import nodes
+from ironside.api import openapi
+from ironside.api import portgroups
+from ironside.api import ports
+from ironside.api import root
+from ironside.api import versions
+from ironside.api import volume
+from ironside.common import context as ironside_context
+from ironside.common.conf import CONF
+
+LOG = logging.getLogger(__name__)
+
+RegisterFn = Callable[[falcon.App, str, object], None]
+
+# Every module that contributes routes under / and /v1.
+RESOURCE_MODULES = (root, openapi, nodes, node_states, node_actions,
+                    node_parts, ports, portgroups, drivers, conductors,
+                    allocations, deploy_templates, chassis, volume)
+
+REQUEST_ID_HEADER = 'X-OpenStack-Request-Id'
+
+
+def _request_context(req: falcon.Request, request_id: str):
+    """Who asks. Only keystone's middleware vouches for identity headers."""
+    if CONF.auth_strategy == 'keystone':
+        return ironside_context.RequestContext.from_environ(
+            req.env, request_id=request_id, overwrite=False)
+    user = req.env.get('HTTP_X_USER_ID') \
+        if CONF.auth_strategy == 'http_basic' else None
+    return ironside_context.RequestContext(
+        user_id=user, is_admin=True, roles=['admin'], system_scope='all',
+        request_id=request_id, overwrite=False)
+
+
+class ApiMiddleware:
+    """Version negotiation, request context, and the version headers."""
+
+    def process_request(self, req: falcon.Request,
+                        resp: falcon.Response) -> None:
+        req.context.request_id = 'req-%s' % uuidutils.generate_uuid()
+        req.context.version = None
+        endpoint = CONF.api.public_endpoint
+        req.context.public_url = (endpoint or req.prefix).rstrip('/')
+        req.context.ctx = None
+        req.context.version = versions.parse(req.headers)
+        req.context.ctx = _request_context(req, req.context.request_id)
+
+    def process_response(self, req: falcon.Request, resp: falcon.Response,
+                         resource, req_succeeded: bool) -> None:
+        version = getattr(req.context, 'version', None) or \
+            versions.MIN_VERSION
+        resp.set_header(versions.MIN_HEADER, versions.MIN_VERSION_STRING)
+        resp.set_header(versions.MAX_HEADER, versions.MAX_VERSION_STRING)
+        resp.set_header(versions.VERSION_HEADER, str(version))
+        request_id = getattr(req.context, 'request_id', None)
+        if request_id:
+            resp.set_header(REQUEST_ID_HEADER, request_id)
+
+
+def build_app(rpcapi, extra_apis: Iterable[tuple[str, RegisterFn]] = ()
+              ) -> falcon.App:
+    """The API application, sending conductor work through ``rpcapi``."""
+    app = falcon.App(middleware=[ApiMiddleware()])
+    app.req_options.strip_url_path_trailing_slash = True
+    app.req_options.default_media_type = falcon.MEDIA_JSON
+    # Answers without a body (202, 204) have no Content-Type, as Ironic's:
+    # ironicclient tries to decode a body typed as JSON, even if empty.
+    app.resp_options.default_media_type = None
+    errors.register(app)
+    for module in RESOURCE_MODULES:
+        module.register(app, rpcapi)
+    for prefix, register in extra_apis:
+        register(app, '/' + prefix.strip('/'), rpcapi)
+    return app

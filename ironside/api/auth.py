@@ -1,0 +1,184 @@
+"""Who is calling: the authentication layer around the API application.
+
+``[DEFAULT]auth_strategy``:
+
+``noauth``
+    Nobody is checked; allowed only on a loopback address unless
+    ``[api]allow_insecure_noauth`` says otherwise.
+``http_basic``
+    An Apache htpasswd file of bcrypt entries
+    (``[DEFAULT]http_basic_auth_user_file``), as Ironic standalone.
+``keystone``
+    keystonemiddleware's auth_token; the roles and scope it vouches for
+    are checked against the policy rules.
+
+The discovery documents (GET / and /v1) answer without authentication,
+as keystoneauth expects. Every answer, including those of the auth
+layer, carries the microversion headers and Ironic's error format.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import logging
+
+import webob.exc
+from oslo_middleware import basic_auth
+
+from ironside.api import errors
+from ironside.api import versions
+from ironside.common import exception
+from ironside.common.conf import CONF
+
+LOG = logging.getLogger(__name__)
+
+PUBLIC_PATHS = frozenset(('/', '/v1', '/v1/', '/openapi.json'))
+
+
+def check_strategy(host: str) -> None:
+    """Refuse configurations that would expose the API unprotected."""
+    strategy = CONF.auth_strategy
+    if strategy == 'noauth':
+        if not _is_loopback(host) and not CONF.api.allow_insecure_noauth:
+            raise exception.ConfigInvalid(
+                error_msg='auth_strategy "noauth" lets anyone who reaches '
+                          '%s control every node; listen on a loopback '
+                          'address, choose http_basic or keystone, or set '
+                          '[api]allow_insecure_noauth' % host)
+        if not _is_loopback(host):
+            LOG.warning('The API listens on %s without authentication',
+                        host)
+    elif strategy == 'http_basic':
+        try:
+            basic_auth.validate_auth_file(CONF.http_basic_auth_user_file)
+        except Exception as exc:
+            raise exception.ConfigInvalid(
+                error_msg='http_basic_auth_user_file %s is not usable: %s'
+                          % (CONF.http_basic_auth_user_file, exc)) from None
+
+
+def _is_loopback(host: str) -> bool:
+    if host in ('localhost', 'ip6-localhost'):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class IronicHeaders:
+    """Outermost layer: version headers and error format on every answer.
+
+    Answers built by the application have them already; answers of the
+    authentication layers (401, 400) are given them here.
+    """
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    def __call__(self, environ, start_response):
+        state = {}
+
+        def _start(status, headers, exc_info=None):
+            names = {name.lower() for name, _ in headers}
+            if versions.MAX_HEADER.lower() not in names:
+                state['status'] = int(status.split(' ', 1)[0])
+                headers = [(n, v) for n, v in headers
+                           if n.lower() not in ('content-type',
+                                                'content-length')]
+                headers += [(versions.MIN_HEADER,
+                             versions.MIN_VERSION_STRING),
+                            (versions.MAX_HEADER,
+                             versions.MAX_VERSION_STRING),
+                            (versions.VERSION_HEADER,
+                             versions.MIN_VERSION_STRING)]
+                state['headers'] = headers
+                state['status_line'] = status
+                return None
+            return start_response(status, headers, exc_info)
+
+        body = self.app(environ, _start)
+        if 'status' not in state:
+            return body
+        data = b''.join(body)
+        if hasattr(body, 'close'):
+            body.close()
+        status = state['status']
+        headers = state['headers']
+        if status >= 400:
+            data = errors.error_body(status, _message(status, data))
+            headers.append(('Content-Type', 'application/json'))
+        headers.append(('Content-Length', str(len(data))))
+        start_response(state['status_line'], headers)
+        return [data]
+
+
+def _message(status: int, data: bytes) -> str:
+    """The message of an error answer from a middleware, in plain text."""
+    try:
+        parsed = json.loads(data)
+        error = parsed.get('error', parsed)
+        return str(error.get('message') or error.get('title') or
+                   'Authentication required')
+    except (ValueError, AttributeError):
+        text = data.decode('utf-8', 'replace').strip()
+        if status == 401 or not text:
+            return 'Authentication required'
+        return text
+
+
+class PublicRoutes:
+    """Send discovery requests around the authentication layer."""
+
+    def __init__(self, authenticated, app) -> None:
+        self.authenticated = authenticated
+        self.app = app
+
+    def __call__(self, environ, start_response):
+        if environ.get('REQUEST_METHOD') in ('GET', 'HEAD') and \
+                environ.get('PATH_INFO', '/') in PUBLIC_PATHS:
+            return self.app(environ, start_response)
+        return self.authenticated(environ, start_response)
+
+
+class HttpBasic:
+    """HTTP basic authentication against an htpasswd file (bcrypt)."""
+
+    def __init__(self, app, user_file: str) -> None:
+        self.app = app
+        self.user_file = user_file
+
+    def __call__(self, environ, start_response):
+        try:
+            token = basic_auth.parse_header(environ)
+            username, password = basic_auth.parse_token(token)
+            environ.update(basic_auth.authenticate(self.user_file, username,
+                                                   password))
+        except webob.exc.HTTPException as exc:
+            LOG.info('HTTP basic authentication failed: %s', exc)
+            status = '401 Unauthorized'
+            body = errors.error_body(401, 'Authentication required')
+            start_response(status, [
+                ('Content-Type', 'application/json'),
+                ('Content-Length', str(len(body))),
+                ('WWW-Authenticate', 'Basic realm="Baremetal API"'),
+                (versions.MIN_HEADER, versions.MIN_VERSION_STRING),
+                (versions.MAX_HEADER, versions.MAX_VERSION_STRING),
+                (versions.VERSION_HEADER, versions.MIN_VERSION_STRING)])
+            return [body]
+        return self.app(environ, start_response)
+
+
+def wrap(app):
+    """``app`` behind the configured authentication strategy."""
+    strategy = CONF.auth_strategy
+    if strategy == 'noauth':
+        return IronicHeaders(app)
+    if strategy == 'http_basic':
+        authenticated = HttpBasic(app, CONF.http_basic_auth_user_file)
+    else:
+        from keystonemiddleware import auth_token
+        authenticated = auth_token.AuthProtocol(
+            app, {'oslo_config_config': CONF})
+    return IronicHeaders(PublicRoutes(authenticated, app))

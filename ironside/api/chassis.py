@@ -1,0 +1,120 @@
+"""/v1/chassis: groups of nodes, kept for clients that still use them."""
+
+from __future__ import annotations
+
+import falcon
+
+from ironside.api import collection
+from ironside.api import links
+from ironside.api import patch as json_patch
+from ironside.api import policy
+from ironside.api import schemas
+from ironside.api import views
+from ironside.api import wire
+from ironside.db import chassis as chassis_db
+
+SCHEMA = {
+    'type': 'object',
+    'properties': {
+        'uuid': {'type': ['string', 'null']},
+        'description': {'type': ['string', 'null'], 'maxLength': 255},
+        'extra': {'type': ['object', 'null']},
+    },
+    'additionalProperties': False,
+}
+
+VIEW = views.ResourceView(
+    resource='chassis',
+    fields=(('uuid', 1), ('description', 1), ('extra', 1),
+            ('created_at', 1), ('updated_at', 1)),
+    default_list_fields=('uuid', 'description'),
+    sub_links=(('nodes', 1),))
+
+
+class ChassisList:
+    """GET /v1/chassis and GET /v1/chassis/detail."""
+
+    def __init__(self, detail: bool = False) -> None:
+        self.detail = detail
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        readers = {'marker': wire.as_uuid, 'limit': wire.as_integer,
+                   'sort_key': wire.as_string, 'sort_dir': wire.as_string}
+        if not self.detail:
+            readers.update(fields=wire.as_fields, detail=wire.as_boolean)
+        query = wire.query(req, readers)
+        policy.authorize('baremetal:chassis:get', req.context.ctx)
+        version = req.context.version
+        VIEW.check_fields(version, query.get('fields'))
+        fields = None if self.detail else collection.fields_or_default(
+            version, query['fields'], query['detail'],
+            VIEW.default_list_fields)
+        page_size = collection.limit(query['limit'])
+        rows = chassis_db.list_chassis(
+            (), page_size, query['marker'],
+            collection.sort_key(query['sort_key'], ('extra',)),
+            collection.sort_dir(query['sort_dir']))
+        render = VIEW.renderer(req, fields)
+        params = {k: v for k, v in query.items()
+                  if k not in ('limit', 'marker')}
+        wire.send(resp, collection.answer(
+            req, 'chassis', [render(row) for row in rows], page_size,
+            'chassis/detail' if self.detail else 'chassis', params))
+
+
+
+class ChassisCollection(ChassisList):
+    """GET and POST /v1/chassis."""
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        wire.query(req, {})
+        policy.authorize('baremetal:chassis:create', req.context.ctx)
+        body = schemas.validate('chassis', wire.read_json(req), SCHEMA)
+        values = {k: v for k, v in body.items() if v is not None}
+        if 'uuid' in values:
+            wire.as_uuid('uuid', values['uuid'])
+        row = chassis_db.create(values)
+        resp.location = links.url(req.context.public_url, 'chassis',
+                                  row['uuid'])
+        wire.send(resp, VIEW.renderer(req)(row), status=201)
+
+
+class Chassis:
+    """GET, PATCH and DELETE /v1/chassis/{chassis_uuid}."""
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response,
+               chassis_uuid: str) -> None:
+        query = wire.query(req, {'fields': wire.as_fields})
+        policy.authorize('baremetal:chassis:get', req.context.ctx)
+        VIEW.check_fields(req.context.version, query['fields'])
+        row = chassis_db.get(wire.as_uuid('chassis_uuid', chassis_uuid))
+        wire.send(resp, VIEW.renderer(req, query['fields'])(row))
+
+    def on_patch(self, req: falcon.Request, resp: falcon.Response,
+                 chassis_uuid: str) -> None:
+        wire.query(req, {})
+        policy.authorize('baremetal:chassis:update', req.context.ctx)
+        row = chassis_db.get(wire.as_uuid('chassis_uuid', chassis_uuid))
+        patch = json_patch.validate(req.context.version, wire.read_json(req))
+        json_patch.check_allowed(patch, ('description', 'extra'))
+        document = {'description': row['description'], 'extra': row['extra']}
+        result = schemas.validate('chassis',
+                                  json_patch.apply(document, patch), SCHEMA)
+        values = json_patch.changes(document, result)
+        if 'extra' in values and values['extra'] is None:
+            values['extra'] = {}
+        wire.send(resp, VIEW.renderer(req)(chassis_db.update(row['id'],
+                                                             values)))
+
+    def on_delete(self, req: falcon.Request, resp: falcon.Response,
+                  chassis_uuid: str) -> None:
+        wire.query(req, {})
+        policy.authorize('baremetal:chassis:delete', req.context.ctx)
+        chassis_db.destroy(wire.as_uuid('chassis_uuid', chassis_uuid))
+        wire.no_content(resp)
+
+
+def register(app: falcon.App, rpcapi) -> None:
+    app.add_route('/v1/chassis', ChassisCollection())
+    app.add_route('/v1/chassis/detail', ChassisList(detail=True))
+    app.add_route('/v1/chassis/{chassis_uuid}', Chassis())

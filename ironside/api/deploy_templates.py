@@ -1,0 +1,165 @@
+"""/v1/deploy_templates (1.55): named deploy steps, chosen by traits.
+
+A node whose instance asks for trait T deploys with the steps of the
+template named T, so a template's name must be a valid trait.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import falcon
+
+from ironside.api import collection
+from ironside.api import links
+from ironside.api import patch as json_patch
+from ironside.api import policy
+from ironside.api import schemas
+from ironside.api import versions
+from ironside.api import views
+from ironside.api import wire
+from ironside.api.schemas import common as common_schemas
+from ironside.common import exception
+from ironside.db import deploy_templates as templates_db
+from ironside.db import models
+
+SCHEMA = {
+    'type': 'object',
+    'properties': {
+        'uuid': {'type': ['string', 'null']},
+        'name': common_schemas.TRAIT,
+        'steps': {'type': 'array', 'items': common_schemas.DEPLOY_STEP,
+                  'minItems': 1},
+        'extra': {'type': ['object', 'null']},
+    },
+    'required': ['name', 'steps'],
+    'additionalProperties': False,
+}
+PATCH_ALLOWED = ('name', 'steps', 'extra')
+
+VIEW = views.ResourceView(
+    resource='deploy_templates',
+    fields=(('uuid', 1), ('name', 1), ('steps', 1), ('extra', 1),
+            ('created_at', 1), ('updated_at', 1)),
+    default_list_fields=('uuid', 'name'))
+
+
+def _require(req) -> None:
+    if not req.context.version.allows(versions.DEPLOY_TEMPLATES):
+        raise falcon.HTTPNotFound()
+
+
+def as_row(template: models.DeployTemplate) -> dict[str, Any]:
+    row = {name: getattr(template, name)
+           for name in ('id', 'uuid', 'name', 'extra', 'created_at',
+                        'updated_at')}
+    row['steps'] = [step.as_step() for step in template.steps]
+    row['extra'] = row['extra'] or {}
+    return row
+
+
+def _checked(values: dict[str, Any]) -> dict[str, Any]:
+    """Validate a template; priorities become integers."""
+    schemas.validate('deploy template', values, SCHEMA)
+    problem = common_schemas.trait_problem(values['name'])
+    if problem:
+        raise exception.InvalidDeployTemplate(
+            err='the name must be a valid trait: %s' % problem)
+    if values.get('uuid') is not None:
+        wire.as_uuid('uuid', values['uuid'])
+    seen = set()
+    steps = []
+    for step in values['steps']:
+        key = (step['interface'], step['step'])
+        if key in seen:
+            raise exception.InvalidDeployTemplate(
+                err='duplicate deploy steps for %s.%s. Deploy steps from '
+                    'all deploy templates matching a node\'s instance '
+                    'traits cannot have the same interface and step' % key)
+        seen.add(key)
+        steps.append(dict(step, priority=int(step['priority'])))
+    values = dict(values, steps=steps)
+    values['extra'] = values.get('extra') or {}
+    return values
+
+
+class DeployTemplates:
+    """GET and POST /v1/deploy_templates."""
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        _require(req)
+        version = req.context.version
+        query = wire.query(req, {
+            'marker': wire.as_uuid, 'limit': wire.as_integer,
+            'sort_key': wire.as_string, 'sort_dir': wire.as_string,
+            'fields': wire.as_fields, 'detail': wire.as_boolean})
+        policy.authorize('baremetal:deploy_template:get', req.context.ctx)
+        VIEW.check_fields(version, query['fields'])
+        fields = collection.fields_or_default(
+            version, query['fields'], query['detail'],
+            VIEW.default_list_fields)
+        sort_key = collection.sort_key(query['sort_key'], ('steps', 'extra'))
+        page_size = collection.limit(query['limit'])
+        templates = templates_db.list_templates(
+            page_size, query['marker'], sort_key,
+            collection.sort_dir(query['sort_dir']))
+        render = VIEW.renderer(req, fields)
+        params = {k: v for k, v in query.items()
+                  if k not in ('limit', 'marker')}
+        wire.send(resp, collection.answer(
+            req, 'deploy_templates',
+            [render(as_row(t)) for t in templates], page_size,
+            'deploy_templates', params))
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        _require(req)
+        wire.query(req, {})
+        policy.authorize('baremetal:deploy_template:create', req.context.ctx)
+        values = _checked(wire.read_json(req))
+        if values.get('uuid') is None:
+            values.pop('uuid', None)
+        template = as_row(templates_db.create(values))
+        resp.location = links.url(req.context.public_url,
+                                  'deploy_templates', template['uuid'])
+        wire.send(resp, VIEW.renderer(req)(template), status=201)
+
+
+class DeployTemplate:
+    """GET, PATCH and DELETE /v1/deploy_templates/{template_ident}."""
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response,
+               template_ident: str) -> None:
+        _require(req)
+        query = wire.query(req, {'fields': wire.as_fields})
+        policy.authorize('baremetal:deploy_template:get', req.context.ctx)
+        VIEW.check_fields(req.context.version, query['fields'])
+        template = as_row(templates_db.get(template_ident))
+        wire.send(resp, VIEW.renderer(req, query['fields'])(template))
+
+    def on_patch(self, req: falcon.Request, resp: falcon.Response,
+                 template_ident: str) -> None:
+        _require(req)
+        wire.query(req, {})
+        policy.authorize('baremetal:deploy_template:update', req.context.ctx)
+        template = as_row(templates_db.get(template_ident))
+        patch = json_patch.validate(req.context.version, wire.read_json(req))
+        json_patch.check_allowed(patch, PATCH_ALLOWED)
+        document = {name: template[name]
+                    for name in ('uuid', 'name', 'steps', 'extra')}
+        result = _checked(json_patch.apply(document, patch))
+        values = json_patch.changes(document, result)
+        updated = as_row(templates_db.update(template['uuid'], values))
+        wire.send(resp, VIEW.renderer(req)(updated))
+
+    def on_delete(self, req: falcon.Request, resp: falcon.Response,
+                  template_ident: str) -> None:
+        _require(req)
+        wire.query(req, {})
+        policy.authorize('baremetal:deploy_template:delete', req.context.ctx)
+        templates_db.destroy(template_ident)
+        wire.no_content(resp)
+
+
+def register(app: falcon.App, rpcapi) -> None:
+    app.add_route('/v1/deploy_templates', DeployTemplates())
+    app.add_route('/v1/deploy_templates/{template_ident}', DeployTemplate())

@@ -1,0 +1,88 @@
+"""Error responses in Ironic's format, for every failure of every request.
+
+Ironic's clients parse ``{"error_message": "<JSON string>"}`` where the
+string decodes to ``{"faultcode", "faultstring", "debuginfo"}``.
+Expected errors (``IronsideException``) answer with their own status and
+message; anything else is logged with its traceback and answered with a
+generic 500 that names the request id, never the traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from http import HTTPStatus
+
+import falcon
+import oslo_messaging as messaging
+
+from ironside.common import exception
+
+LOG = logging.getLogger(__name__)
+
+_FALCON_MESSAGES = {
+    404: 'The resource could not be found.',
+    405: 'The method specified is not allowed for this resource.',
+}
+
+
+def error_body(status: int, message: str) -> bytes:
+    fault = {'faultcode': 'Client' if status < 500 else 'Server',
+             'faultstring': message, 'debuginfo': None}
+    return json.dumps({'error_message': json.dumps(fault)}).encode()
+
+
+def set_error(resp: falcon.Response, status: int, message: str) -> None:
+    resp.status = status
+    resp.content_type = falcon.MEDIA_JSON
+    resp.data = error_body(status, message)
+
+
+def _status_of(exc: exception.IronsideException) -> int:
+    try:
+        status = int(exc.code)
+    except (TypeError, ValueError):
+        return 500
+    return status if status in HTTPStatus._value2member_map_ else 500
+
+
+def handle_ironside(req, resp, exc, _params) -> None:
+    status = _status_of(exc)
+    if status >= 500:
+        LOG.warning('%s %s failed with %d: %s', req.method, req.path,
+                    status, exc)
+    else:
+        LOG.debug('%s %s refused with %d: %s', req.method, req.path,
+                  status, exc)
+    set_error(resp, status, str(exc))
+
+
+def handle_falcon(req, resp, exc: falcon.HTTPError, _params) -> None:
+    status = exc.status_code
+    message = exc.description or _FALCON_MESSAGES.get(status) or \
+        exc.title or 'Error'
+    set_error(resp, status, message)
+    for name, value in (exc.headers or {}).items():
+        resp.set_header(name, value)
+
+
+def handle_timeout(req, resp, exc, _params) -> None:
+    LOG.warning('%s %s: no conductor answered in time: %s', req.method,
+                req.path, exc)
+    set_error(resp, 503, 'No conductor answered in time; please retry.')
+
+
+def handle_unexpected(req, resp, exc, _params) -> None:
+    request_id = getattr(req.context, 'request_id', None) or 'unknown'
+    LOG.error('Unexpected error in %s %s (request %s)', req.method,
+              req.path, request_id, exc_info=exc)
+    set_error(resp, 500, 'Internal server error; the details are logged '
+                         'with request id %s.' % request_id)
+
+
+def register(app: falcon.App) -> None:
+    """Install the handlers; the most specific class wins in Falcon."""
+    app.add_error_handler(Exception, handle_unexpected)
+    app.add_error_handler(falcon.HTTPError, handle_falcon)
+    app.add_error_handler(exception.IronsideException, handle_ironside)
+    app.add_error_handler(messaging.MessagingTimeout, handle_timeout)

@@ -1,0 +1,92 @@
+"""Helpers for resources that belong to a node (ports, port groups).
+
+Their access is decided by their node's owner and lessee; a caller who
+may not see the node does not see them either (404).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from ironside.api import node_access
+from ironside.api import patch as json_patch
+from ironside.api import policy
+from ironside.api import schemas
+from ironside.api import wire
+from ironside.common import exception
+
+
+def authorize(req, rule: str, row: dict[str, Any],
+              not_found: exception.IronsideException) -> None:
+    """403, or 404 (``not_found``) if the caller may not see the node."""
+    context = req.context.ctx
+    target = policy.node_target(row.get('node_owner'), row.get('node_lessee'))
+    if policy.check(rule, context, target):
+        return
+    if policy.check('baremetal:node:get', context, target):
+        policy.authorize(rule, context, target)
+    raise not_found
+
+
+def node_for_body(req, ident: str, rule: str) -> dict[str, Any]:
+    """The node a create or update names: 400 if there is none."""
+    try:
+        return node_access.get_node(
+            req, ident, rule, ['id', 'uuid', 'owner', 'lessee',
+                               'provision_state', 'maintenance'])
+    except exception.NodeNotFound as exc:
+        exc.code = 400
+        raise
+
+
+def node_id_filter(req, ident: str | None) -> int | None:
+    """The id of the node a list filters by (404 if it does not exist)."""
+    if ident is None:
+        return None
+    row = node_access.get_node(req, ident, 'baremetal:node:get', ['id'])
+    return row['id']
+
+
+def booleans(values: dict[str, Any], names: Iterable[str]) -> None:
+    for name in names:
+        if values.get(name) is not None:
+            values[name] = wire.as_boolean(name, values[name])
+
+
+def patched(req, row: dict[str, Any], document_fields: Iterable[str],
+            allowed: Iterable[str], schema: dict,
+            name: str) -> tuple[list[dict], dict[str, Any]]:
+    """Apply the JSON patch of the request to ``row``; return the changes.
+
+    Removed fields become None; the result is validated against
+    ``schema`` before anything changes.
+    """
+    version = req.context.version
+    patch = json_patch.validate(version, wire.read_json(req))
+    json_patch.check_allowed(patch, allowed)
+    document = {field: row.get(field) for field in document_fields}
+    result = json_patch.apply(document, patch)
+    schemas.validate(name, {k: v for k, v in result.items()
+                            if v is not None}, schema)
+    return patch, json_patch.changes(document, result)
+
+
+def node_uuid_to_id(values: dict[str, Any], req, rule: str) -> None:
+    if 'node_uuid' in values:
+        node = node_for_body(req, wire.as_uuid('node_uuid',
+                                               values.pop('node_uuid')),
+                             rule)
+        values['node_id'] = node['id']
+
+
+def settle_removals(values: dict[str, Any], documents: Iterable[str],
+                    flags: Iterable[str]) -> None:
+    """What removing a field means: an empty document, or no change for a
+    flag that cannot be empty."""
+    for name in documents:
+        if name in values and values[name] is None:
+            values[name] = {}
+    for name in flags:
+        if name in values and values[name] is None:
+            del values[name]

@@ -1,0 +1,226 @@
+"""What goes over the wire: query parameters, JSON bodies, JSON answers.
+
+Query parameters arrive as strings; each handler names the ones it takes
+and how to read them, and anything else is refused with 400, as Ironic
+does ("Unexpected arguments"). Bodies are JSON, at most
+``[api]max_body_size`` bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from collections.abc import Iterable
+from typing import Any
+
+import falcon
+import orjson
+from oslo_utils import uuidutils
+
+from ironside.common import exception
+from ironside.common.conf import CONF
+
+_TRUE = frozenset(('1', 't', 'true', 'on', 'y', 'yes'))
+_FALSE = frozenset(('0', 'f', 'false', 'off', 'n', 'no'))
+_ALL_BOOLS = ', '.join("'%s'" % v for v in sorted(_TRUE | _FALSE))
+
+# RFC 3986 unreserved characters: what Ironic accepts as a logical name.
+_LOGICAL_NAME = re.compile(r'^[A-Za-z0-9\-._~]{1,255}$')
+_HOSTNAME_LABEL = re.compile(r'^(?!-)[a-z0-9-]{1,63}(?<!-)$')
+_MAC = re.compile(r'^([0-9a-f]{2}[:-]){5}[0-9a-f]{2}$')
+
+
+def invalid(message: str) -> exception.InvalidParameterValue:
+    return exception.InvalidParameterValue(err=message)
+
+
+# Value readers: (name, raw value) -> value, raising 400 naming the problem.
+
+def as_string(name: str, value: Any) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise invalid('Expected string for %s: %s' % (name, value))
+    return value
+
+
+def as_boolean(name: str, value: Any) -> bool | None:
+    if value is None or isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False
+    raise invalid("Invalid %s: Unrecognized value '%s', acceptable values "
+                  "are: %s" % (name, value, _ALL_BOOLS))
+
+
+def as_integer(name: str, value: Any) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        raise invalid('Expected an integer for %s: %s' % (name, value))
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise invalid('Expected an integer for %s: %s'
+                      % (name, value)) from None
+
+
+def as_uuid(name: str, value: Any) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not uuidutils.is_uuid_like(value):
+        raise invalid('Expected UUID for %s: %s' % (name, value))
+    return value
+
+
+def is_logical_name(value: Any) -> bool:
+    return isinstance(value, str) and bool(_LOGICAL_NAME.match(value))
+
+
+def is_hostname_safe(value: Any) -> bool:
+    """The name rule before 1.10: a lower-case DNS name."""
+    if not isinstance(value, str) or not value or len(value) > 255:
+        return False
+    labels = value.rstrip('.').split('.')
+    return all(_HOSTNAME_LABEL.match(label) for label in labels) and \
+        not value.replace('.', '').isdigit()
+
+
+def as_uuid_or_name(name: str, value: Any) -> str | None:
+    if value is None:
+        return None
+    if not (is_logical_name(value) or (isinstance(value, str) and
+                                       uuidutils.is_uuid_like(value))):
+        raise invalid('Expected UUID or name for %s: %s' % (name, value))
+    return value
+
+
+def _comma_list(name: str, value: Any, lower: bool) -> list[str] | None:
+    if value is None:
+        return None
+    values = value if isinstance(value, list) else [value]
+    items: list[str] = []
+    for item in values:
+        for part in as_string(name, item).split(','):
+            part = part.strip()
+            if lower:
+                part = part.lower()
+            if part and part not in items:
+                items.append(part)
+    return items
+
+
+def as_string_list(name: str, value: Any) -> list[str] | None:
+    """A comma-separated list, lower-cased and de-duplicated (as Ironic)."""
+    return _comma_list(name, value, lower=True)
+
+
+def as_fields(name: str, value: Any) -> list[str] | None:
+    """The ``fields`` parameter: a comma list, case kept, in order."""
+    return _comma_list(name, value, lower=False)
+
+
+def normalize_mac(value: str) -> str:
+    if not isinstance(value, str) or not _MAC.match(value.lower()):
+        raise invalid('Expected valid MAC address for address: %s' % value)
+    return value.lower().replace('-', ':')
+
+
+def as_mac(name: str, value: Any) -> str | None:
+    if value is None:
+        return None
+    if not isinstance(value, str) or not _MAC.match(value.lower()):
+        raise invalid('Expected valid MAC address for %s: %s'
+                      % (name, value))
+    return value.lower().replace('-', ':')
+
+
+Reader = Callable[[str, Any], Any]
+
+
+def query(req: falcon.Request, readers: dict[str, Reader]
+          ) -> dict[str, Any]:
+    """Read the query parameters a handler takes; refuse any other.
+
+    Returns every name in ``readers`` (None when absent).
+    """
+    raw = req.params
+    unexpected = sorted(set(raw) - set(readers))
+    if unexpected:
+        raise invalid('Unexpected arguments: %s' % ', '.join(unexpected))
+    result = {}
+    for name, reader in readers.items():
+        value = raw.get(name)
+        if isinstance(value, list) and reader not in (as_string_list,
+                                                      as_fields):
+            value = value[-1]
+        result[name] = reader(name, value)
+    return result
+
+
+# Bodies
+
+def read_body(req: falcon.Request) -> bytes:
+    limit = CONF.api.max_body_size
+    length = req.content_length
+    if length is not None and length > limit:
+        raise invalid('Request body is %d bytes, more than the %d bytes '
+                      '[api]max_body_size allows' % (length, limit))
+    data = req.bounded_stream.read(limit + 1)
+    if len(data) > limit:
+        raise invalid('Request body is more than the %d bytes '
+                      '[api]max_body_size allows' % limit)
+    return data
+
+
+def read_json(req: falcon.Request, default: Any = None) -> Any:
+    """The request body decoded as JSON; ``default`` if there is none."""
+    data = read_body(req)
+    if not data.strip():
+        return default
+    try:
+        return json.loads(data.decode('utf-8'))
+    except UnicodeDecodeError:
+        raise invalid('Request body is not valid UTF-8') from None
+    except ValueError as exc:
+        raise invalid('Request body is not valid JSON: %s' % exc) from None
+
+
+def read_object(req: falcon.Request, allowed: Iterable[str],
+                required: Iterable[str] = ()) -> dict[str, Any]:
+    """A JSON object body with only ``allowed`` keys (Ironic's checks)."""
+    body = read_json(req, default={})
+    if not isinstance(body, dict):
+        raise invalid('Request body must be a JSON object, not %s'
+                      % type(body).__name__)
+    unexpected = sorted(set(body) - set(allowed))
+    if unexpected:
+        raise invalid('Unexpected arguments: %s' % ', '.join(unexpected))
+    for name in required:
+        if name not in body:
+            raise exception.MissingParameterValue(
+                err='Missing mandatory parameter: %s' % name)
+    return body
+
+
+# Answers
+
+def send(resp: falcon.Response, body: Any, status: int = 200) -> None:
+    resp.status = status
+    resp.content_type = falcon.MEDIA_JSON
+    resp.data = orjson.dumps(body, option=orjson.OPT_NON_STR_KEYS)
+
+
+def no_content(resp: falcon.Response, status: int = 204) -> None:
+    """204 (or 202) with an empty body, as Ironic answers actions.
+
+    An empty 202 is typed text/plain: never JSON, which ironicclient
+    would try to decode.
+    """
+    resp.status = status
+    resp.content_type = None if status == 204 else falcon.MEDIA_TEXT
+    resp.data = b''

@@ -1,0 +1,58 @@
+"""ironside-api: the REST API, sending work to conductors over RPC."""
+
+from __future__ import annotations
+
+import logging
+import signal
+import sys
+import threading
+
+from ironside.api import app as api_app
+from ironside.api import auth
+from ironside.api import server as api_server
+from ironside.common import exception
+from ironside.common import rpc
+from ironside.common import service
+from ironside.common.conf import CONF
+from ironside.conductor import rpcapi as conductor_rpcapi
+
+LOG = logging.getLogger(__name__)
+
+
+def start_api(rpcapi) -> api_server.ApiServer:
+    """Check the auth strategy, then serve the API on [api]host_ip:port."""
+    auth.check_strategy(CONF.api.host_ip)
+    app = auth.wrap(api_app.build_app(rpcapi))
+    server = api_server.ApiServer(app, CONF.api.host_ip, CONF.api.port,
+                                  CONF.api.threads)
+    server.start()
+    return server
+
+
+def wait_for_signal() -> None:
+    """Block until SIGTERM or SIGINT."""
+    stop = threading.Event()
+
+    def _handle(signum, _frame):
+        LOG.info('Signal %d received, stopping', signum)
+        stop.set()
+
+    signal.signal(signal.SIGTERM, _handle)
+    signal.signal(signal.SIGINT, _handle)
+    while not stop.wait(1):
+        pass
+
+
+def main() -> None:
+    service.prepare_service()
+    if CONF.rpc_transport == 'local':
+        sys.exit('ironside-api needs conductors in other processes: set '
+                 '[DEFAULT]rpc_transport = oslo, or run "ironside" '
+                 '(all-in-one)')
+    try:
+        server = start_api(conductor_rpcapi.ConductorAPI())
+    except exception.ConfigInvalid as exc:
+        sys.exit(str(exc))
+    wait_for_signal()
+    server.stop()
+    rpc.cleanup()

@@ -1,0 +1,57 @@
+"""Queries on ports: a node's network interfaces, by MAC address."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ironside.common import exception
+from ironside.db import models
+from ironside.db import resources
+
+NODE = models.Node.__table__
+PORTGROUP = models.Portgroup.__table__
+PORT = models.Port.__table__
+
+PORTS = resources.Resource(
+    model=models.Port,
+    not_found=lambda ident: exception.PortNotFound(port=ident),
+    duplicates={
+        'address': lambda v: exception.MACAlreadyExists(
+            mac=v.get('address')),
+        'name': lambda v: exception.PortDuplicateName(name=v.get('name')),
+        'uuid': lambda v: exception.PortAlreadyExists(uuid=v.get('uuid')),
+    },
+    joins=(
+        resources.Join(lambda: PORT.c.node_id == NODE.c.id,
+                       (('node_uuid', NODE.c.uuid),
+                        ('node_owner', NODE.c.owner),
+                        ('node_lessee', NODE.c.lessee))),
+        resources.Join(lambda: PORT.c.portgroup_id == PORTGROUP.c.id,
+                       (('portgroup_uuid', PORTGROUP.c.uuid),)),
+    ))
+
+create = PORTS.create
+get = PORTS.get
+update = PORTS.update
+destroy = PORTS.destroy
+id_for = PORTS.id_for
+
+
+def filter_clauses(filters: dict[str, Any]) -> list:
+    """Those of resources.node_child_clauses, portgroup_id and
+    description_contains."""
+    clauses = resources.node_child_clauses(PORT, filters)
+    if filters.get('portgroup_id') is not None:
+        clauses.append(PORT.c.portgroup_id == filters['portgroup_id'])
+    if filters.get('description_contains'):
+        clauses.append(PORT.c.description.contains(
+            filters['description_contains']))
+    return clauses
+
+
+def list_ports(filters: dict[str, Any], limit: int | None = None,
+               marker: str | None = None, sort_key: str = 'id',
+               sort_dir: str = 'asc') -> list[dict[str, Any]]:
+    return PORTS.list(filter_clauses(filters), limit, marker, sort_key,
+                      sort_dir)
+

@@ -1,0 +1,97 @@
+"""The real ``openstack baremetal`` CLI against a real Ironside process."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from tests.functional.fixtures.ironside_process import CommandFailed
+
+pytestmark = pytest.mark.functional
+
+STEPS = [
+    {'interface': 'bios', 'step': 'apply_configuration',
+     'args': {'settings': [{'name': 'HyperThreading', 'value': 'off'}]},
+     'priority': 150},
+]
+
+
+def _show(ironside, name: str) -> dict:
+    return ironside.cli('node', 'show', name, '-f', 'json')
+
+
+def _watch_deploy(ironside, name: str, timeout: float = 90) -> list:
+    """(step, index) pairs seen while the node deploys, in order.
+
+    Watched through the API, whose answers take milliseconds: one CLI
+    call takes longer than some steps.
+    """
+    seen = []
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        status, node = ironside.api('GET', '/v1/nodes/%s' % name)
+        assert status == 200, node
+        if node['provision_state'] not in ('deploying', 'wait call-back'):
+            return seen
+        step = node['deploy_step']
+        index = node['driver_internal_info'].get('deploy_step_index')
+        if step and (step['interface'], step['step'], index) not in seen:
+            seen.append((step['interface'], step['step'], index))
+        time.sleep(0.05)
+    raise AssertionError('still deploying after %ss; saw %s' % (timeout,
+                                                                seen))
+
+
+def test_deploy_with_steps_and_undeploy(ironside):
+    node = ironside.cli('node', 'create', '--driver', 'fake-hardware',
+                        '--name', 'cli-1', '--resource-class', 'baremetal',
+                        '--property', 'memory_mb=4096', '-f', 'json')
+    assert node['provision_state'] == 'enroll'
+    ironside.cli('node', 'manage', 'cli-1', '--wait', '60')
+    ironside.cli('node', 'provide', 'cli-1', '--wait', '60')
+    assert _show(ironside, 'cli-1')['provision_state'] == 'available'
+    ironside.cli('node', 'set', 'cli-1', '--driver-info',
+                 'fake_step_delays={"bios.apply_configuration": 6, '
+                 '"deploy.deploy": 2, "deploy.write_image": 2}')
+    ironside.cli('node', 'deploy', 'cli-1', '--deploy-steps',
+                 json.dumps(STEPS))
+    shown = _show(ironside, 'cli-1')
+    assert shown['provision_state'] == 'deploying'
+    assert shown['deploy_step']['step'] == 'apply_configuration'
+    assert shown['driver_internal_info']['deploy_step_index'] == 0
+    seen = _watch_deploy(ironside, 'cli-1')
+    assert ('deploy', 'deploy', 1) in seen
+    assert ('deploy', 'write_image', 2) in seen
+    indexes = [index for _, _, index in seen]
+    assert indexes == sorted(indexes)
+    node = _show(ironside, 'cli-1')
+    assert node['provision_state'] == 'active'
+    assert node['deploy_step'] == {}
+    assert node['power_state'] == 'power on'
+    settings = ironside.cli('node', 'bios', 'setting', 'list', 'cli-1',
+                            '-f', 'json')
+    assert settings == [{'name': 'HyperThreading', 'value': 'off'}]
+    ironside.cli('node', 'undeploy', 'cli-1', '--wait', '60')
+    node = _show(ironside, 'cli-1')
+    assert node['provision_state'] == 'available'
+    assert node['instance_info'] == {}
+
+
+def test_a_failing_step_fails_the_deploy_naming_it(ironside):
+    ironside.cli('node', 'create', '--driver', 'fake-hardware',
+                 '--name', 'cli-2')
+    ironside.cli('node', 'manage', 'cli-2', '--wait', '60')
+    ironside.cli('node', 'provide', 'cli-2', '--wait', '60')
+    ironside.cli('node', 'set', 'cli-2', '--driver-info',
+                 'fake_fail_steps=deploy.boot_instance')
+    with pytest.raises(CommandFailed) as failure:
+        ironside.cli('node', 'deploy', 'cli-2', '--wait', '60')
+    assert 'deploy failed' in failure.value.result.stderr
+    node = _show(ironside, 'cli-2')
+    assert node['provision_state'] == 'deploy failed'
+    assert node['deploy_step']['step'] == 'boot_instance'
+    assert node['deploy_step']['interface'] == 'deploy'
+    assert 'deploy.boot_instance' in node['last_error']
+    assert node['failure_reason'] == 'StepFailed'

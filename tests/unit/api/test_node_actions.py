@@ -1,0 +1,99 @@
+"""Node management: boot device, NMI, maintenance, VIFs and validation."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.unit.api.conftest import error_of
+
+VIF = '0f2d7c2e-6a3b-4d1f-9d1a-b9d1b0f1e0ff'
+
+
+def test_boot_device(api, create_node):
+    node = create_node()
+    path = '/v1/nodes/%s/management/boot_device' % node['uuid']
+    assert api.get(path).json == {'boot_device': 'disk', 'persistent': True}
+    response = api.put(path, {'boot_device': 'pxe', 'persistent': 'false'})
+    assert response.status_code == 204
+    assert api.get(path).json == {'boot_device': 'pxe', 'persistent': False}
+    assert api.get(path + '/supported').json == {
+        'supported_boot_devices': ['pxe', 'disk', 'cdrom', 'bios']}
+    response = api.put(path, {'boot_device': 'floppy'})
+    assert response.status_code == 400
+    assert error_of(response) == 'Invalid boot device floppy specified.'
+    response = api.put(path, {})
+    assert error_of(response) == 'Missing mandatory parameter: boot_device'
+
+
+def test_inject_nmi(api, create_node):
+    node = create_node()
+    path = '/v1/nodes/%s/management/inject_nmi' % node['uuid']
+    assert api.put(path, {}, version='1.28').status_code == 404
+    assert api.put(path, {}).status_code == 204
+    response = api.put(path, {'now': True})
+    assert error_of(response) == 'Unexpected arguments: now'
+
+
+def test_maintenance(api, create_node):
+    node = create_node()
+    path = '/v1/nodes/%s/maintenance' % node['uuid']
+    assert api.put(path, {'reason': 'broken fan'}).status_code == 202
+    shown = api.get('/v1/nodes/%s' % node['uuid']).json
+    assert shown['maintenance'] is True
+    assert shown['maintenance_reason'] == 'broken fan'
+    assert api.delete(path).status_code == 202
+    shown = api.get('/v1/nodes/%s' % node['uuid']).json
+    assert shown['maintenance'] is False
+    assert shown['maintenance_reason'] is None
+    assert api.put(path, reason='by query').status_code == 202
+    assert api.get('/v1/nodes/%s' % node['uuid']).json[
+        'maintenance_reason'] == 'by query'
+
+
+def test_vifs(api, create_node):
+    node = create_node()
+    path = '/v1/nodes/%s/vifs' % node['uuid']
+    assert api.get(path, version='1.27').status_code == 404
+    assert api.get(path).json == {'vifs': []}
+    assert api.post(path, {'id': VIF}).status_code == 204
+    assert api.get(path).json == {'vifs': [{'id': VIF}]}
+    response = api.post(path, {'id': VIF})
+    assert response.status_code == 409
+    assert error_of(response) == ('Unable to attach VIF because VIF %s is '
+                                  'already attached to node %s'
+                                  % (VIF, node['uuid']))
+    response = api.delete('%s/%s' % (path, VIF))
+    assert response.status_code == 204
+    response = api.delete('%s/%s' % (path, VIF))
+    assert response.status_code == 400
+    assert error_of(response).startswith('Unable to detach VIF %s from '
+                                         'node %s' % (VIF, node['uuid']))
+
+
+@pytest.mark.parametrize('body,message', [
+    ({}, "Schema error for vif: 'id' is a required property"),
+    ({'id': 'has space'}, 'Expected UUID or name for id: has space'),
+    ({'id': VIF, 'port_uuid': 'a', 'portgroup_uuid': 'b'},
+     'Cannot specify both port_uuid and portgroup_uuid'),
+    (['x'], "Expected types dict for vif: ['x']"),
+])
+def test_vif_attach_refusals(api, create_node, body, message):
+    node = create_node()
+    response = api.post('/v1/nodes/%s/vifs' % node['uuid'], body)
+    assert response.status_code == 400
+    assert error_of(response) == message
+
+
+def test_validate(api, create_node):
+    node = create_node(driver_info={'fake_validate_fail': ['power']})
+    body = api.get('/v1/nodes/%s/validate' % node['uuid']).json
+    for interface in ('deploy', 'boot', 'management', 'storage'):
+        assert body[interface] == {'result': True, 'reason': None}
+    assert body['power'] == {
+        'result': False, 'reason': 'fake power validation failure '
+                                   'requested by driver_info '
+                                   'fake_validate_fail'}
+    assert body['firmware'] == {'result': None, 'reason': 'not supported'}
+    assert api.get('/v1/nodes/validate', node=node['uuid']).json == body
+    response = api.get('/v1/nodes/validate')
+    assert error_of(response) == 'Missing mandatory parameter: node'

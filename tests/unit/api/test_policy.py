@@ -1,0 +1,168 @@
+"""Policy with keystone: Ironic's personas, owner and lessee scoping.
+
+The app is built without keystonemiddleware (no keystone here); requests
+carry the identity headers auth_token would set after validating a token.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from ironside.api import policy
+from ironside.db import nodes as nodes_db
+from tests import utils
+from tests.unit.api.conftest import error_of
+
+
+@pytest.fixture
+def keystone(conf):
+    conf.set(auth_strategy='keystone')
+    policy.reset()
+    yield
+    policy.reset()
+
+
+def _identity(roles, project=None, system=False):
+    headers = {'X-Roles': ','.join(roles), 'X-User-Id': 'u1',
+               'X-Identity-Status': 'Confirmed'}
+    if system:
+        headers['OpenStack-System-Scope'] = 'all'
+    if project:
+        headers['X-Project-Id'] = project
+    return headers
+
+
+SYSTEM_ADMIN = _identity(['admin', 'member', 'reader'], system=True)
+SYSTEM_READER = _identity(['reader'], system=True)
+OWNER_MEMBER = _identity(['member', 'reader'], project='p1')
+LESSEE_READER = _identity(['reader'], project='p2')
+NOBODY = _identity([], project='p3')
+
+
+@pytest.fixture
+def nodes(keystone, api):
+    def _create(**values):
+        response = api.post('/v1/nodes', utils.fake_node_values(**values),
+                            headers=SYSTEM_ADMIN)
+        assert response.status_code == 201, response.text
+        return response.json
+    owned = _create(name='owned', owner='p1', lessee='p2')
+    other = _create(name='other', owner='p9')
+    nodes_db.update_node(owned['uuid'], {'last_error': 'BMC 10.0.0.1 down'})
+    return owned, other
+
+
+def _names(api, headers, **params):
+    response = api.get('/v1/nodes', headers=headers, **params)
+    assert response.status_code == 200, response.text
+    return sorted(n['name'] for n in response.json['nodes'])
+
+
+def test_system_users_see_everything(api, nodes):
+    assert _names(api, SYSTEM_ADMIN) == ['other', 'owned']
+    assert _names(api, SYSTEM_READER) == ['other', 'owned']
+    shown = api.get('/v1/nodes/owned', headers=SYSTEM_READER).json
+    assert shown['last_error'] == 'BMC 10.0.0.1 down'
+
+
+def test_projects_see_their_nodes_only(api, nodes):
+    assert _names(api, OWNER_MEMBER) == ['owned']
+    assert _names(api, LESSEE_READER) == ['owned']
+    assert _names(api, OWNER_MEMBER, detail='True') == ['owned']
+    response = api.get('/v1/nodes/other', headers=OWNER_MEMBER)
+    assert response.status_code == 404
+    assert error_of(response) == 'Node other could not be found.'
+    assert _names(api, OWNER_MEMBER, owner='p9') == []
+    response = api.get('/v1/nodes', project='p9', headers=OWNER_MEMBER)
+    assert response.status_code == 403
+    assert error_of(response) == ('Access was denied to the following '
+                                  'resource: baremetal:node:list_all')
+
+
+def test_lessee_sees_redacted_fields(api, nodes):
+    nodes_db.update_node(nodes[0]['uuid'], {'reservation': 'conductor-7'})
+    shown = api.get('/v1/nodes/owned', headers=LESSEE_READER).json
+    assert shown['last_error'] == ('** Value Redacted - Requires '
+                                   'baremetal:node:get:last_error '
+                                   'permission. **')
+    assert shown['reservation'].startswith('** Redacted')
+    assert shown['driver_info'] == {
+        'content': '** Redacted - requires baremetal:node:get:driver_info '
+                   'permission. **'}
+    owner_view = api.get('/v1/nodes/owned', headers=OWNER_MEMBER).json
+    assert owner_view['last_error'] == 'BMC 10.0.0.1 down'
+
+
+def test_what_each_persona_may_change(api, nodes):
+    extra = [{'op': 'add', 'path': '/extra/a', 'value': 1}]
+    owner = [{'op': 'replace', 'path': '/owner', 'value': 'p1'}]
+    assert api.patch('/v1/nodes/owned', extra,
+                     headers=OWNER_MEMBER).status_code == 200
+    response = api.patch('/v1/nodes/owned', owner, headers=OWNER_MEMBER)
+    assert response.status_code == 403
+    assert error_of(response) == ('Access was denied to the following '
+                                  'resource: baremetal:node:update:owner')
+    response = api.patch('/v1/nodes/owned', extra, headers=LESSEE_READER)
+    assert response.status_code == 403
+    response = api.patch('/v1/nodes/owned', extra, headers=SYSTEM_READER)
+    assert response.status_code == 403
+    assert api.patch('/v1/nodes/owned', owner,
+                     headers=SYSTEM_ADMIN).status_code == 200
+    response = api.delete('/v1/nodes/other', headers=OWNER_MEMBER)
+    assert response.status_code == 404
+    response = api.post('/v1/nodes', utils.fake_node_values(),
+                        headers=OWNER_MEMBER)
+    assert response.status_code == 403
+    assert error_of(response) == ('Access was denied to the following '
+                                  'resource: baremetal:node:create')
+
+
+def test_no_role_no_list(api, nodes):
+    response = api.get('/v1/nodes', headers=NOBODY)
+    assert response.status_code == 403
+
+
+def test_service_role_acts_as_system(api, nodes):
+    service = _identity(['service'], project='svc-id')
+    service['X-Project-Name'] = 'service'
+    assert _names(api, service) == ['other', 'owned']
+
+
+def test_ports_follow_their_node(api, nodes):
+    owned, other = nodes
+    for node, mac in ((owned, '52:54:00:00:00:01'),
+                      (other, '52:54:00:00:00:02')):
+        response = api.post('/v1/ports', {'address': mac,
+                                          'node_uuid': node['uuid']},
+                            headers=SYSTEM_ADMIN)
+        assert response.status_code == 201
+    listed = api.get('/v1/ports', headers=OWNER_MEMBER).json['ports']
+    assert [p['address'] for p in listed] == ['52:54:00:00:00:01']
+    other_port = api.get('/v1/ports', headers=SYSTEM_ADMIN).json['ports'][1]
+    assert api.get('/v1/ports/%s' % other_port['uuid'],
+                   headers=OWNER_MEMBER).status_code == 404
+
+
+def test_secrets_masked_even_for_system_admin(api, nodes):
+    owned, _ = nodes
+    api.patch('/v1/nodes/owned', [{'op': 'add',
+                                   'path': '/driver_info/ipmi_password',
+                                   'value': 'hunter2'}],
+              headers=SYSTEM_ADMIN)
+    shown = api.get('/v1/nodes/owned', headers=SYSTEM_ADMIN).json
+    assert shown['driver_info']['ipmi_password'] == '******'
+
+
+def test_allocations_are_scoped_to_their_owner(api, nodes):
+    response = api.post('/v1/allocations', {'resource_class': 'baremetal'},
+                        headers=OWNER_MEMBER)
+    assert response.status_code == 201, response.text
+    assert response.json['owner'] == 'p1'
+    response = api.post('/v1/allocations', {'resource_class': 'baremetal',
+                                            'owner': 'p9'},
+                        headers=OWNER_MEMBER)
+    assert response.status_code == 403
+    assert api.get('/v1/allocations', headers=LESSEE_READER).json == {
+        'allocations': []}
+    assert len(api.get('/v1/allocations', headers=OWNER_MEMBER).json[
+        'allocations']) == 1
