@@ -66,25 +66,12 @@ class Ironic39Server(servers.Server):
     def prepare(self) -> None:
         self.bin_dir = install()
         self.config_path = self.state_dir / 'ironic.conf'
-        default = {
-            'host': 'bench',
-            'rpc_transport': 'none',
-            'auth_strategy': 'noauth',
-            'enabled_hardware_types': 'fake-hardware',
-            'log_file': self.log_path,
-        }
-        default.update(servers.interface_options({
-            'firmware': 'fake', 'network': 'noop', 'storage': 'fake'}))
-        servers.write_ini(self.config_path, {
-            'DEFAULT': default,
-            'api': {'host_ip': '127.0.0.1', 'port': self.port,
-                    'max_limit': 1000},
-            'conductor': {'automated_clean': 'true'},
-            'database': {'connection': 'sqlite:///%s' %
-                         (self.state_dir / 'ironic.sqlite')},
-            'dhcp': {'dhcp_provider': 'none'},
-            'oslo_concurrency': {'lock_path': self.state_dir / 'locks'},
-        })
+        sections = self.common_sections(
+            'none', {'firmware': 'fake', 'network': 'noop',
+                     'storage': 'fake'}, 'ironic.sqlite')
+        sections['dhcp'] = {'dhcp_provider': 'none'}
+        sections['oslo_concurrency'] = {'lock_path': self.state_dir / 'locks'}
+        servers.write_ini(self.config_path, sections)
         servers.run_checked([str(self.bin_dir / 'ironic-dbsync'),
                              '--config-file', str(self.config_path),
                              'create_schema'],

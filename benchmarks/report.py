@@ -22,22 +22,22 @@ READS = (('list', 'list, plain'),
 SCALING_TOLERANCE = 0.9
 
 
-def manage_to_active(run: dict) -> float | None:
-    """Nodes per second from manage to active: N over the time of the
-    manage, provide and deploy phases together."""
+def _rate(run: dict, names: tuple[str, ...]) -> float | None:
+    """Nodes per second through the given phases together."""
     phases = run.get('phases')
     if not phases:
         return None
-    seconds = sum(phases[name]['seconds'] for name in PHASE_ORDER[:3])
-    return phases['deploy']['nodes'] / seconds if seconds else None
+    seconds = sum(phases[name]['seconds'] for name in names)
+    return phases[names[-1]]['nodes'] / seconds if seconds else None
+
+
+def manage_to_active(run: dict) -> float | None:
+    """N over the time of the manage, provide and deploy phases."""
+    return _rate(run, PHASE_ORDER[:3])
 
 
 def end_to_end(run: dict) -> float | None:
-    phases = run.get('phases')
-    if not phases:
-        return None
-    seconds = sum(phases[name]['seconds'] for name in PHASE_ORDER)
-    return phases['undeploy']['nodes'] / seconds if seconds else None
+    return _rate(run, PHASE_ORDER)
 
 
 def cpu_ms_per_node(run: dict) -> float | None:

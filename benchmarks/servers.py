@@ -83,6 +83,27 @@ class Server:
     def version(self) -> str:
         raise NotImplementedError
 
+    def common_sections(self, rpc_transport: str,
+                        interfaces: dict[str, str],
+                        database_file: str) -> dict[str, dict[str, object]]:
+        """The configuration both servers share; each adds its own."""
+        default = {
+            'host': 'bench',
+            'rpc_transport': rpc_transport,
+            'auth_strategy': 'noauth',
+            'enabled_hardware_types': 'fake-hardware',
+            'log_file': self.log_path,
+        }
+        default.update(interface_options(interfaces))
+        return {
+            'DEFAULT': default,
+            'api': {'host_ip': '127.0.0.1', 'port': self.port,
+                    'max_limit': 1000},
+            'conductor': {'automated_clean': 'true'},
+            'database': {'connection': 'sqlite:///%s' %
+                         (self.state_dir / database_file)},
+        }
+
     def start(self) -> None:
         self.prepare()
         with open(self.state_dir / 'stdout.log', 'ab') as out:
@@ -198,24 +219,9 @@ class IronsideServer(Server):
 
     def prepare(self) -> None:
         self.config_path = self.state_dir / 'ironside.conf'
-        default = {
-            'host': 'bench',
-            'rpc_transport': 'local',
-            'auth_strategy': 'noauth',
-            'enabled_hardware_types': 'fake-hardware',
-            'log_file': self.log_path,
-        }
-        default.update(interface_options({
-            'firmware': 'no-firmware', 'network': 'noop',
-            'storage': 'noop'}))
-        write_ini(self.config_path, {
-            'DEFAULT': default,
-            'api': {'host_ip': '127.0.0.1', 'port': self.port,
-                    'max_limit': 1000},
-            'conductor': {'automated_clean': 'true'},
-            'database': {'connection': 'sqlite:///%s' %
-                         (self.state_dir / 'ironside.sqlite')},
-        })
+        write_ini(self.config_path, self.common_sections(
+            'local', {'firmware': 'no-firmware', 'network': 'noop',
+                      'storage': 'noop'}, 'ironside.sqlite'))
         run_checked([self._script('ironside-dbsync'), '--config-file',
                      str(self.config_path), 'upgrade'],
                     self.state_dir / 'dbsync.log')
