@@ -58,7 +58,8 @@ def test_deploy_with_steps_and_undeploy(ironside):
     assert _show(ironside, 'cli-1')['provision_state'] == 'available'
     ironside.cli('node', 'set', 'cli-1', '--driver-info',
                  'fake_step_delays={"bios.apply_configuration": 6, '
-                 '"deploy.deploy": 2, "deploy.write_image": 2}')
+                 '"deploy.deploy": 2, "deploy.write_image": 2, '
+                 '"deploy.prepare_instance_boot": 2}')
     ironside.cli('node', 'deploy', 'cli-1', '--deploy-steps',
                  json.dumps(STEPS))
     # The CLI shows the step running now, and its index; a CLI call can
