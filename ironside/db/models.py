@@ -53,10 +53,12 @@ class JsonEncoded(sa.types.TypeDecorator):
 class JsonDict(JsonEncoded):
     """A JSON object column; NULL reads back as {}."""
 
+    cache_ok = True
     empty = dict
 
 
 class JsonList(JsonEncoded):
+    cache_ok = True
     empty = list
 
 

@@ -3,6 +3,7 @@
 from ironside.common.conf import api
 from ironside.common.conf import conductor
 from ironside.common.conf import default
+from ironside.common.conf import site
 
 
 def list_opts():
@@ -10,4 +11,5 @@ def list_opts():
         ('DEFAULT', default.opts),
         ('api', api.opts),
         ('conductor', conductor.opts),
+        ('site', site.opts),
     ]
