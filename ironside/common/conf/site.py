@@ -15,11 +15,11 @@ opts = [
     cfg.IntOpt('deploy_timeout', default=7200, min=1,
                help='Seconds a group\'s deploy phase may take before the '
                     'group fails with "failed: timeout".'),
-    cfg.FloatOpt('node_poll_interval', default=1.0, min=0.01,
+    cfg.FloatOpt('node_poll_interval', default=1.0, min=0.001,
                  help='Longest pause, in seconds, between two reads of the '
                       'states of the nodes in flight. The runner reads '
                       'sooner while nodes are changing.'),
-    cfg.FloatOpt('action_check_interval', default=1.0, min=0.05,
+    cfg.FloatOpt('action_check_interval', default=1.0, min=0.01,
                  help='Seconds between looks for new site actions and for '
                       'actions whose conductor died.'),
 ]
