@@ -125,11 +125,11 @@ def create_action(action: str, strategy_name: str, document: dict[str, Any],
                 raise _conflict_error(conflicts)
             session.add(row)
             session.flush()
-            session.execute(sa.insert(SiteActionNode), [
-                {'action_id': row.id, 'node_uuid': uuid, 'node_name': name,
-                 'status': site_models.NOT_STARTED}
-                for uuid, name in nodes])
             if uuids:
+                session.execute(sa.insert(SiteActionNode), [
+                    {'action_id': row.id, 'node_uuid': uuid,
+                     'node_name': name, 'status': site_models.NOT_STARTED}
+                    for uuid, name in nodes])
                 session.execute(sa.insert(SiteNodeClaim), [
                     {'node_uuid': uuid, 'action_id': row.id,
                      'created_at': models.utcnow()} for uuid in uuids])

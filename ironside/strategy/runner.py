@@ -218,6 +218,8 @@ class ActionRunner:
         outcome = self._run_phase(group, phase)
         if outcome is None:
             return
+        LOG.info('Site action %s: %s of group %s: %s', self.uuid, phase,
+                 group.name, outcome['result'])
         if phase == node_flow.PREPARE:
             state['prepare'] = outcome
             if outcome['result'] == site_progress.SUCCESS:
@@ -227,8 +229,6 @@ class ActionRunner:
                     'result': site_progress.FAILED_PREPARE})
         else:
             state.update(state=site_progress.DONE, deploy=outcome)
-        LOG.info('Site action %s: %s of group %s: %s', self.uuid, phase,
-                 group.name, outcome['result'])
         self._save()
 
     def _judge(self, group: document.Group, phase: str) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""The spec's three Example Processing runs, exactly as the spec prints them."""
+"""The spec's three Example Processing runs, as the spec prints them."""
 
 ALL_SUCCESS = """\
 Start
