@@ -53,6 +53,8 @@ class JsonEncoded(sa.types.TypeDecorator):
 class JsonDict(JsonEncoded):
     """A JSON object column; NULL reads back as {}."""
 
+    # SQLAlchemy looks for cache_ok on each class, not its bases; without
+    # it no statement touching the column is cached.
     cache_ok = True
     empty = dict
 
