@@ -44,24 +44,33 @@ class BaseConductorManager:
     # Lifecycle
 
     def init_host(self) -> None:
-        """Register in the DB, clean up after a crash, start background work.
+        """Prepare and register: the conductor then owns its nodes."""
+        self.prepare_host()
+        self.register_and_start()
 
-        After this returns the conductor owns its share of nodes.
+    def prepare_host(self) -> None:
+        """Load drivers and start the worker pool; invisible to others.
+
+        An RPC server may start between this and register_and_start, so
+        that whoever sees this conductor in the database can reach it.
         """
         self.drivers = factory.get_factory()
         pool_size = CONF.conductor.workers_pool_size
         self._executor = futurist.ThreadPoolExecutor(max_workers=pool_size)
         self._slots = threading.BoundedSemaphore(
             pool_size + CONF.conductor.workers_pool_backlog)
+        self.poller = async_poller.AsyncStepPoller(self.spawn_worker,
+                                                   self.poll_node)
+        self.poller.start()
+
+    def register_and_start(self) -> None:
+        """Join the hash ring, recover after a crash, start periodics."""
         conductor = conductors_db.register_conductor(
             self.host, CONF.conductor.conductor_group,
             self.drivers.hardware_types, self.drivers.registration(),
             CONF.conductor.heartbeat_timeout)
         self.conductor_id = conductor.id
         self.ring.reset()
-        self.poller = async_poller.AsyncStepPoller(self.spawn_worker,
-                                                   self.poll_node)
-        self.poller.start()
         # Nodes this host held when it last stopped (or crashed).
         conductor_periodics.recover_nodes_of(self, [self.host],
                                              only_owned=False)

@@ -24,13 +24,16 @@ class ConductorService:
         self._stop = threading.Event()
 
     def start(self) -> None:
-        self.manager.init_host()
+        self.manager.prepare_host()
         if self._want_rpc:
+            # Listen before registering: a client that finds this
+            # conductor in the database must find its queue too.
             target = messaging.Target(topic=rpc.TOPIC,
                                       server=self.manager.host,
                                       version=rpc.RPC_API_VERSION)
             self._rpc_server = rpc.get_server(target, [self.manager])
             self._rpc_server.start()
+        self.manager.register_and_start()
         LOG.info('Conductor %s is serving', self.manager.host)
 
     def stop(self) -> None:

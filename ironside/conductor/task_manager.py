@@ -147,10 +147,16 @@ class TaskManager:
             raise exception.InvalidStateRequested(
                 action=verb or event, node=self.node.name or self.node.uuid,
                 state=self.node.provision_state) from None
+        if target_state is None:
+            target_state = states.TARGETS.get(new_state)
+            # Moving within one operation (cleaning → clean wait → cleaning)
+            # keeps the target it was started with, e.g. manageable for
+            # manual cleaning.
+            if target_state is not None and previous[1] is not None and \
+                    states.TARGETS.get(previous[0]) == target_state:
+                target_state = previous[1]
         self.node.provision_state = new_state
-        self.node.target_provision_state = (
-            target_state if target_state is not None
-            else states.TARGETS.get(new_state))
+        self.node.target_provision_state = target_state
         self.node.provision_updated_at = models.utcnow()
         if callback is not None:
             self.spawn_after(callback, *call_args)

@@ -217,7 +217,7 @@ class Node(TimestampMixin, Base):
     driver_internal_info: orm.Mapped[dict] = dict_column()
     instance_info: orm.Mapped[dict] = dict_column()
     instance_uuid: orm.Mapped[str | None] = _str(36, unique=True)
-    instance_name: orm.Mapped[str | None] = _str()
+    instance_name: orm.Mapped[str | None] = _str(index=True)
     properties: orm.Mapped[dict] = dict_column()
     extra: orm.Mapped[dict] = dict_column()
     network_data: orm.Mapped[dict] = dict_column()
@@ -248,7 +248,7 @@ class Node(TimestampMixin, Base):
         sa.Boolean, default=False, nullable=False)
     protected_reason: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
     retired: orm.Mapped[bool] = orm.mapped_column(
-        sa.Boolean, default=False, nullable=False)
+        sa.Boolean, default=False, nullable=False, index=True)
     retired_reason: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
     allocation_id: orm.Mapped[int | None] = orm.mapped_column(
         sa.ForeignKey('allocations.id', ondelete='SET NULL'),

@@ -415,12 +415,18 @@ class HardwareType:
     def supports(self, interface_type: str, impl: type) -> bool:
         return self.preference(interface_type, impl) is not None
 
-    def preference(self, interface_type: str, impl: type) -> int | None:
-        """Rank of ``impl`` among the supported ones (0 is preferred)."""
+    def preference(self, interface_type: str, impl: type
+                   ) -> tuple[int, int] | None:
+        """Sort key of ``impl`` among the supported ones; None if not one.
+
+        Listed classes rank in their order; a subclass ranks right after
+        the class it extends, so installing a plugin never changes which
+        implementation new nodes get by default.
+        """
         for rank, cls in enumerate(
                 self.supported_interfaces.get(interface_type, ())):
             if isinstance(impl, type) and issubclass(impl, cls):
-                return rank
+                return (rank, 0 if impl is cls else 1)
         return None
 
     def get_properties(self) -> dict[str, str]:

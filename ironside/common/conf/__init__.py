@@ -1,6 +1,8 @@
 """Configuration: every option group, registered once on ``CONF``."""
 
+import oslo_messaging
 from oslo_config import cfg
+from oslo_messaging import transport as messaging_transport
 
 from ironside.common.conf import api
 from ironside.common.conf import conductor
@@ -15,3 +17,9 @@ api.register_opts(CONF)
 conductor.register_opts(CONF)
 database.register_opts(CONF)
 site.register_opts(CONF)
+
+# oslo.messaging registers transport_url and control_exchange only when a
+# transport is first made; register them now so config files and tests can
+# set them before that.
+CONF.register_opts(messaging_transport._transport_opts)
+oslo_messaging.set_transport_defaults('ironside')

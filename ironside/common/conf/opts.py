@@ -13,3 +13,4 @@ def list_opts():
         ('conductor', conductor.opts),
         ('site', site.opts),
     ]
+

@@ -19,6 +19,10 @@ tests and demos steer them from ``driver_info``:
     Seconds a power change takes.
 ``fake_validate_fail``
     Interface types (``["power", ...]``) whose validation fails.
+``fake_async_callback``
+    ``true`` makes the asynchronous steps wait for a callback
+    (``continue_node_deploy`` / ``continue_node_clean``), as a ramdisk
+    agent would send, instead of being polled.
 """
 
 from __future__ import annotations
@@ -42,6 +46,8 @@ PROPERTIES = {
     'fake_power_delay': 'Seconds a power change takes. Optional.',
     'fake_validate_fail': 'Interface types whose validation fails. '
                           'Optional.',
+    'fake_async_callback': 'true: asynchronous steps wait for a callback '
+                           'instead of being polled. Optional.',
 }
 
 
@@ -72,6 +78,30 @@ def step_delay(task, name: str) -> float:
     if name in delays:
         return _number(task, 'fake_step_delays', delays[name])
     return _number(task, 'fake_step_delay', info.get('fake_step_delay', 0))
+
+
+def start_async_step(task, name: str) -> str:
+    """Begin an asynchronous fake step that lasts its delay.
+
+    It finishes when polled after the delay, or, with
+    ``fake_async_callback``, when someone calls back.
+    """
+    delay = step_delay(task, name)
+    task.node.driver_internal_info['fake_async_until'] = time.time() + delay
+    if task.node.driver_info.get('fake_async_callback'):
+        return base.await_callback(task)
+    return base.poll_later(task, interval=delay or 0.01)
+
+
+def poll_async_fake_step(task, step) -> bool:
+    """Whether an asynchronous fake step's delay is over (then run it)."""
+    until = task.node.driver_internal_info.get('fake_async_until')
+    if until is not None and time.time() < until:
+        return False
+    task.node.driver_internal_info.pop('fake_async_until', None)
+    run_fake_step(task, '%s.%s' % (step['interface'], step['step']),
+                  sleep=False)
+    return True
 
 
 def run_fake_step(task, name: str, sleep: bool = True) -> None:
@@ -185,11 +215,8 @@ class FakeDeploy(FakeInterfaceMixin, base.DeployInterface):
 
     @base.deploy_step(priority=80)
     def write_image(self, task) -> str:
-        """Write the image; asynchronous, finished by polling."""
-        task.node.driver_internal_info['fake_write_image_until'] = \
-            time.time() + step_delay(task, 'deploy.write_image')
-        return base.poll_later(task, interval=step_delay(
-            task, 'deploy.write_image') or 0.01)
+        """Write the image; asynchronous."""
+        return start_async_step(task, 'deploy.write_image')
 
     @base.deploy_step(priority=60)
     def prepare_instance_boot(self, task) -> None:
@@ -212,19 +239,10 @@ class FakeDeploy(FakeInterfaceMixin, base.DeployInterface):
     @base.clean_step(priority=0, abortable=True)
     def erase_devices(self, task) -> str:
         """Overwrite whole disks; asynchronous and abortable."""
-        task.node.driver_internal_info['fake_erase_devices_until'] = \
-            time.time() + step_delay(task, 'deploy.erase_devices')
-        return base.poll_later(task, interval=step_delay(
-            task, 'deploy.erase_devices') or 0.01)
+        return start_async_step(task, 'deploy.erase_devices')
 
     def poll_async_step(self, task, step) -> bool:
-        name = step['step']
-        until = task.node.driver_internal_info.get('fake_%s_until' % name)
-        if until is not None and time.time() < until:
-            return False
-        task.node.driver_internal_info.pop('fake_%s_until' % name, None)
-        run_fake_step(task, 'deploy.%s' % name, sleep=False)
-        return True
+        return poll_async_fake_step(task, step)
 
     def tear_down(self, task) -> None:
         task.driver.power.set_power_state(task, states.POWER_OFF)
@@ -298,9 +316,14 @@ class FakeBIOS(FakeInterfaceMixin, base.BIOSInterface):
 
 class FakeRAID(FakeInterfaceMixin, base.RAIDInterface):
     @base.clean_step(priority=0)
-    def create_configuration(self, task) -> None:
-        run_fake_step(task, 'raid.create_configuration')
+    def create_configuration(self, task) -> str:
+        """Build the target RAID configuration; asynchronous and, like real
+        controllers, not abortable once started."""
         task.node.raid_config = dict(task.node.target_raid_config or {})
+        return start_async_step(task, 'raid.create_configuration')
+
+    def poll_async_step(self, task, step) -> bool:
+        return poll_async_fake_step(task, step)
 
     @base.clean_step(priority=0)
     def delete_configuration(self, task) -> None:

@@ -72,3 +72,227 @@ def test_illegal_verb_names_state_and_verb(rpc, context, make_node):
     assert '"active"' in str(err.value)
     assert '"enroll"' in str(err.value)
     assert _state(node.uuid) == states.ENROLL
+
+
+def _node(node_id):
+    return nodes_db.get_node(node_id)
+
+
+def test_step_and_index_recorded_as_the_deploy_moves(rpc, context,
+                                                     make_node):
+    node = make_node(driver_info={'fake_step_delay': 0.4})
+    _to_available(rpc, context, node)
+    rpc.do_node_deploy(context, node.uuid)
+    seen = []
+
+    def _observe():
+        current = _node(node.uuid)
+        index = current.driver_internal_info.get('deploy_step_index')
+        entry = (index, current.deploy_step.get('step'),
+                 current.provision_state)
+        if index is not None and (not seen or seen[-1] != entry):
+            seen.append(entry)
+        return current.provision_state == states.ACTIVE
+
+    wait_for(_observe, timeout=10, interval=0.02)
+    expected = [(0, 'deploy'), (1, 'write_image'),
+                (2, 'prepare_instance_boot'), (3, 'boot_instance')]
+    observed = list(dict.fromkeys((i, s) for i, s, _ in seen))
+    # Every step takes 0.4 s, so a 20 ms poll sees each of them, in order.
+    assert observed == expected
+    assert (1, 'write_image', states.DEPLOYWAIT) in seen
+
+
+def test_async_step_waits_for_a_callback(rpc, context, make_node):
+    node = make_node(driver_info={'fake_async_callback': True})
+    _to_available(rpc, context, node)
+    rpc.do_node_deploy(context, node.uuid)
+    _wait_state(node.uuid, states.DEPLOYWAIT)
+    # The worker lets the lock go just after it saved the wait state.
+    wait_for(lambda: _node(node.uuid).reservation is None)
+    waiting = _node(node.uuid)
+    assert waiting.provision_state == states.DEPLOYWAIT
+    assert waiting.deploy_step['step'] == 'write_image'
+    assert waiting.target_provision_state == states.ACTIVE
+    rpc.continue_node_deploy(context, node.uuid)
+    _wait_state(node.uuid, states.ACTIVE)
+
+
+def test_continue_refused_unless_waiting(rpc, context, make_node):
+    node = make_node()
+    with pytest.raises(exception.InvalidStateRequested,
+                       match='continue deploying'):
+        rpc.continue_node_deploy(context, node.uuid)
+
+
+def test_abort_while_waiting_for_deploy_step(rpc, context, make_node):
+    node = make_node(driver_info={'fake_async_callback': True})
+    _to_available(rpc, context, node)
+    rpc.do_node_deploy(context, node.uuid)
+    _wait_state(node.uuid, states.DEPLOYWAIT)
+    rpc.do_provisioning_action(context, node.uuid, 'abort')
+    node = _node(node.uuid)
+    assert node.provision_state == states.DEPLOYFAIL
+    assert node.failure_reason == 'Aborted'
+    assert 'deploy.write_image' in node.last_error
+    assert node.deploy_step['step'] == 'write_image'
+
+
+def test_abort_of_abortable_clean_step_is_immediate(rpc, context,
+                                                    make_node):
+    node = make_node(driver_info={'fake_step_delays':
+                                  {'deploy.erase_devices': 60}})
+    rpc.do_provisioning_action(context, node.uuid, 'manage')
+    _wait_state(node.uuid, states.MANAGEABLE)
+    rpc.do_node_clean(context, node.uuid, [
+        {'interface': 'deploy', 'step': 'erase_devices'}])
+    _wait_state(node.uuid, states.CLEANWAIT)
+    rpc.do_provisioning_action(context, node.uuid, 'abort')
+    node = _node(node.uuid)
+    assert node.provision_state == states.CLEANFAIL
+    assert node.target_provision_state == states.MANAGEABLE
+    assert node.failure_reason == 'Aborted'
+
+
+def test_abort_of_unabortable_clean_step_waits_for_it(rpc, context,
+                                                      make_node):
+    node = make_node(driver_info={'fake_step_delays':
+                                  {'raid.create_configuration': 0.5}})
+    rpc.do_provisioning_action(context, node.uuid, 'manage')
+    _wait_state(node.uuid, states.MANAGEABLE)
+    rpc.do_node_clean(context, node.uuid, [
+        {'interface': 'raid', 'step': 'create_configuration'},
+        {'interface': 'deploy', 'step': 'erase_devices_metadata'}])
+    _wait_state(node.uuid, states.CLEANWAIT)
+    rpc.do_provisioning_action(context, node.uuid, 'abort')
+    assert _state(node.uuid) == states.CLEANWAIT
+    _wait_state(node.uuid, states.CLEANFAIL)
+    node = _node(node.uuid)
+    assert 'after step raid.create_configuration' in node.last_error
+    assert node.clean_step['step'] == 'create_configuration'
+
+
+def test_wait_timeout_names_the_step(rpc, context, make_node, conductor,
+                                     conf):
+    from ironside.conductor import periodics
+
+    node = make_node(driver_info={'fake_async_callback': True})
+    _to_available(rpc, context, node)
+    rpc.do_node_deploy(context, node.uuid)
+    _wait_state(node.uuid, states.DEPLOYWAIT)
+    conf.set('conductor', deploy_callback_timeout=1)
+    wait_for(lambda: (periodics.check_wait_timeouts(conductor),
+                      _state(node.uuid) == states.DEPLOYFAIL)[1],
+             timeout=5, interval=0.1)
+    node = _node(node.uuid)
+    assert node.failure_reason == 'StepTimeout'
+    assert 'deploy step deploy.write_image' in node.last_error
+
+
+def test_manual_clean_returns_to_manageable(rpc, context, make_node):
+    node = make_node()
+    rpc.do_provisioning_action(context, node.uuid, 'manage')
+    _wait_state(node.uuid, states.MANAGEABLE)
+    rpc.do_node_clean(context, node.uuid, [
+        {'interface': 'bios', 'step': 'apply_configuration',
+         'args': {'settings': [{'name': 'HT', 'value': 'off'}]}}])
+    _wait_state(node.uuid, states.MANAGEABLE)
+    node = _node(node.uuid)
+    assert node.driver_internal_info['fake_bios_settings'] == {'HT': 'off'}
+    assert node.clean_step == {}
+
+
+def test_invalid_clean_steps_leave_node_manageable(rpc, context, make_node):
+    node = make_node()
+    rpc.do_provisioning_action(context, node.uuid, 'manage')
+    _wait_state(node.uuid, states.MANAGEABLE)
+    with pytest.raises(exception.InvalidParameterValue,
+                       match='no clean step deploy.nope'):
+        rpc.do_node_clean(context, node.uuid, [
+            {'interface': 'deploy', 'step': 'nope'}])
+    assert _state(node.uuid) == states.MANAGEABLE
+
+
+def test_clean_failure_sets_maintenance_and_fault(rpc, context, make_node):
+    node = make_node(driver_info={
+        'fake_fail_steps': 'deploy.erase_devices_metadata'})
+    rpc.do_provisioning_action(context, node.uuid, 'manage')
+    _wait_state(node.uuid, states.MANAGEABLE)
+    rpc.do_provisioning_action(context, node.uuid, 'provide')
+    _wait_state(node.uuid, states.CLEANFAIL)
+    node = _node(node.uuid)
+    assert node.maintenance is True
+    assert node.fault == 'clean failure'
+    assert node.clean_step['step'] == 'erase_devices_metadata'
+    assert 'deploy.erase_devices_metadata' in node.last_error
+    assert node.target_provision_state == states.AVAILABLE
+
+
+def test_automated_clean_can_be_turned_off(rpc, context, make_node, conf):
+    conf.set('conductor', automated_clean=False)
+    node = make_node(driver_info={
+        'fake_fail_steps': 'deploy.erase_devices_metadata'})
+    _to_available(rpc, context, node)
+    events = [h.event for h in history_db.list_for_node(node.id)]
+    assert 'Automated cleaning is disabled' in events
+
+
+def test_node_automated_clean_overrides_the_option(rpc, context,
+                                                   make_node, conf):
+    conf.set('conductor', automated_clean=False)
+    node = make_node(automated_clean=True)
+    _to_available(rpc, context, node)
+    events = [h.event for h in history_db.list_for_node(node.id)]
+    assert 'Clean step deploy.erase_devices_metadata started' in events
+
+
+def test_verification_failure_returns_to_enroll(rpc, context, make_node):
+    node = make_node(driver_info={'fake_validate_fail': ['power']})
+    rpc.do_provisioning_action(context, node.uuid, 'manage')
+    _wait_state(node.uuid, states.ENROLL)
+    node = _node(node.uuid)
+    assert 'fake power validation failure' in node.last_error
+    assert node.failure_reason == 'InvalidInput'
+
+
+def test_rebuild_runs_the_deploy_steps_again(rpc, context, make_node):
+    node = make_node()
+    _to_available(rpc, context, node)
+    rpc.do_node_deploy(context, node.uuid)
+    _wait_state(node.uuid, states.ACTIVE)
+    rpc.do_node_deploy(context, node.uuid, rebuild=True)
+    _wait_state(node.uuid, states.ACTIVE)
+    events = [h.event for h in history_db.list_for_node(node.id)]
+    assert events.count('Deploy finished') == 2
+    assert 'Rebuild requested with 4 steps' in events
+
+
+def test_history_records_step_start_end_and_failure(rpc, context,
+                                                    make_node):
+    node = make_node(driver_info={'fake_fail_steps': ['deploy.deploy']})
+    _to_available(rpc, context, node)
+    rpc.do_node_deploy(context, node.uuid)
+    _wait_state(node.uuid, states.DEPLOYFAIL)
+    records = history_db.list_for_node(node.id)
+    started = [r for r in records if r.event == 'Deploy step deploy.deploy '
+               'started']
+    failed = [r for r in records if r.severity == 'ERROR']
+    assert started and failed
+    assert failed[-1].event.startswith('Deploy step deploy.deploy failed')
+    assert failed[-1].event_type == 'deploying'
+    assert failed[-1].created_at >= started[0].created_at
+    assert failed[-1].conductor == 'test-conductor'
+    finished = [r for r in history_db.list_for_node(node.id)
+                if r.event.startswith('Clean step deploy.erase_devices_'
+                                      'metadata finished in')]
+    assert finished
+
+
+def test_deploy_in_maintenance_is_refused(rpc, context, make_node):
+    node = make_node()
+    _to_available(rpc, context, node)
+    rpc.update_node(context, node.uuid, {'maintenance': True,
+                                         'maintenance_reason': 'broken fan'})
+    with pytest.raises(exception.NodeInMaintenance):
+        rpc.do_node_deploy(context, node.uuid)
+    assert _state(node.uuid) == states.AVAILABLE

@@ -1,0 +1,1 @@
+"""Example Ironside step plugin: interfaces that add deploy steps."""

@@ -1,0 +1,104 @@
+"""Fixtures for functional tests: Ironside split across real processes."""
+
+from __future__ import annotations
+
+import dataclasses
+import pathlib
+
+import pytest
+
+from ironside.common import rpc as ironside_rpc
+from ironside.common.conf import CONF
+from ironside.conductor import rpcapi
+from ironside.db import conductors as conductors_db
+from ironside.db import session as db_session
+from tests.functional.fixtures import processes
+from tests.functional.fixtures import services
+from tests.utils import wait_for
+
+FAST_CONDUCTOR = {
+    'heartbeat_interval': 1,
+    'heartbeat_timeout': 4,
+    'takeover_interval': 1,
+    'hash_ring_reset_interval': 1,
+    'node_locked_retry_interval': 0.2,
+    'async_step_poll_interval': 0.2,
+    'check_provision_state_interval': 5,
+    'sync_power_state_interval': 0,
+}
+
+
+@dataclasses.dataclass
+class SplitDeployment:
+    """Conductors as separate processes, sharing RabbitMQ and a database."""
+
+    backend: str
+    workdir: pathlib.Path
+    sections: dict
+    conductors: dict[str, processes.IronsideProcess]
+    rpc: rpcapi.ConductorAPI
+
+    def config_for(self, host: str) -> pathlib.Path:
+        path = self.workdir / ('%s.conf' % host)
+        sections = {k: dict(v) for k, v in self.sections.items()}
+        sections['DEFAULT']['host'] = host
+        processes.write_config(path, sections)
+        return path
+
+    def start_conductor(self, host: str) -> processes.IronsideProcess:
+        proc = processes.IronsideProcess(
+            'ironside-conductor', self.config_for(host), self.workdir,
+            host).start()
+        self.conductors[host] = proc
+
+        def _alive():
+            assert proc.running, 'conductor %s died:\n%s' % (host,
+                                                             proc.log())
+            return any(c.hostname == host for c in
+                       conductors_db.live_conductors(60))
+
+        wait_for(_alive, timeout=30, interval=0.2,
+                 what='conductor %s to register' % host)
+        return proc
+
+    def owner_of(self, node) -> str:
+        self.rpc.ring.reset()
+        return self.rpc.ring.owner(node.uuid, node.driver,
+                                   node.conductor_group or '')
+
+
+@pytest.fixture(params=['postgresql', 'mysql'])
+def split(request, tmp_path, conf):
+    """Two ironside-conductor processes over RabbitMQ and a server DB."""
+    database = services.server_database(request.param)
+    exchange = services.unique_exchange()
+    sections = {
+        'DEFAULT': {'transport_url': services.rabbit_url(),
+                    'control_exchange': exchange,
+                    'enabled_hardware_types': 'fake-hardware',
+                    'rpc_transport': 'oslo',
+                    'debug': True},
+        'database': {'connection': database.url},
+        'conductor': dict(FAST_CONDUCTOR),
+    }
+    processes.write_config(tmp_path / 'dbsync.conf', sections)
+    sync = processes.IronsideProcess('ironside-dbsync',
+                                     tmp_path / 'dbsync.conf', tmp_path,
+                                     'dbsync', ('upgrade',)).start()
+    assert sync.process.wait(timeout=120) == 0, sync.log()
+
+    CONF([], project='ironside', default_config_files=[])
+    conf.set(transport_url=services.rabbit_url(), control_exchange=exchange,
+             rpc_transport='oslo')
+    conf.set('database', connection=database.url)
+    conf.set('conductor', **FAST_CONDUCTOR)
+    db_session.dispose()
+    deployment = SplitDeployment(request.param, tmp_path, sections, {},
+                                 rpcapi.ConductorAPI())
+    try:
+        yield deployment
+    finally:
+        processes.stop_all(deployment.conductors.values())
+        ironside_rpc.cleanup()
+        db_session.dispose()
+        database.drop()

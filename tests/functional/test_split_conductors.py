@@ -1,0 +1,88 @@
+"""Conductors in their own processes over RabbitMQ, on PostgreSQL and
+MariaDB: the flow works, and a killed conductor's nodes are taken over."""
+
+from __future__ import annotations
+
+import pytest
+
+from ironside.common import context as ironside_context
+from ironside.common import states
+from ironside.db import nodes as nodes_db
+from tests import utils
+from tests.utils import wait_for
+
+pytestmark = pytest.mark.functional
+
+CTX = ironside_context.get_admin_context()
+
+
+def _state(uuid):
+    return nodes_db.get_node(uuid).provision_state
+
+
+def _wait(uuid, state, timeout=30):
+    wait_for(lambda: _state(uuid) == state, timeout=timeout, interval=0.1,
+             what='node %s to reach %s' % (uuid, state))
+
+
+def _available_node(split, **values):
+    uuid = split.rpc.create_node(CTX, utils.fake_node_values(**values))
+    split.rpc.do_provisioning_action(CTX, uuid, 'manage')
+    _wait(uuid, states.MANAGEABLE)
+    split.rpc.do_provisioning_action(CTX, uuid, 'provide')
+    _wait(uuid, states.AVAILABLE)
+    return uuid
+
+
+def test_deploy_and_undeploy_across_processes(split):
+    for host in ('conductor-a', 'conductor-b'):
+        split.start_conductor(host)
+    uuids = [_available_node(split, name='node-%d' % i) for i in range(4)]
+    for uuid in uuids:
+        split.rpc.do_node_deploy(CTX, uuid)
+    for uuid in uuids:
+        _wait(uuid, states.ACTIVE)
+    owners = {split.owner_of(nodes_db.get_node(u)) for u in uuids}
+    assert owners <= {'conductor-a', 'conductor-b'}
+    for uuid in uuids:
+        split.rpc.do_node_tear_down(CTX, uuid)
+    for uuid in uuids:
+        _wait(uuid, states.AVAILABLE)
+
+
+def _kill_owner(split, uuid):
+    owner = split.owner_of(nodes_db.get_node(uuid))
+    split.conductors[owner].kill()
+    return owner
+
+
+def test_node_waiting_on_a_killed_conductor_ends_active(split):
+    for host in ('conductor-a', 'conductor-b'):
+        split.start_conductor(host)
+    uuid = _available_node(split, driver_info={
+        'fake_step_delays': {'deploy.write_image': 6}})
+    split.rpc.do_node_deploy(CTX, uuid)
+    _wait(uuid, states.DEPLOYWAIT)
+    _kill_owner(split, uuid)
+    _wait(uuid, states.ACTIVE, timeout=40)
+    node = nodes_db.get_node(uuid)
+    assert node.reservation is None
+    assert node.last_error is None
+
+
+def test_step_interrupted_by_a_kill_fails_clearly(split):
+    for host in ('conductor-a', 'conductor-b'):
+        split.start_conductor(host)
+    uuid = _available_node(split, driver_info={
+        'fake_step_delays': {'deploy.deploy': 30}})
+    split.rpc.do_node_deploy(CTX, uuid)
+    wait_for(lambda: nodes_db.get_node(uuid).deploy_step.get('step') ==
+             'deploy', timeout=20)
+    owner = _kill_owner(split, uuid)
+    _wait(uuid, states.DEPLOYFAIL, timeout=40)
+    node = nodes_db.get_node(uuid)
+    assert node.reservation is None
+    assert node.failure_reason == 'ConductorDied'
+    assert 'conductor %s stopped' % owner in node.last_error
+    assert 'deploy.deploy' in node.last_error
+    assert node.deploy_step['step'] == 'deploy'
