@@ -15,10 +15,12 @@ opts = [
     cfg.IntOpt('deploy_timeout', default=7200, min=1,
                help='Seconds a group\'s deploy phase may take before the '
                     'group fails with "failed: timeout".'),
-    cfg.FloatOpt('node_poll_interval', default=1.0, min=0.001,
+    cfg.FloatOpt('node_poll_interval', default=0.1, min=0.001,
                  help='Longest pause, in seconds, between two reads of the '
-                      'states of the nodes in flight. The runner reads '
-                      'sooner while nodes are changing.'),
+                      'states of the nodes in flight (one query for all of '
+                      'them). The runner reads sooner while nodes are '
+                      'changing. A phase ends at most this late after its '
+                      'last node did.'),
     cfg.FloatOpt('action_check_interval', default=1.0, min=0.01,
                  help='Seconds between looks for new site actions and for '
                       'actions whose conductor died.'),
