@@ -179,12 +179,15 @@ def node_claims(node_uuids: Iterable[str]) -> dict[str, int]:
 
 # Ownership
 
-def claimable_actions(live_hosts: Iterable[str],
+def claimable_actions(host: str, live_hosts: Iterable[str],
                       stale_before: datetime.datetime) -> list[sa.Row]:
-    """Actions to run: queued ones, and unfinished ones nobody runs.
+    """Actions ``host`` may run: queued ones, and unfinished ones nobody
+    runs.
 
     Nobody runs an action whose owner released it, is not a live
-    conductor, or stopped heartbeating it.
+    conductor, or stopped heartbeating it. Actions owned by ``host``
+    itself are listed too: a conductor that restarted under the same
+    name resumes them at once (it skips those it is running).
     """
     live = list(live_hosts)
     with db_session.reader() as session:
@@ -194,6 +197,7 @@ def claimable_actions(live_hosts: Iterable[str],
             .where(SiteAction.state.in_([site_models.QUEUED,
                                          site_models.RUNNING]),
                    sa.or_(SiteAction.owner.is_(None),
+                          SiteAction.owner == host,
                           SiteAction.owner.not_in(live) if live
                           else sa.true(),
                           SiteAction.heartbeat_at < stale_before))

@@ -5,10 +5,11 @@ where queuing an action wakes it) the service
 
 1. heartbeats the actions it runs, and stops runners of actions another
    conductor has taken from it;
-2. claims actions nobody runs: queued ones, and unfinished ones whose
-   owner is not a live conductor (``[conductor]heartbeat_timeout``) or
-   stopped heartbeating them; claiming is a compare-and-set on the
-   owner, so one conductor wins;
+2. claims actions nobody runs: queued ones, unfinished ones whose owner
+   is not a live conductor (``[conductor]heartbeat_timeout``) or stopped
+   heartbeating them, and its own that no runner of this process runs
+   (it restarted); claiming is a compare-and-set on the owner, so one
+   conductor wins;
 3. runs each claimed action in a thread of its own.
 
 A conductor that stops cleanly releases its actions, so another one
@@ -99,7 +100,7 @@ class SiteActionService:
         timeout = CONF.conductor.heartbeat_timeout
         live = [c.hostname for c in conductors_db.live_conductors(timeout)]
         stale = models.utcnow() - datetime.timedelta(seconds=timeout)
-        for row in site_db.claimable_actions(live, stale):
+        for row in site_db.claimable_actions(self.host, live, stale):
             if self._stop.is_set():
                 return
             if row.id in running or not site_db.claim_action(

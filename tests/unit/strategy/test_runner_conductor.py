@@ -11,6 +11,7 @@ import pytest
 
 from ironside.common import exception
 from ironside.common import states
+from ironside.db import deploy_templates as templates_db
 from ironside.db import history as history_db
 from ironside.db import nodes as nodes_db
 from ironside.strategy import actions
@@ -133,3 +134,32 @@ def test_second_action_on_overlapping_nodes_is_refused(spec_strategy, site,
     assert first.uuid in str(err.value)
     assert 'cmp-r1-01' in str(err.value)
     assert err.value.code == 409
+
+
+def test_group_deploy_templates_and_steps(db, site, nodes, rpc, context):
+    """A group's deploy templates and steps reach the conductor's deploy."""
+    templates_db.create({'name': 'CUSTOM_BIOS', 'steps': [
+        {'interface': 'bios', 'step': 'apply_configuration', 'priority': 150,
+         'args': {'settings': [{'name': 'HT', 'value': 'off'}]}}]})
+    actions.create_strategy({
+        'schema': 'ironside/DeploymentStrategy/v1',
+        'metadata': {'name': 'bios'},
+        'data': {'groups': [
+            {'name': 'ntp', 'critical': False, 'depends_on': [],
+             'selectors': [{'node_names': ['ntp01']}],
+             'deploy_templates': ['CUSTOM_BIOS'],
+             'deploy_steps': [{'interface': 'bios', 'step': 'factory_reset',
+                               'priority': 160}]},
+            {'name': 'monitoring', 'critical': False, 'depends_on': [],
+             'selectors': [{'node_tags': ['monitoring']}],
+             'deploy_templates': ['CUSTOM_MISSING']}]}})
+    uuids = site()
+    result = run_action(nodes, 'bios')
+    ntp = nodes_db.get_node(uuids['ntp01'])
+    assert ntp.provision_state == states.ACTIVE
+    # factory_reset (160) ran before apply_configuration (150).
+    assert ntp.driver_internal_info['fake_bios_settings'] == {'HT': 'off'}
+    mon = next(n for n in result['nodes'] if n['name'] == 'mon01')
+    assert mon['status'] == 'failure'
+    assert mon['reason'] == \
+        'deploy refused: deploy template CUSTOM_MISSING not found'

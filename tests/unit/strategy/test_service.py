@@ -127,3 +127,11 @@ def test_runner_stops_when_another_conductor_took_the_action(
     running.check()
     wait_for(lambda: not running.running(), what='the runner to stop')
     assert site_db.get_action(row.uuid).owner == 'conductor-9'
+
+
+def test_restarted_conductor_resumes_its_own_actions_at_once(
+        spec_strategy, memory_site, service):
+    """Same host name, fresh process: no need to wait for a timeout."""
+    row = start_action(memory_site, host='conductor-1')
+    service(memory_site, host='conductor-1')
+    assert wait_for(lambda: _finished(row.uuid)).owner == 'conductor-1'
