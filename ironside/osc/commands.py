@@ -32,14 +32,28 @@ def _client(cmd):
 
 # Strategies
 
-class ValidateStrategy(command.Command):
-    """Validate a DeploymentStrategy document without storing it."""
+class _FileArgument:
+    """Commands that read a document from a file."""
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
         parser.add_argument('file', metavar='<file>',
                             help='YAML or JSON document ("-" for stdin)')
         return parser
+
+
+class _StrategyArgument:
+    """Commands about one stored strategy."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('strategy', metavar='<strategy>',
+                            help='Name or UUID of the strategy')
+        return parser
+
+
+class ValidateStrategy(_FileArgument, command.Command):
+    """Validate a DeploymentStrategy document without storing it."""
 
     def take_action(self, parsed_args):
         result = _client(self).validate_strategy(_read(parsed_args.file))
@@ -51,13 +65,11 @@ class ValidateStrategy(command.Command):
         return 1
 
 
-class CreateStrategy(command.ShowOne):
+class CreateStrategy(_FileArgument, command.ShowOne):
     """Store a DeploymentStrategy document."""
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
-        parser.add_argument('file', metavar='<file>',
-                            help='YAML or JSON document ("-" for stdin)')
         parser.add_argument('--name', metavar='<name>',
                             help='Store it under this name (default: the '
                                  'document\'s metadata.name)')
@@ -90,28 +102,16 @@ class ListStrategies(command.Lister):
         return ('Name', 'UUID', 'Schema', 'Groups'), rows
 
 
-class ShowStrategy(command.ShowOne):
+class ShowStrategy(_StrategyArgument, command.ShowOne):
     """Show a deployment strategy and its document."""
-
-    def get_parser(self, prog_name):
-        parser = super().get_parser(prog_name)
-        parser.add_argument('strategy', metavar='<strategy>',
-                            help='Name or UUID of the strategy')
-        return parser
 
     def take_action(self, parsed_args):
         return _strategy_columns(
             _client(self).get_strategy(parsed_args.strategy))
 
 
-class DeleteStrategy(command.Command):
+class DeleteStrategy(_StrategyArgument, command.Command):
     """Delete a deployment strategy."""
-
-    def get_parser(self, prog_name):
-        parser = super().get_parser(prog_name)
-        parser.add_argument('strategy', metavar='<strategy>',
-                            help='Name or UUID of the strategy')
-        return parser
 
     def take_action(self, parsed_args):
         _client(self).delete_strategy(parsed_args.strategy)

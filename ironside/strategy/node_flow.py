@@ -51,16 +51,35 @@ def _error(what: str, node: seam.NodeState) -> str:
     return '%s: %s' % (what, node.last_error) if node.last_error else what
 
 
-def prepare(node: seam.NodeState | None, request: str | None) -> Decision:
+def _settled(node: seam.NodeState | None,
+             waiting: frozenset[str]) -> Decision | None:
+    """What both phases decide alike: gone, active, or still moving."""
     if node is None:
         return _failed('node no longer exists')
-    state = node.provision_state
-    if state == states.ACTIVE:
+    if node.provision_state == states.ACTIVE:
         return Decision(DONE, status=site_models.SUCCESS)
+    if node.provision_state in waiting:
+        return Decision(WAIT)
+    return None
+
+
+def _unexpected(node: seam.NodeState, request: str | None, phase: str,
+                hint: str = '') -> Decision:
+    if request is None:
+        return _failed('can not %s a node in state "%s"%s'
+                       % (phase, node.provision_state, hint))
+    return _failed(_error('went to state "%s" while being %sed'
+                          % (node.provision_state, phase.rstrip('e')),
+                          node))
+
+
+def prepare(node: seam.NodeState | None, request: str | None) -> Decision:
+    settled = _settled(node, _PREPARE_WAIT)
+    if settled is not None:
+        return settled
+    state = node.provision_state
     if state == states.AVAILABLE:
         return Decision(DONE, status=site_models.PREPARED)
-    if state in _PREPARE_WAIT:
-        return Decision(WAIT)
     if state == states.ENROLL:
         if request == seam.MANAGE:
             return _failed(_error('verification failed', node))
@@ -72,29 +91,20 @@ def prepare(node: seam.NodeState | None, request: str | None) -> Decision:
         return Decision(SUBMIT, verb=seam.PROVIDE)
     if state == states.CLEANFAIL:
         return _failed(_error('cleaning failed', node))
-    if request is None:
-        return _failed('can not prepare a node in state "%s"; bring it to '
-                       'manageable or available first' % state)
-    return _failed(_error('went to state "%s" while being prepared'
-                          % state, node))
+    return _unexpected(node, request, PREPARE, '; bring it to manageable '
+                       'or available first')
 
 
 def deploy(node: seam.NodeState | None, request: str | None) -> Decision:
-    if node is None:
-        return _failed('node no longer exists')
+    settled = _settled(node, _DEPLOY_WAIT)
+    if settled is not None:
+        return settled
     state = node.provision_state
-    if state == states.ACTIVE:
-        return Decision(DONE, status=site_models.SUCCESS)
-    if state in _DEPLOY_WAIT:
-        return Decision(WAIT)
     if state == states.AVAILABLE and request is None:
         return Decision(SUBMIT, verb=seam.DEPLOY)
     if state == states.DEPLOYFAIL:
         return _failed(_error('deploy failed', node))
-    if request is None:
-        return _failed('can not deploy a node in state "%s"' % state)
-    return _failed(_error('went to state "%s" while being deployed'
-                          % state, node))
+    return _unexpected(node, request, DEPLOY)
 
 
 DECIDE = {PREPARE: prepare, DEPLOY: deploy}
