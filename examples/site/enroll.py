@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import os
 import pathlib
+import time
 
 import openstack
 import yaml
@@ -29,6 +30,7 @@ import yaml
 HERE = pathlib.Path(__file__).resolve().parent
 FAIL_PREPARE = 'deploy.erase_devices_metadata'
 FAIL_DEPLOY = 'deploy.write_image'
+DELETABLE = ('available', 'manageable', 'enroll')
 
 
 def node_fields(entry: dict, driver: str, driver_info: dict) -> dict:
@@ -77,10 +79,14 @@ def delete(conn, inventory: dict) -> None:
             conn.baremetal.set_node_provision_state(node, 'undeploy')
         elif node.provision_state == 'clean failed':
             conn.baremetal.set_node_provision_state(node, 'manage')
+    deadline = time.monotonic() + 600
     for node in nodes:
-        node = conn.baremetal.wait_for_nodes_provision_state(
-            [node], ('available', 'manageable', 'enroll'),
-            abort_on_failed_state=False, timeout=600)[0]
+        while node.provision_state not in DELETABLE:
+            if time.monotonic() > deadline:
+                raise SystemExit('node %s is still %s' % (
+                    node.name, node.provision_state))
+            time.sleep(1)
+            node = conn.baremetal.get_node(node.id)
         conn.baremetal.delete_node(node)
         print('deleted %s' % node.name)
 

@@ -14,6 +14,15 @@ from ironside.strategy import document
 from ironside.strategy import seam
 
 
+def _send(resp: falcon.Response, body: Any,
+          status: str = falcon.HTTP_200) -> None:
+    """A JSON answer; typed explicitly, as the main application leaves
+    answers untyped by default."""
+    resp.status = status
+    resp.content_type = falcon.MEDIA_JSON
+    resp.media = body
+
+
 def _time(value) -> str | None:
     return value.isoformat() if value is not None else None
 
@@ -76,7 +85,7 @@ class Root:
         self.base = base
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        resp.media = {
+        _send(resp, {
             'name': 'Ironside site API',
             'version': '1',
             'resources': {name: self.base + '/' + name
@@ -84,13 +93,13 @@ class Root:
                                        'nodes/filter')},
             'actions': list(actions.ACTIONS),
             'schemas': list(document.SCHEMAS),
-        }
+        })
 
 
 class Strategies:
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        resp.media = {'strategies': [strategy_view(s) for s in
-                                     site_db.list_strategies()]}
+        _send(resp, {'strategies': [strategy_view(s) for s in
+                                    site_db.list_strategies()]})
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         body = _body(req)
@@ -99,23 +108,22 @@ class Strategies:
             raise exception.InvalidParameterValue(
                 err='"name" must be a non-empty string')
         strategy = actions.create_strategy(_source(body), name)
-        resp.status = falcon.HTTP_201
         resp.location = '%s/%s' % (req.path, strategy.name)
-        resp.media = strategy_view(strategy, detail=True)
+        _send(resp, strategy_view(strategy, detail=True), falcon.HTTP_201)
 
 
 class Validate:
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         errors = document.validate(_source(_body(req)))
-        resp.media = {'valid': not errors,
-                      'errors': [dict(e.as_dict(), text=str(e))
-                                 for e in errors]}
+        _send(resp, {'valid': not errors,
+                     'errors': [dict(e.as_dict(), text=str(e))
+                                for e in errors]})
 
 
 class Strategy:
     def on_get(self, req: falcon.Request, resp: falcon.Response,
                name: str) -> None:
-        resp.media = strategy_view(site_db.get_strategy(name), detail=True)
+        _send(resp, strategy_view(site_db.get_strategy(name), detail=True))
 
     def on_delete(self, req: falcon.Request, resp: falcon.Response,
                   name: str) -> None:
@@ -129,8 +137,8 @@ class Actions:
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         limit = req.get_param_as_int('limit', min_value=1)
-        resp.media = {'actions': [action_view(a) for a in
-                                  site_db.list_actions(limit)]}
+        _send(resp, {'actions': [action_view(a) for a in
+                                 site_db.list_actions(limit)]})
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         body = _body(req)
@@ -140,15 +148,14 @@ class Actions:
                 err='Unknown fields: %s' % ', '.join(unknown))
         action = actions.create_action(self.nodes, _string(body, 'action'),
                                        _string(body, 'strategy'))
-        resp.status = falcon.HTTP_201
         resp.location = '%s/%s' % (req.path, action.uuid)
-        resp.media = actions.action_report(action.uuid)
+        _send(resp, actions.action_report(action.uuid), falcon.HTTP_201)
 
 
 class Action:
     def on_get(self, req: falcon.Request, resp: falcon.Response,
                uuid: str) -> None:
-        resp.media = actions.action_report(uuid)
+        _send(resp, actions.action_report(uuid))
 
 
 class NodeFilter:
@@ -158,8 +165,7 @@ class NodeFilter:
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         selectors = document.check_selectors(
             _body(req).get('selectors', []))
-        resp.media = {'nodes': [
+        _send(resp, {'nodes': [
             {'name': n.name, 'uuid': n.uuid, 'rack': n.rack,
-             'tags': sorted(n.tags),
-             'labels': dict(sorted(n.labels))}
-            for n in self.nodes.resolve(selectors)]}
+             'tags': sorted(n.tags), 'labels': dict(sorted(n.labels))}
+            for n in self.nodes.resolve(selectors)]})

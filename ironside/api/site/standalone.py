@@ -45,6 +45,8 @@ def make_app(rpcapi: object = None, prefix: str = site.DEFAULT_PREFIX
              ) -> falcon.App:
     app = falcon.App()
     app.req_options.strip_url_path_trailing_slash = True
+    # As the main application: answers are typed by the resources.
+    app.resp_options.default_media_type = None
     app.add_error_handler(Exception, _unexpected)
     app.add_error_handler(falcon.HTTPError, _http)
     app.add_error_handler(exception.IronsideException, _ironside)
