@@ -120,11 +120,13 @@ def create_action(action: str, strategy_name: str, document: dict[str, Any],
                      state=site_models.QUEUED, progress=progress)
     try:
         with db_session.writer() as session:
+            # Write first, then read: a transaction that reads first and
+            # writes after another writer committed fails on SQLite.
+            session.add(row)
+            session.flush()
             conflicts = _conflicts(session, uuids)
             if conflicts:
                 raise _conflict_error(conflicts)
-            session.add(row)
-            session.flush()
             if uuids:
                 session.execute(sa.insert(SiteActionNode), [
                     {'action_id': row.id, 'node_uuid': uuid,

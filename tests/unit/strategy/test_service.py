@@ -135,3 +135,23 @@ def test_restarted_conductor_resumes_its_own_actions_at_once(
     row = start_action(memory_site, host='conductor-1')
     service(memory_site, host='conductor-1')
     assert wait_for(lambda: _finished(row.uuid)).owner == 'conductor-1'
+
+
+def test_actions_on_different_nodes_run_side_by_side(db, memory_site,
+                                                     service):
+    for name, rack in (('rack-1', 'rack01'), ('rack-2', 'rack02')):
+        actions.create_strategy({
+            'schema': 'ironside/DeploymentStrategy/v1',
+            'metadata': {'name': name},
+            'data': {'groups': [{'name': 'all', 'critical': True,
+                                 'depends_on': [],
+                                 'selectors': [{'rack_names': [rack]}]}]}})
+    memory_site.by_name('mon01').frozen = True
+    running = service(memory_site)
+    first = actions.create_action(memory_site, 'deploy_site', 'rack-1')
+    second = actions.create_action(memory_site, 'deploy_site', 'rack-2')
+    assert wait_for(lambda: _finished(second.uuid)).result == 'success'
+    assert site_db.get_action(first.uuid).state == site_models.RUNNING
+    assert running.running() == [first.id]
+    memory_site.by_name('mon01').frozen = False
+    assert wait_for(lambda: _finished(first.uuid)).result == 'success'
