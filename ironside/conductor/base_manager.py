@@ -20,6 +20,7 @@ from ironside.common import hash_ring
 from ironside.common.conf import CONF
 from ironside.conductor import async_poller
 from ironside.conductor import periodics as conductor_periodics
+from ironside.conductor import power as conductor_power
 from ironside.conductor import task_manager
 from ironside.db import conductors as conductors_db
 from ironside.drivers import factory
@@ -38,7 +39,7 @@ class BaseConductorManager:
         self._periodic_worker: periodics.PeriodicWorker | None = None
         self._periodic_thread: threading.Thread | None = None
         self.poller: async_poller.AsyncStepPoller | None = None
-        self.power_failures: dict[str, int] = {}
+        self.power_failures = conductor_power.SyncFailures()
         self._started = False
 
     # Lifecycle

@@ -7,8 +7,11 @@ conductor owns, not with the whole fleet.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import logging
+import threading
+import time
 from collections.abc import Callable
 from collections.abc import Iterable
 
@@ -206,21 +209,31 @@ SYNC_EXCLUDED_STATES = sorted(states.WORKING_STATES | states.WAIT_STATES |
 
 
 def sync_power_states(manager) -> None:
-    """Read the power state of this conductor's nodes, a few at a time."""
+    """Read the power state of this conductor's nodes, a few at a time.
+
+    At most [conductor]sync_power_state_workers reads run at once, and at
+    most [conductor]sync_power_state_per_bmc_workers against one BMC
+    endpoint; nodes whose reads keep failing are skipped until their
+    backoff ends (see power.SyncFailures).
+    """
     rows = nodes_db.list_node_columns(
         _ROUTING_COLUMNS + ('provision_state',),
         {'maintenance': False, 'reserved': False})
+    now = time.monotonic()
     rows = [r for r in _owned(manager, rows)
-            if r.provision_state not in SYNC_EXCLUDED_STATES]
+            if r.provision_state not in SYNC_EXCLUDED_STATES and
+            manager.power_failures.due(r.uuid, now)]
     if not rows:
         return
+    per_bmc = _PerKeyLimit(CONF.conductor.sync_power_state_per_bmc_workers)
 
     def _sync(node_id: int) -> None:
         try:
             with manager.acquire(manager.admin_context, node_id,
                                  shared=True,
                                  purpose='power state sync') as task:
-                power.sync_power_state(task, manager.power_failures)
+                with per_bmc.slot(_bmc_endpoint(task)):
+                    power.sync_power_state(task, manager.power_failures)
         except (exception.NodeLocked, exception.NodeNotFound):
             pass
         except Exception:
@@ -230,3 +243,34 @@ def sync_power_states(manager) -> None:
             max_workers=CONF.conductor.sync_power_state_workers) as pool:
         for row in rows:
             pool.submit(_sync, row.id)
+
+
+def _bmc_endpoint(task) -> str | None:
+    """The BMC a node's power reads go to, if its interface says."""
+    endpoint = getattr(task.driver.power, 'bmc_endpoint', None)
+    if endpoint is None:
+        return None
+    try:
+        return endpoint(task)
+    except exception.IronsideException:
+        return None  # bad driver_info: the read itself will say so
+
+
+class _PerKeyLimit:
+    """A semaphore per key (None means unlimited)."""
+
+    def __init__(self, limit: int) -> None:
+        self._limit = limit
+        self._lock = threading.Lock()
+        self._semaphores: dict[str, threading.Semaphore] = {}
+
+    @contextlib.contextmanager
+    def slot(self, key: str | None):
+        if key is None:
+            yield
+            return
+        with self._lock:
+            semaphore = self._semaphores.setdefault(
+                key, threading.Semaphore(self._limit))
+        with semaphore:
+            yield

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import logging
+import threading
+import time
 
 from ironside.common import exception
 from ironside.common import states
@@ -97,7 +99,44 @@ def _do_verify(task) -> None:
     task.process_event('done')
 
 
-def sync_power_state(task, failures: dict[str, int]) -> None:
+class SyncFailures:
+    """Consecutive failed power reads per node, and when to read again.
+
+    After the n-th failure in a row a node is not read again for
+    ``interval * (2 ** (n - 1) - 1)`` seconds (capped by
+    [conductor]power_state_sync_max_backoff): the first retry is at the
+    next sync, later ones further apart, so a dead BMC is not hammered.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._counts: dict[str, int] = {}
+        self._next_read: dict[str, float] = {}
+
+    def get(self, node_uuid: str, default: int = 0) -> int:
+        return self._counts.get(node_uuid, default)
+
+    def due(self, node_uuid: str, now: float | None = None) -> bool:
+        now = time.monotonic() if now is None else now
+        return self._next_read.get(node_uuid, 0.0) <= now
+
+    def failed(self, node_uuid: str) -> int:
+        with self._lock:
+            count = self._counts.get(node_uuid, 0) + 1
+            self._counts[node_uuid] = count
+            interval = CONF.conductor.sync_power_state_interval
+            backoff = min(interval * (2 ** min(count - 1, 20) - 1),
+                          CONF.conductor.power_state_sync_max_backoff)
+            self._next_read[node_uuid] = time.monotonic() + backoff
+            return count
+
+    def succeeded(self, node_uuid: str) -> None:
+        with self._lock:
+            self._counts.pop(node_uuid, None)
+            self._next_read.pop(node_uuid, None)
+
+
+def sync_power_state(task, failures: SyncFailures) -> None:
     """Read the real power state of one node and reconcile the record.
 
     ``failures`` counts consecutive failed reads per node across sync
@@ -108,8 +147,7 @@ def sync_power_state(task, failures: dict[str, int]) -> None:
     try:
         real = task.driver.power.get_power_state(task)
     except Exception as exc:
-        count = failures.get(node.uuid, 0) + 1
-        failures[node.uuid] = count
+        count = failures.failed(node.uuid)
         LOG.warning('Power state read of node %s failed (%d in a row): %s',
                     node.uuid, count, exc)
         if count >= CONF.conductor.power_state_sync_max_retries and \
@@ -124,7 +162,7 @@ def sync_power_state(task, failures: dict[str, int]) -> None:
                               utils.reason_of(exc), event_type='power')
             task.save()
         return
-    failures.pop(node.uuid, None)
+    failures.succeeded(node.uuid)
     if real == node.power_state:
         return
     task.upgrade_lock('power state sync')

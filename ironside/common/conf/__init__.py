@@ -8,6 +8,8 @@ from ironside.common.conf import api
 from ironside.common.conf import conductor
 from ironside.common.conf import database
 from ironside.common.conf import default
+from ironside.common.conf import ipmi
+from ironside.common.conf import redfish
 from ironside.common.conf import site
 
 CONF = cfg.CONF
@@ -16,6 +18,8 @@ default.register_opts(CONF)
 api.register_opts(CONF)
 conductor.register_opts(CONF)
 database.register_opts(CONF)
+ipmi.register_opts(CONF)
+redfish.register_opts(CONF)
 site.register_opts(CONF)
 
 # oslo.messaging registers transport_url and control_exchange only when a

@@ -54,6 +54,14 @@ opts = [
     cfg.IntOpt('sync_power_state_workers', default=8, min=1,
                help='Nodes whose power state is read at once during a '
                     'sync.'),
+    cfg.IntOpt('sync_power_state_per_bmc_workers', default=4, min=1,
+               help='Power reads sent at once to one BMC endpoint (an IPMI '
+                    'address and port, or a Redfish service that may serve '
+                    'many systems) during a sync.'),
+    cfg.IntOpt('power_state_sync_max_backoff', default=600, min=0,
+               help='Most seconds a node whose power reads keep failing '
+                    'waits before it is read again; the wait doubles with '
+                    'each failure, starting from the sync interval.'),
     cfg.IntOpt('power_state_sync_max_retries', default=3, min=1,
                help='Failed power reads in a row after which a node is put '
                     'into maintenance with fault "power failure".'),

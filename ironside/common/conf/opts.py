@@ -3,6 +3,8 @@
 from ironside.common.conf import api
 from ironside.common.conf import conductor
 from ironside.common.conf import default
+from ironside.common.conf import ipmi
+from ironside.common.conf import redfish
 from ironside.common.conf import site
 
 
@@ -11,6 +13,8 @@ def list_opts():
         ('DEFAULT', default.opts),
         ('api', api.opts),
         ('conductor', conductor.opts),
+        ('ipmi', ipmi.opts),
+        ('redfish', redfish.opts),
         ('site', site.opts),
     ]
 

@@ -1,0 +1,25 @@
+"""[ipmi] options: how the ipmi hardware type talks to BMCs (pyghmi)."""
+
+from oslo_config import cfg
+
+opts = [
+    cfg.IntOpt('command_retry_timeout', default=60, min=1,
+               help='Seconds to keep retrying an IPMI command to a BMC that '
+                    'does not answer before the action fails. A node\'s '
+                    'driver_info ipmi_retry_timeout overrides it.'),
+    cfg.FloatOpt('retry_interval', default=1.0, min=0.0,
+                 help='Seconds between attempts to reach a BMC that did '
+                      'not answer.'),
+    cfg.FloatOpt('power_poll_interval', default=1.0, min=0.01,
+                 help='Seconds between power state reads while waiting for '
+                      'a BMC to reach a requested power state.'),
+    cfg.FloatOpt('validate_timeout', default=5.0, min=0.1,
+                 help='Seconds validation waits for a BMC to answer when it '
+                      'checks the credentials. A BMC that does not answer '
+                      'in time passes validation; the action itself then '
+                      'fails with the BMC named.'),
+]
+
+
+def register_opts(conf):
+    conf.register_opts(opts, group='ipmi')

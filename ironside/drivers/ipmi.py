@@ -1,0 +1,25 @@
+"""The ipmi hardware type: power and boot device over IPMI (pyghmi)."""
+
+from ironside.drivers import base
+from ironside.drivers import generic
+from ironside.drivers.modules import fake
+from ironside.drivers.modules import noop
+from ironside.drivers.modules import pxe
+from ironside.drivers.modules import ramdisk
+from ironside.drivers.modules.ipmi import common
+from ironside.drivers.modules.ipmi import management
+from ironside.drivers.modules.ipmi import power
+
+
+class IPMIHardware(base.HardwareType):
+    supported_interfaces = generic.with_optional_defaults({
+        'boot': [pxe.PXEBoot],
+        # Ironic's generic types accept a fake console besides none.
+        'console': [noop.NoConsole, fake.FakeConsole],
+        'deploy': [ramdisk.RamdiskDeploy],
+        'management': [management.IPMIManagement],
+        'power': [power.IPMIPower],
+    })
+
+    def get_properties(self) -> dict[str, str]:
+        return dict(common.PROPERTIES)

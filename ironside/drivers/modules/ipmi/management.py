@@ -1,0 +1,141 @@
+"""Boot device, BMC reset and health of ipmi nodes through pyghmi."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from pyghmi import exceptions as pyghmi_exc
+
+from ironside.common import exception
+from ironside.drivers import base
+from ironside.drivers.modules.ipmi import common
+
+LOG = logging.getLogger(__name__)
+
+BootDevice = base.BootDevice
+
+# Ironside's boot devices in pyghmi's words, and back.
+_TO_IPMI = {BootDevice.PXE: 'network', BootDevice.DISK: 'hd',
+            BootDevice.CDROM: 'optical', BootDevice.BIOS: 'setup',
+            BootDevice.SAFE: 'safe'}
+_FROM_IPMI = {value: key for key, value in _TO_IPMI.items()}
+
+# pyghmi's health bits, worst first, in the words of Ironic's sensor data.
+_HEALTH = ((8, 'failed'), (2, 'critical'), (1, 'warning'))
+
+
+class IPMIManagement(base.ManagementInterface):
+    def get_properties(self) -> dict[str, str]:
+        return dict(common.PROPERTIES)
+
+    def validate(self, task) -> None:
+        common.validate(task)
+
+    def get_supported_boot_devices(self, task) -> list[str]:
+        return list(_TO_IPMI)
+
+    def set_boot_device(self, task, device: str,
+                        persistent: bool = False) -> None:
+        """Set the boot device; UEFI when the node's boot mode is uefi."""
+        if device not in _TO_IPMI:
+            raise exception.InvalidParameterValue(
+                err='Invalid boot device %s specified; the ipmi management '
+                    'interface supports %s'
+                    % (device, ', '.join(sorted(_TO_IPMI))))
+        uefi = _boot_mode(task) == 'uefi'
+
+        def _set(command):
+            result = command.set_bootdev(_TO_IPMI[device],
+                                         persist=persistent,
+                                         uefiboot=uefi)
+            if isinstance(result, dict) and 'error' in result:
+                raise pyghmi_exc.IpmiException(result['error'])
+
+        common.call(task, 'set boot device %s' % device, _set)
+
+    def get_boot_device(self, task) -> dict[str, Any]:
+        result = common.call(task, 'get boot device',
+                             lambda command: command.get_bootdev())
+        device = result.get('bootdev')
+        return {'boot_device': _FROM_IPMI.get(device),
+                'persistent': result.get('persistent')}
+
+    def get_boot_mode(self, task) -> str | None:
+        """'uefi' or 'bios' as the BMC's boot flags say, None if unset."""
+        result = common.call(task, 'get boot device',
+                             lambda command: command.get_bootdev())
+        if result.get('bootdev') == 'default':
+            return None
+        return 'uefi' if result.get('uefimode') else 'bios'
+
+    @base.clean_step(priority=0)
+    def reset_bmc(self, task) -> None:
+        """Cold reset the BMC itself (where it allows).
+
+        The session is kept; if the reset ended it, the next command
+        finds it broken and opens a new one.
+        """
+        common.call(task, 'BMC cold reset',
+                    lambda command: command.reset_bmc())
+
+    def get_sensors_data(self, task) -> dict[str, Any]:
+        """Sensor readings by type, as Ironic reports them.
+
+        BMCs without a sensor repository answer with no readings.
+        """
+        try:
+            readings = common.call(
+                task, 'read sensors',
+                lambda command: list(command.get_sensor_data()))
+        except exception.IPMIFailure as exc:
+            LOG.info('Node %s has no readable sensors: %s', task.node.uuid,
+                     exc)
+            return {}
+        data: dict[str, dict[str, Any]] = {}
+        for reading in readings:
+            kind = getattr(reading, 'type', None) or 'Other'
+            data.setdefault(kind, {})[reading.name] = {
+                'Sensor Reading': '%s %s' % (reading.value,
+                                             reading.units or ''),
+                'States': list(reading.states or []),
+                'Health': _health_word(reading.health),
+            }
+        return data
+
+    def get_health(self, task) -> dict[str, Any]:
+        """{'health': ok|warning|critical|failed|unknown, 'reasons': [...]}.
+
+        'unknown' when the BMC has no sensor repository to judge by.
+        """
+        try:
+            summary = common.call(task, 'read health',
+                                  lambda command: command.get_health())
+        except exception.IPMIFailure as exc:
+            return {'health': 'unknown', 'reasons': [str(exc)]}
+        return {'health': _health_word(summary.get('health', 0)),
+                'reasons': ['%s: %s' % (r.name, ', '.join(r.states or []))
+                            for r in summary.get('badreadings', [])]}
+
+    def inject_nmi(self, task) -> None:
+        common.call(task, 'inject NMI',
+                    lambda command: command.set_power('diag'))
+
+
+def _health_word(bits: int) -> str:
+    for bit, word in _HEALTH:
+        if bits & bit:
+            return word
+    return 'ok'
+
+
+def _boot_mode(task) -> str:
+    properties = task.node.properties or {}
+    capabilities = properties.get('capabilities') or ''
+    if isinstance(capabilities, dict):
+        return capabilities.get('boot_mode', 'uefi')
+    for item in str(capabilities).split(','):
+        key, _, value = item.partition(':')
+        if key.strip() == 'boot_mode':
+            return value.strip()
+    return (task.node.instance_info or {}).get('boot_mode', 'uefi')

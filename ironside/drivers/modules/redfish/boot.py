@@ -1,0 +1,104 @@
+"""``redfish-virtual-media`` boot: ISO images through the BMC's virtual CD.
+
+For the deploy or clean ramdisk it inserts ``driver_info
+['redfish_deploy_iso']`` and boots the CD once; for the instance it
+inserts ``instance_info['boot_iso']`` and boots the CD persistently, or,
+without one, ejects the CD and boots the disk. The BMC downloads the ISO
+itself, so the URL must be reachable from the BMC. Ironside builds no
+ISO.
+"""
+
+from __future__ import annotations
+
+from urllib import parse
+
+import sushy
+
+from ironside.common import exception
+from ironside.drivers import base
+from ironside.drivers.modules import bmc_common
+from ironside.drivers.modules.redfish import common
+
+PROPERTIES = {
+    'redfish_deploy_iso': 'URL of the ISO the node boots for deploying '
+                          'and cleaning. Optional.',
+}
+_CD_TYPES = (sushy.VirtualMediaType.CD, sushy.VirtualMediaType.DVD)
+
+
+def _check_url(node_uuid: str, where: str, url: str | None) -> None:
+    if url is None:
+        return
+    parsed = parse.urlparse(url) if isinstance(url, str) else None
+    if parsed is None or parsed.scheme not in ('http', 'https') or \
+            not parsed.hostname:
+        raise exception.InvalidParameterValue(
+            err='Node %s: %s must be an http(s) URL, not %r'
+                % (node_uuid, where, url))
+
+
+def _cd_devices(system) -> list:
+    devices = []
+    for manager in system.managers:
+        for media in manager.virtual_media.get_members():
+            if set(media.media_types or ()) & set(_CD_TYPES):
+                devices.append(media)
+    if not devices:
+        raise exception.UnsupportedDriverExtension(
+            driver='redfish', extension='virtual media (the BMC of %s has '
+                                        'no virtual CD)' % system.path)
+    return devices
+
+
+def insert_cd(task, url: str) -> None:
+    def _insert(system):
+        device = _cd_devices(system)[0]
+        if device.inserted:
+            device.eject_media()
+        device.insert_media(url, inserted=True, write_protected=True)
+    common.call(task, 'insert virtual media', _insert)
+
+
+def eject_cds(task) -> None:
+    def _eject(system):
+        for device in _cd_devices(system):
+            if device.inserted or device.image:
+                device.eject_media()
+    common.call(task, 'eject virtual media', _eject)
+
+
+class RedfishVirtualMediaBoot(base.BootInterface):
+    def get_properties(self) -> dict[str, str]:
+        return dict(common.PROPERTIES, **PROPERTIES)
+
+    def validate(self, task) -> None:
+        common.parse_driver_info(task.node)
+        node = task.node
+        _check_url(node.uuid, 'driver_info redfish_deploy_iso',
+                   (node.driver_info or {}).get('redfish_deploy_iso'))
+        _check_url(node.uuid, 'instance_info boot_iso',
+                   (node.instance_info or {}).get('boot_iso'))
+
+    def prepare_ramdisk(self, task, ramdisk_params: dict) -> None:
+        iso = bmc_common.required_str(task.node.driver_info or {},
+                                      'redfish_deploy_iso', task.node.uuid)
+        insert_cd(task, iso)
+        task.driver.management.set_boot_device(task, base.BootDevice.CDROM,
+                                               persistent=False)
+
+    def clean_up_ramdisk(self, task) -> None:
+        eject_cds(task)
+
+    def prepare_instance(self, task) -> None:
+        iso = (task.node.instance_info or {}).get('boot_iso')
+        if iso:
+            insert_cd(task, iso)
+            device = base.BootDevice.CDROM
+        else:
+            eject_cds(task)
+            device = base.BootDevice.DISK
+        task.driver.management.set_boot_device(task, device,
+                                               persistent=True)
+
+    def clean_up_instance(self, task) -> None:
+        eject_cds(task)

@@ -1,0 +1,246 @@
+"""driver_info of redfish nodes, and the sushy connections kept per BMC.
+
+One ``sushy.Sushy`` root per BMC address and credentials is kept (least
+recently used ones are dropped past [redfish]connection_cache_size) and
+shared by every node behind that BMC. A connection the BMC stops
+accepting (HTTP 401) is replaced by a fresh one once; if the new one is
+refused too, the credentials are wrong. A BMC that does not answer is
+retried [redfish]connection_attempts times.
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import TypeVar
+from urllib import parse
+
+import sushy
+from sushy import exceptions as sushy_exc
+
+from ironside.common import exception
+from ironside.common.conf import CONF
+from ironside.drivers.modules import bmc_common
+
+LOG = logging.getLogger(__name__)
+T = TypeVar('T')
+
+SYSTEMS_PREFIX = '/redfish/v1/Systems/'
+AUTH_TYPES = ('basic', 'session', 'auto')
+
+PROPERTIES = {
+    'redfish_address': 'URL of the BMC (https:// assumed when no scheme '
+                       'is given). Required.',
+    'redfish_system_id': 'The system on that BMC: its path '
+                         '(/redfish/v1/Systems/<id>) or Id. Optional when '
+                         'the BMC has exactly one system.',
+    'redfish_username': 'User name on the BMC. Required.',
+    'redfish_password': 'Password of that user. Required.',
+    'redfish_verify_ca': 'Verify the BMC\'s TLS certificate: true, false, '
+                         'or a path to a CA bundle. Optional; default true.',
+    'redfish_auth_type': 'basic, session or auto. Optional; default '
+                         '[redfish]auth_type.',
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class RedfishInfo:
+    address: str
+    system_id: str | None
+    username: str
+    password: str = dataclasses.field(repr=False)
+    verify_ca: bool | str
+    auth_type: str
+
+    @property
+    def bmc(self) -> str:
+        """How errors and logs name the BMC (and the system on it)."""
+        return self.address + (self.system_id or '')
+
+    @property
+    def key(self) -> tuple:
+        return (self.address, self.username, self.password, self.verify_ca,
+                self.auth_type)
+
+
+def _address(info: dict, uuid: str) -> str:
+    address = bmc_common.required_str(info, 'redfish_address', uuid)
+    if '://' not in address:
+        address = 'https://' + address
+    parsed = parse.urlparse(address)
+    if parsed.scheme not in ('http', 'https') or not parsed.hostname:
+        raise exception.InvalidParameterValue(
+            err='Node %s: driver_info redfish_address must be an http(s) '
+                'URL or a host name, not %r' % (uuid, address))
+    return address.rstrip('/')
+
+
+def _system_id(info: dict, uuid: str) -> str | None:
+    value = bmc_common.optional_str(info, 'redfish_system_id', uuid)
+    if value is None or not value.strip():
+        return None
+    value = value.strip().rstrip('/')
+    if not value.startswith('/'):
+        value = SYSTEMS_PREFIX + value
+    return value
+
+
+def parse_driver_info(node) -> RedfishInfo:
+    """Typed driver_info; a clear 400 naming the key if it is wrong."""
+    info = node.driver_info or {}
+    uuid = node.uuid
+    return RedfishInfo(
+        address=_address(info, uuid),
+        system_id=_system_id(info, uuid),
+        username=bmc_common.required_str(info, 'redfish_username', uuid),
+        password=bmc_common.required_str(info, 'redfish_password', uuid),
+        verify_ca=bmc_common.bool_or_path(info, 'redfish_verify_ca', uuid),
+        auth_type=bmc_common.choice(info, 'redfish_auth_type', uuid,
+                                    AUTH_TYPES, CONF.redfish.auth_type))
+
+
+class CredentialsRejected(exception.InvalidParameterValue):
+    msg_fmt = ('Redfish BMC %(bmc)s rejected the credentials of user '
+               '"%(user)s"')
+
+
+class SystemNotFound(exception.InvalidParameterValue):
+    msg_fmt = 'Redfish BMC %(bmc)s has no system %(system)s'
+
+
+def _auth(info: RedfishInfo):
+    cls = {'basic': sushy.auth.BasicAuth, 'session': sushy.auth.SessionAuth,
+           'auto': sushy.auth.SessionOrBasicAuth}[info.auth_type]
+    return cls(username=info.username, password=info.password)
+
+
+class ConnectionCache:
+    """sushy roots by BMC and credentials, least recently used dropped."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._roots: collections.OrderedDict[tuple, sushy.Sushy] = \
+            collections.OrderedDict()
+
+    def get(self, info: RedfishInfo) -> sushy.Sushy:
+        with self._lock:
+            root = self._roots.get(info.key)
+            if root is not None:
+                self._roots.move_to_end(info.key)
+                return root
+        root = sushy.Sushy(
+            info.address, auth=_auth(info), verify=info.verify_ca,
+            server_side_retries=CONF.redfish.server_side_retries,
+            server_side_retries_delay=CONF.redfish.server_side_retries_delay,
+            read_timeout=CONF.redfish.read_timeout,
+            connect_timeout=CONF.redfish.connect_timeout)
+        with self._lock:
+            self._roots[info.key] = root
+            while len(self._roots) > CONF.redfish.connection_cache_size:
+                self._roots.popitem(last=False)
+        return root
+
+    def drop(self, info: RedfishInfo) -> None:
+        with self._lock:
+            self._roots.pop(info.key, None)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._roots.clear()
+
+
+CONNECTIONS = ConnectionCache()
+
+
+def _get_system(root: sushy.Sushy, info: RedfishInfo):
+    if info.system_id is not None:
+        return root.get_system(info.system_id)
+    members = root.get_system_collection().get_members()
+    if len(members) != 1:
+        raise exception.InvalidParameterValue(
+            err='Redfish BMC %s has %d systems; set driver_info '
+                'redfish_system_id to one of %s'
+                % (info.address, len(members),
+                   ', '.join(m.path for m in members)))
+    return members[0]
+
+
+def call_with_info(info: RedfishInfo, action: str,
+                   func: Callable[[object], T],
+                   attempts: int | None = None) -> T:
+    """``func(system)`` with a cached connection, retried as it should be.
+
+    401: the connection is replaced once, then CredentialsRejected.
+    No answer: retried [redfish]connection_attempts times, then
+    BMCConnectionFailed naming the BMC. Other error answers: RedfishError.
+    """
+    attempts = attempts or CONF.redfish.connection_attempts
+    refreshed = False
+    attempt = 0
+    while True:
+        attempt += 1
+        try:
+            root = CONNECTIONS.get(info)
+            return func(_get_system(root, info))
+        except sushy_exc.AccessError as exc:
+            CONNECTIONS.drop(info)
+            if exc.status_code == 401 and not refreshed:
+                refreshed = True
+                LOG.info('BMC %s refused a cached connection; opening a '
+                         'new one', info.address)
+                continue
+            if exc.status_code == 401:
+                raise CredentialsRejected(bmc=info.address,
+                                          user=info.username) from None
+            raise exception.RedfishError(
+                bmc=info.bmc, reason='%s: access denied (HTTP %s)'
+                                     % (action, exc.status_code)) from None
+        except sushy_exc.ResourceNotFoundError as exc:
+            if info.system_id and exc.url.rstrip('/').endswith(
+                    info.system_id):
+                raise SystemNotFound(bmc=info.address,
+                                     system=info.system_id) from None
+            raise exception.RedfishError(
+                bmc=info.bmc, reason='%s: %s' % (action, exc)) from None
+        except sushy_exc.ConnectionError as exc:
+            CONNECTIONS.drop(info)
+            if attempt >= attempts:
+                raise exception.BMCConnectionFailed(
+                    bmc=info.address,
+                    reason='%s failed after %d attempt(s): %s'
+                           % (action, attempt, _short(exc))) from None
+            LOG.info('BMC %s did not answer %s (attempt %d of %d): %s',
+                     info.address, action, attempt, attempts, _short(exc))
+            time.sleep(CONF.redfish.connection_retry_interval)
+        except sushy_exc.SushyError as exc:
+            raise exception.RedfishError(
+                bmc=info.bmc, reason='%s: %s' % (action, exc)) from None
+
+
+def _short(exc: Exception) -> str:
+    text = str(exc)
+    return text if len(text) <= 300 else text[:300] + '...'
+
+
+def call(task, action: str, func: Callable[[object], T]) -> T:
+    """Run ``func(system)`` against the system of ``task.node``."""
+    return call_with_info(parse_driver_info(task.node), action, func)
+
+
+def validate(task) -> RedfishInfo:
+    """Check driver_info, then that the BMC accepts the credentials and
+    has the system. A BMC that does not answer passes: the action itself
+    then fails naming it.
+    """
+    info = parse_driver_info(task.node)
+    try:
+        call_with_info(info, 'validate', lambda system: system.identity,
+                       attempts=1)
+    except exception.BMCConnectionFailed as exc:
+        LOG.info('Could not reach BMC %s while validating node %s: %s',
+                 info.address, task.node.uuid, exc)
+    return info

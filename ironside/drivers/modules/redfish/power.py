@@ -1,0 +1,88 @@
+"""Power of redfish nodes through sushy: read, on, off, soft off, reboot.
+
+A reset is requested once (ComputerSystem.Reset), then the system is read
+every [redfish]power_poll_interval seconds until it reaches the new state
+or the timeout the conductor passes is spent.
+"""
+
+from __future__ import annotations
+
+import sushy
+
+from ironside.common import exception
+from ironside.common import states
+from ironside.common.conf import CONF
+from ironside.drivers import base
+from ironside.drivers.modules import bmc_common
+from ironside.drivers.modules.redfish import common
+
+_READ = {sushy.PowerState.ON: states.POWER_ON,
+         sushy.PowerState.POWERING_OFF: states.POWER_ON,
+         sushy.PowerState.OFF: states.POWER_OFF,
+         sushy.PowerState.POWERING_ON: states.POWER_OFF}
+
+_RESET = {states.POWER_ON: sushy.ResetType.ON,
+          states.POWER_OFF: sushy.ResetType.FORCE_OFF,
+          states.SOFT_POWER_OFF: sushy.ResetType.GRACEFUL_SHUTDOWN,
+          states.REBOOT: sushy.ResetType.FORCE_RESTART,
+          states.SOFT_REBOOT: sushy.ResetType.GRACEFUL_RESTART}
+
+
+def read_power_state(task) -> str:
+    state = common.call(task, 'read power state',
+                        lambda system: system.power_state)
+    return _READ.get(state, states.POWER_ERROR)
+
+
+def _reset(task, reset_type) -> None:
+    common.call(task, 'reset %s' % reset_type.value,
+                lambda system: system.reset_system(reset_type))
+
+
+def _wait(task, target: str, timeout: int | None) -> None:
+    info = common.parse_driver_info(task.node)
+    bmc_common.wait_for_power_state(
+        lambda: read_power_state(task), target,
+        timeout or CONF.conductor.power_state_change_timeout,
+        CONF.redfish.power_poll_interval, info.bmc)
+
+
+def change_power_state(task, power_state: str,
+                       timeout: int | None = None) -> None:
+    """Request ``power_state`` and wait until the system is there."""
+    if power_state not in _RESET:
+        raise exception.InvalidParameterValue(
+            err='redfish power interface cannot set power state %s'
+                % power_state)
+    target = bmc_common.TARGET_OF[power_state]
+    if power_state in (states.REBOOT, states.SOFT_REBOOT):
+        if read_power_state(task) == states.POWER_OFF:
+            power_state = states.POWER_ON
+    elif read_power_state(task) == target:
+        return
+    _reset(task, _RESET[power_state])
+    _wait(task, target, timeout)
+
+
+class RedfishPower(base.PowerInterface):
+    def get_properties(self) -> dict[str, str]:
+        return dict(common.PROPERTIES)
+
+    def validate(self, task) -> None:
+        common.validate(task)
+
+    def get_power_state(self, task) -> str:
+        return read_power_state(task)
+
+    def set_power_state(self, task, power_state: str,
+                        timeout: int | None = None) -> None:
+        change_power_state(task, power_state, timeout)
+
+    def reboot(self, task, timeout: int | None = None) -> None:
+        change_power_state(task, states.REBOOT, timeout)
+
+    def get_supported_power_states(self, task) -> list[str]:
+        return list(_RESET)
+
+    def bmc_endpoint(self, task) -> str:
+        return common.parse_driver_info(task.node).address

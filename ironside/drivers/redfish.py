@@ -1,0 +1,33 @@
+"""The redfish hardware type: power, boot, BIOS, RAID and virtual media
+over Redfish (sushy)."""
+
+from ironside.drivers import base
+from ironside.drivers import generic
+from ironside.drivers.modules import fake
+from ironside.drivers.modules import noop
+from ironside.drivers.modules import pxe
+from ironside.drivers.modules import ramdisk
+from ironside.drivers.modules.redfish import bios
+from ironside.drivers.modules.redfish import boot
+from ironside.drivers.modules.redfish import common
+from ironside.drivers.modules.redfish import management
+from ironside.drivers.modules.redfish import power
+from ironside.drivers.modules.redfish import raid
+from ironside.drivers.modules.redfish import vendor
+
+
+class RedfishHardware(base.HardwareType):
+    supported_interfaces = generic.with_optional_defaults({
+        'bios': [bios.RedfishBIOS],
+        'boot': [pxe.PXEBoot, boot.RedfishVirtualMediaBoot],
+        # Ironic's generic types accept a fake console besides none.
+        'console': [noop.NoConsole, fake.FakeConsole],
+        'deploy': [ramdisk.RamdiskDeploy],
+        'management': [management.RedfishManagement],
+        'power': [power.RedfishPower],
+        'raid': [raid.RedfishRAID],
+        'vendor': [vendor.RedfishVendor],
+    })
+
+    def get_properties(self) -> dict[str, str]:
+        return dict(common.PROPERTIES)

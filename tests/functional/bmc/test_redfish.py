@@ -1,0 +1,228 @@
+"""The redfish hardware type against sushy-tools' emulator."""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import threading
+
+import pytest
+
+from ironside.common import exception
+from ironside.common import states
+from ironside.db import deploy_templates as templates_db
+from ironside.db import history as history_db
+from ironside.db import nodes as nodes_db
+from tests.functional.bmc import helpers
+from tests.functional.fixtures import redfish_emulator
+from tests.utils import wait_for
+
+
+def test_enroll_manage_power_and_boot_device(rpc, context, redfish,
+                                             make_bmc_node):
+    node = make_bmc_node('redfish', redfish.driver_info(0))
+    assert (node.power_interface, node.management_interface,
+            node.deploy_interface, node.bios_interface) == \
+        ('redfish', 'redfish', 'ramdisk', 'redfish')
+    helpers.manage(rpc, context, node.uuid)
+    assert helpers.node(node.uuid).power_state == states.POWER_OFF
+
+    rpc.change_node_power_state(context, node.uuid, states.POWER_ON)
+    helpers.wait_power(node.uuid, states.POWER_ON)
+    assert redfish.state(0)['power_state'] == 'On'
+
+    rpc.set_boot_device(context, node.uuid, 'pxe', persistent=True)
+    assert redfish.state(0)['boot_device'] == 'Pxe'
+    assert rpc.get_boot_device(context, node.uuid) == {
+        'boot_device': 'pxe', 'persistent': True}
+
+    rpc.change_node_power_state(context, node.uuid, states.POWER_OFF)
+    helpers.wait_power(node.uuid, states.POWER_OFF)
+    assert redfish.state(0)['power_state'] == 'Off'
+
+
+def test_wrong_password_is_refused_at_validation(rpc, context, redfish,
+                                                 make_bmc_node):
+    node = make_bmc_node('redfish', redfish.driver_info(
+        1, redfish_password='not-the-password'))
+    with pytest.raises(exception.InvalidParameterValue) as err:
+        rpc.change_node_power_state(context, node.uuid, states.POWER_ON)
+    assert err.value.code == 400
+    assert redfish.url in str(err.value)
+    assert 'rejected the credentials of user "admin"' in str(err.value)
+    assert 'not-the-password' not in str(err.value)
+    after = helpers.node(node.uuid)
+    assert (after.target_power_state, after.last_error,
+            after.reservation) == (None, None, None)
+    verdict = rpc.validate_driver_interfaces(context, node.uuid)
+    assert verdict['power']['result'] is False
+    assert 'rejected the credentials' in verdict['power']['reason']
+
+
+def test_missing_driver_info_is_named(rpc, context, redfish, make_bmc_node):
+    node = make_bmc_node('redfish', {'redfish_address': redfish.url})
+    verdict = rpc.validate_driver_interfaces(context, node.uuid)
+    assert verdict['power'] == {
+        'result': False,
+        'reason': 'Node %s: driver_info is missing redfish_username'
+                  % node.uuid}
+
+
+def test_slow_bmc_power_timeout_is_honoured(rpc, context, redfish,
+                                            make_bmc_node):
+    node = make_bmc_node('redfish', redfish.driver_info(2))
+    redfish.configure(2, power_state='Off', power_delay=30)
+    try:
+        rpc.change_node_power_state(context, node.uuid, states.POWER_ON,
+                                    timeout=1)
+        node = helpers.wait_power_settled(node.uuid, timeout=10)
+        assert node.failure_reason == 'PowerFailure'
+        assert 'did not reach power state "power on" within 1s' in \
+            node.last_error
+        assert redfish.url in node.last_error
+        assert node.reservation is None
+    finally:
+        redfish.configure(2, power_state='Off', power_delay=0,
+                          pending_power=None)
+
+
+def _bios_template(name, settings):
+    templates_db.create({'name': name, 'steps': [
+        {'interface': 'bios', 'step': 'apply_configuration',
+         'args': {'settings': settings}, 'priority': 90}]})
+
+
+def test_deploy_applies_bios_settings_from_a_template(rpc, context, redfish,
+                                                      make_bmc_node):
+    _bios_template('CUSTOM_TURBO_OFF',
+                   [{'name': 'ProcTurboMode', 'value': 'Disabled'}])
+    node = make_bmc_node('redfish', redfish.driver_info(3))
+    rpc.add_node_traits(context, node.uuid, ['CUSTOM_TURBO_OFF'])
+    helpers.to_available(rpc, context, node.uuid)
+    boots = redfish.state(3).get('boots', 0)
+
+    rpc.do_node_deploy(context, node.uuid)
+    helpers.wait_state(node.uuid, states.ACTIVE)
+
+    state = redfish.state(3)
+    assert state['bios']['ProcTurboMode'] == 'Disabled'
+    assert state['power_state'] == 'On'
+    assert state['boot_device'] == 'Hdd'
+    assert state['boots'] >= boots + 2  # the BIOS reboot, then the deploy
+    node = helpers.node(node.uuid)
+    assert node.power_state == states.POWER_ON
+    events = [h.event for h in history_db.list_for_node(node.id)]
+    assert 'Deploy step bios.apply_configuration is running ' \
+           'asynchronously' in events
+    assert events.index('Deploy step bios.apply_configuration started') < \
+        events.index('Deploy step deploy.prepare_instance_boot started')
+
+
+def test_raid_clean_steps_wait_for_bmc_tasks(rpc, context, redfish,
+                                             make_bmc_node):
+    redfish.configure(1, task_delay=0.5)
+    node = make_bmc_node('redfish', redfish.driver_info(1),
+                         target_raid_config={'logical_disks': [
+                             {'size_gb': 100, 'raid_level': '1',
+                              'is_root_volume': True},
+                             {'size_gb': 'MAX', 'raid_level': '0'}]})
+    helpers.manage(rpc, context, node.uuid)
+    rpc.do_node_clean(context, node.uuid, [
+        {'interface': 'raid', 'step': 'create_configuration'}])
+    wait_for(lambda: helpers.node(node.uuid).provision_state ==
+             states.CLEANWAIT, what='clean wait')
+    helpers.wait_state(node.uuid, states.MANAGEABLE)
+    node = helpers.node(node.uuid)
+    assert node.last_error is None
+    volumes = redfish.state(1)['volumes'][redfish_emulator.STORAGE_ID]
+    assert sorted(v['RAIDType'] for v in volumes) == ['RAID0', 'RAID1']
+    assert sorted(d['raid_level'] for d in
+                  node.raid_config['logical_disks']) == ['0', '1']
+    assert 100 in [d['size_gb'] for d in node.raid_config['logical_disks']]
+
+    rpc.do_node_clean(context, node.uuid, [
+        {'interface': 'raid', 'step': 'delete_configuration'}])
+    helpers.wait_state(node.uuid, states.MANAGEABLE)
+    assert redfish.state(1)['volumes'][redfish_emulator.STORAGE_ID] == []
+    assert helpers.node(node.uuid).raid_config == {'logical_disks': []}
+
+
+def test_failed_bmc_task_fails_the_step(rpc, context, redfish,
+                                        make_bmc_node):
+    redfish.configure(0, task_delay=0.2, task_fail=True)
+    try:
+        node = make_bmc_node('redfish', redfish.driver_info(0),
+                             target_raid_config={'logical_disks': [
+                                 {'size_gb': 10, 'raid_level': '0'}]})
+        helpers.manage(rpc, context, node.uuid)
+        rpc.do_node_clean(context, node.uuid, [
+            {'interface': 'raid', 'step': 'create_configuration'}])
+        helpers.wait_state(node.uuid, states.CLEANFAIL)
+        node = helpers.node(node.uuid)
+        assert 'raid.create_configuration' in node.last_error
+        assert 'Emulated controller failure' in node.last_error
+        assert node.clean_step['step'] == 'create_configuration'
+        assert node.reservation is None
+    finally:
+        redfish.configure(0, task_fail=False)
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def iso_url(tmp_path):
+    (tmp_path / 'boot.iso').write_bytes(b'\0' * 4096)
+    handler = functools.partial(_QuietHandler, directory=str(tmp_path))
+    server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield 'http://127.0.0.1:%d/boot.iso' % server.server_port
+    server.shutdown()
+    server.server_close()
+
+
+def test_virtual_media_boot_inserts_the_instance_iso(rpc, context, redfish,
+                                                     make_bmc_node,
+                                                     iso_url):
+    node = make_bmc_node('redfish', redfish.driver_info(2),
+                         boot_interface='redfish-virtual-media',
+                         instance_info={'boot_iso': iso_url})
+    helpers.to_available(rpc, context, node.uuid)
+    rpc.do_node_deploy(context, node.uuid)
+    helpers.wait_state(node.uuid, states.ACTIVE)
+    state = redfish.state(2)
+    assert state['boot_device'] == 'Cd'
+    image, _, inserted = state['boot_image']['Cd']
+    assert inserted and image
+    rpc.do_node_tear_down(context, node.uuid)
+    helpers.wait_state(node.uuid, states.AVAILABLE)
+    assert redfish.state(2)['power_state'] == 'Off'
+
+
+def test_bmc_down_mid_step_fails_the_step_naming_it(rpc, context,
+                                                    make_bmc_node):
+    emulator = redfish_emulator.RedfishEmulator(systems=1,
+                                                prefix='doomed').start()
+    try:
+        emulator.configure(0, task_delay=60)
+        node = make_bmc_node('redfish', emulator.driver_info(0),
+                             target_raid_config={'logical_disks': [
+                                 {'size_gb': 10, 'raid_level': '0'}]})
+        helpers.manage(rpc, context, node.uuid)
+        rpc.do_node_clean(context, node.uuid, [
+            {'interface': 'raid', 'step': 'create_configuration'}])
+        wait_for(lambda: helpers.node(node.uuid).provision_state ==
+                 states.CLEANWAIT, what='clean wait')
+    finally:
+        emulator.stop()
+    helpers.wait_state(node.uuid, states.CLEANFAIL)
+    node = helpers.node(node.uuid)
+    assert emulator.url in node.last_error
+    assert 'did not answer' in node.last_error
+    assert node.failure_reason == 'BMCUnreachable'
+    assert node.reservation is None
+    assert nodes_db.get_node(node.id).clean_step['step'] == \
+        'create_configuration'
