@@ -23,6 +23,7 @@ from ironside.conductor import rpcapi as conductor_rpcapi
 from ironside.conductor import service as conductor_service
 from ironside.db import migration
 from ironside.db import nodes as nodes_db
+from ironside.strategy import service as site_service
 
 LOG = logging.getLogger(__name__)
 
@@ -69,19 +70,25 @@ def main(argv: list[str] | None = None) -> None:
     migration.upgrade()
     conductor = conductor_service.ConductorService(rpc_server=False)
     conductor.start()
+    site_actions = site_service.SiteActionService.for_manager(
+        conductor.manager)
+    site_actions.start()
     try:
         rpcapi = conductor_rpcapi.ConductorAPI(
             local_manager=conductor.manager)
         enroll_fake_nodes(rpcapi, CONF.enroll_fake_nodes)
         server = api_cmd.start_api(rpcapi)
     except exception.ConfigInvalid as exc:
+        site_actions.stop()
         conductor.stop()
         sys.exit(str(exc))
     except Exception:
+        site_actions.stop()
         conductor.stop()
         raise
     print('Ironside is serving the Ironic API at http://%s:%d'
           % (CONF.api.host_ip, server.port), flush=True)
     api_cmd.wait_for_signal()
     server.stop()
+    site_actions.stop()
     conductor.stop()

@@ -10,6 +10,7 @@ import threading
 from ironside.api import app as api_app
 from ironside.api import auth
 from ironside.api import server as api_server
+from ironside.api import site as site_api
 from ironside.common import exception
 from ironside.common import rpc
 from ironside.common import service
@@ -22,7 +23,8 @@ LOG = logging.getLogger(__name__)
 def start_api(rpcapi) -> api_server.ApiServer:
     """Check the auth strategy, then serve the API on [api]host_ip:port."""
     auth.check_strategy(CONF.api.host_ip)
-    app = auth.wrap(api_app.build_app(rpcapi))
+    app = auth.wrap(api_app.build_app(
+        rpcapi, extra_apis=[(site_api.DEFAULT_PREFIX, site_api.register)]))
     server = api_server.ApiServer(app, CONF.api.host_ip, CONF.api.port,
                                   CONF.api.threads)
     server.start()

@@ -1,11 +1,19 @@
-"""ironside-conductor: a conductor serving RPC over [DEFAULT]transport_url."""
+"""ironside-conductor: a conductor serving RPC over [DEFAULT]transport_url.
+
+It also runs the site action service, which runs site actions
+(deploy_site, update_site) and takes over those of dead conductors.
+"""
 
 from ironside.common import service
 from ironside.conductor import service as conductor_service
+from ironside.strategy import service as site_service
 
 
 def main() -> None:
     service.prepare_service()
     conductor = conductor_service.ConductorService()
     conductor.start()
-    conductor.run_until_signalled()
+    site_actions = site_service.SiteActionService.for_manager(
+        conductor.manager)
+    site_actions.start()
+    conductor.run_until_signalled(before_stop=site_actions.stop)

@@ -383,3 +383,33 @@ class DriverLoadError(IronsideException):
 
 class ConfigInvalid(IronsideException):
     msg_fmt = "Invalid configuration: %(error_msg)s"
+
+
+# The site layer (deployment strategies and site actions)
+
+class InvalidStrategy(Invalid):
+    """A deployment strategy document is invalid; ``errors`` lists why."""
+
+    msg_fmt = "Invalid deployment strategy: %(details)s"
+
+    def __init__(self, errors: list) -> None:
+        self.errors = list(errors)
+        super().__init__(details='; '.join(str(e) for e in self.errors))
+
+
+class StrategyNotFound(NotFound):
+    msg_fmt = "Deployment strategy %(strategy)s could not be found."
+
+
+class StrategyAlreadyExists(Conflict):
+    msg_fmt = "A deployment strategy named %(name)s already exists."
+
+
+class SiteActionNotFound(NotFound):
+    msg_fmt = "Site action %(action)s could not be found."
+
+
+class SiteActionConflict(Conflict):
+    msg_fmt = ("Site action %(action)s is still running on nodes %(nodes)s; "
+               "a second action on the same nodes is refused until it "
+               "finishes.")

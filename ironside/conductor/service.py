@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import signal
 import threading
+from collections.abc import Callable
 
 import oslo_messaging as messaging
 
@@ -43,8 +44,13 @@ class ConductorService:
         self.manager.del_host()
         self._stop.set()
 
-    def run_until_signalled(self) -> None:
-        """Serve until SIGTERM or SIGINT, then stop cleanly."""
+    def run_until_signalled(self, before_stop: Callable[[], None] | None
+                            = None) -> None:
+        """Serve until SIGTERM or SIGINT, then stop cleanly.
+
+        ``before_stop`` stops services that use this conductor (the site
+        action service) while it still serves them.
+        """
         def _handle(signum, _frame):
             LOG.info('Signal %d received, stopping', signum)
             self._stop.set()
@@ -52,4 +58,6 @@ class ConductorService:
         signal.signal(signal.SIGTERM, _handle)
         signal.signal(signal.SIGINT, _handle)
         self._stop.wait()
+        if before_stop is not None:
+            before_stop()
         self.stop()

@@ -103,6 +103,5 @@ def destroy(ident: str) -> None:
             _ident_clause(ident))).first()
         if template is None:
             raise exception.DeployTemplateNotFound(template=ident)
-        session.execute(sa.delete(models.DeployTemplateStep).where(
-            models.DeployTemplateStep.deploy_template_id == template.id))
+        # The steps go with it (delete-orphan cascade).
         session.delete(template)

@@ -62,10 +62,31 @@ class SplitDeployment:
                  what='conductor %s to register' % host)
         return proc
 
+    def start_api(self) -> SplitApi:
+        """``ironside-api`` in its own process, over RPC to the conductors."""
+        api = SplitApi(self)
+        self.conductors['api'] = api.process
+        wait_for(lambda: api.answers(api.process), timeout=30, interval=0.2,
+                 what='ironside-api to answer')
+        return api
+
     def owner_of(self, node) -> str:
         self.rpc.ring.reset()
         return self.rpc.ring.owner(node.uuid, node.driver,
                                    node.conductor_group or '')
+
+
+class SplitApi(ironside_process.ApiClients):
+    def __init__(self, deployment: SplitDeployment) -> None:
+        port = services.free_port()
+        self.endpoint = 'http://127.0.0.1:%d' % port
+        sections = {k: dict(v) for k, v in deployment.sections.items()}
+        sections['DEFAULT']['host'] = 'api-host'
+        sections['api'] = {'host_ip': '127.0.0.1', 'port': port}
+        config = deployment.workdir / 'api.conf'
+        processes.write_config(config, sections)
+        self.process = processes.IronsideProcess(
+            'ironside-api', config, deployment.workdir, 'api').start()
 
 
 @pytest.fixture(params=['postgresql', 'mysql'])

@@ -8,6 +8,7 @@ import time
 import pytest
 
 from tests.functional.fixtures.ironside_process import CommandFailed
+from tests.utils import wait_for
 
 pytestmark = pytest.mark.functional
 
@@ -16,30 +17,36 @@ STEPS = [
      'args': {'settings': [{'name': 'HyperThreading', 'value': 'off'}]},
      'priority': 150},
 ]
+# The deploy's steps by index: the requested one first (priority 150).
+ORDER = [('bios', 'apply_configuration'), ('deploy', 'deploy'),
+         ('deploy', 'write_image'), ('deploy', 'prepare_instance_boot'),
+         ('deploy', 'boot_instance')]
 
 
 def _show(ironside, name: str) -> dict:
     return ironside.cli('node', 'show', name, '-f', 'json')
 
 
-def _watch_deploy(ironside, name: str, timeout: float = 90) -> list:
-    """(step, index) pairs seen while the node deploys, in order.
+def _watch_deploy_with_cli(ironside, name: str, timeout: float = 120
+                           ) -> list:
+    """(interface, step, index) that ``node show`` shows while deploying.
 
-    Watched through the API, whose answers take milliseconds: one CLI
-    call takes longer than some steps.
+    Stops once it has seen two steps: each step lasts seconds, longer than
+    one CLI call even on a busy machine.
     """
     seen = []
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        status, node = ironside.api('GET', '/v1/nodes/%s' % name)
-        assert status == 200, node
+        node = _show(ironside, name)
         if node['provision_state'] not in ('deploying', 'wait call-back'):
             return seen
         step = node['deploy_step']
         index = node['driver_internal_info'].get('deploy_step_index')
-        if step and (step['interface'], step['step'], index) not in seen:
-            seen.append((step['interface'], step['step'], index))
-        time.sleep(0.05)
+        entry = (step.get('interface'), step.get('step'), index)
+        if step and entry not in seen:
+            seen.append(entry)
+        if len(seen) >= 2:
+            return seen
     raise AssertionError('still deploying after %ss; saw %s' % (timeout,
                                                                 seen))
 
@@ -53,19 +60,18 @@ def test_deploy_with_steps_and_undeploy(ironside):
     ironside.cli('node', 'provide', 'cli-1', '--wait', '60')
     assert _show(ironside, 'cli-1')['provision_state'] == 'available'
     ironside.cli('node', 'set', 'cli-1', '--driver-info',
-                 'fake_step_delays={"bios.apply_configuration": 6, '
-                 '"deploy.deploy": 2, "deploy.write_image": 2}')
+                 'fake_step_delays={"bios.apply_configuration": 8, '
+                 '"deploy.deploy": 8}')
     ironside.cli('node', 'deploy', 'cli-1', '--deploy-steps',
                  json.dumps(STEPS))
-    shown = _show(ironside, 'cli-1')
-    assert shown['provision_state'] == 'deploying'
-    assert shown['deploy_step']['step'] == 'apply_configuration'
-    assert shown['driver_internal_info']['deploy_step_index'] == 0
-    seen = _watch_deploy(ironside, 'cli-1')
-    assert ('deploy', 'deploy', 1) in seen
-    assert ('deploy', 'write_image', 2) in seen
-    indexes = [index for _, _, index in seen]
-    assert indexes == sorted(indexes)
+    seen = _watch_deploy_with_cli(ironside, 'cli-1')
+    # Two different steps, each at its index, in the deploy's order.
+    assert len(seen) == 2, seen
+    assert [(i, s) for i, s, _ in seen] == \
+        [ORDER[index] for _, _, index in seen]
+    assert seen[0][2] < seen[1][2]
+    wait_for(lambda: ironside.api('GET', '/v1/nodes/cli-1')[1][
+        'provision_state'] == 'active', timeout=120, interval=0.2)
     node = _show(ironside, 'cli-1')
     assert node['provision_state'] == 'active'
     assert node['deploy_step'] == {}

@@ -10,6 +10,7 @@ from ironside.common.conf import database
 from ironside.common.conf import default
 from ironside.common.conf import ipmi
 from ironside.common.conf import redfish
+from ironside.common.conf import site
 
 CONF = cfg.CONF
 
@@ -19,6 +20,7 @@ conductor.register_opts(CONF)
 database.register_opts(CONF)
 ipmi.register_opts(CONF)
 redfish.register_opts(CONF)
+site.register_opts(CONF)
 
 # oslo.messaging registers transport_url and control_exchange only when a
 # transport is first made; register them now so config files and tests can

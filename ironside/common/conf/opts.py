@@ -5,6 +5,7 @@ from ironside.common.conf import conductor
 from ironside.common.conf import default
 from ironside.common.conf import ipmi
 from ironside.common.conf import redfish
+from ironside.common.conf import site
 
 
 def list_opts():
@@ -14,5 +15,6 @@ def list_opts():
         ('conductor', conductor.opts),
         ('ipmi', ipmi.opts),
         ('redfish', redfish.opts),
+        ('site', site.opts),
     ]
 

@@ -3,6 +3,7 @@
 from alembic import context
 
 from ironside.db import models
+from ironside.db import site_models  # noqa
 
 target_metadata = models.Base.metadata
 

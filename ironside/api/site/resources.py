@@ -1,0 +1,171 @@
+"""Falcon resources of the site API."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import falcon
+
+from ironside.common import exception
+from ironside.db import site as site_db
+from ironside.db import site_models
+from ironside.strategy import actions
+from ironside.strategy import document
+from ironside.strategy import seam
+
+
+def _send(resp: falcon.Response, body: Any,
+          status: str = falcon.HTTP_200) -> None:
+    """A JSON answer; typed explicitly, as the main application leaves
+    answers untyped by default."""
+    resp.status = status
+    resp.content_type = falcon.MEDIA_JSON
+    resp.media = body
+
+
+def _time(value) -> str | None:
+    return value.isoformat() if value is not None else None
+
+
+def _body(req: falcon.Request) -> dict[str, Any]:
+    body = req.get_media(default_when_empty=None)
+    if not isinstance(body, dict):
+        raise exception.InvalidParameterValue(
+            err='The request body must be a JSON object')
+    return body
+
+
+def _required(body: dict[str, Any], name: str) -> Any:
+    if body.get(name) in (None, ''):
+        raise exception.MissingParameterValue(
+            err='The request body needs "%s"' % name)
+    return body[name]
+
+
+def _string(body: dict[str, Any], name: str) -> str:
+    value = _required(body, name)
+    if not isinstance(value, str):
+        raise exception.InvalidParameterValue(
+            err='"%s" must be a string' % name)
+    return value
+
+
+def _source(body: dict[str, Any]) -> str | dict:
+    source = _required(body, 'document')
+    if not isinstance(source, (str, dict)):
+        raise exception.InvalidParameterValue(
+            err='"document" must be YAML or JSON text, or a JSON object')
+    return source
+
+
+def strategy_view(strategy: site_models.SiteStrategy,
+                  detail: bool = False) -> dict[str, Any]:
+    groups = strategy.document.get('data', {}).get('groups', [])
+    view = {'uuid': strategy.uuid, 'name': strategy.name,
+            'schema': strategy.schema,
+            'groups': [g['name'] for g in groups],
+            'created_at': _time(strategy.created_at),
+            'updated_at': _time(strategy.updated_at)}
+    if detail:
+        view['document'] = strategy.document
+    return view
+
+
+def action_view(action: site_models.SiteAction) -> dict[str, Any]:
+    return {'uuid': action.uuid, 'action': action.action,
+            'strategy': action.strategy_name, 'state': action.state,
+            'result': action.result, 'owner': action.owner,
+            'created_at': _time(action.created_at),
+            'started_at': _time(action.started_at),
+            'finished_at': _time(action.finished_at)}
+
+
+class Root:
+    def __init__(self, base: str) -> None:
+        self.base = base
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        _send(resp, {
+            'name': 'Ironside site API',
+            'version': '1',
+            'resources': {name: self.base + '/' + name
+                          for name in ('strategies', 'actions',
+                                       'nodes/filter')},
+            'actions': list(actions.ACTIONS),
+            'schemas': list(document.SCHEMAS),
+        })
+
+
+class Strategies:
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        _send(resp, {'strategies': [strategy_view(s) for s in
+                                    site_db.list_strategies()]})
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        body = _body(req)
+        name = body.get('name')
+        if name is not None and (not isinstance(name, str) or not name):
+            raise exception.InvalidParameterValue(
+                err='"name" must be a non-empty string')
+        strategy = actions.create_strategy(_source(body), name)
+        resp.location = '%s/%s' % (req.path, strategy.name)
+        _send(resp, strategy_view(strategy, detail=True), falcon.HTTP_201)
+
+
+class Validate:
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        errors = document.validate(_source(_body(req)))
+        _send(resp, {'valid': not errors,
+                     'errors': [dict(e.as_dict(), text=str(e))
+                                for e in errors]})
+
+
+class Strategy:
+    def on_get(self, req: falcon.Request, resp: falcon.Response,
+               name: str) -> None:
+        _send(resp, strategy_view(site_db.get_strategy(name), detail=True))
+
+    def on_delete(self, req: falcon.Request, resp: falcon.Response,
+                  name: str) -> None:
+        site_db.delete_strategy(name)
+        resp.status = falcon.HTTP_204
+
+
+class Actions:
+    def __init__(self, nodes: seam.NodeBackend) -> None:
+        self.nodes = nodes
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        limit = req.get_param_as_int('limit', min_value=1)
+        _send(resp, {'actions': [action_view(a) for a in
+                                 site_db.list_actions(limit)]})
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        body = _body(req)
+        unknown = sorted(set(body) - {'action', 'strategy'})
+        if unknown:
+            raise exception.InvalidParameterValue(
+                err='Unknown fields: %s' % ', '.join(unknown))
+        action = actions.create_action(self.nodes, _string(body, 'action'),
+                                       _string(body, 'strategy'))
+        resp.location = '%s/%s' % (req.path, action.uuid)
+        _send(resp, actions.action_report(action.uuid), falcon.HTTP_201)
+
+
+class Action:
+    def on_get(self, req: falcon.Request, resp: falcon.Response,
+               uuid: str) -> None:
+        _send(resp, actions.action_report(uuid))
+
+
+class NodeFilter:
+    def __init__(self, nodes: seam.NodeBackend) -> None:
+        self.nodes = nodes
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        selectors = document.check_selectors(
+            _body(req).get('selectors', []))
+        _send(resp, {'nodes': [
+            {'name': n.name, 'uuid': n.uuid, 'rack': n.rack,
+             'tags': sorted(n.tags), 'labels': dict(sorted(n.labels))}
+            for n in self.nodes.resolve(selectors)]})

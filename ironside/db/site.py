@@ -1,0 +1,294 @@
+"""Queries of the site layer: strategies, site actions, nodes and claims.
+
+A site action belongs to the conductor named in its ``owner`` column.
+Every write the runner makes checks that it still is the owner, in the
+same transaction, so a conductor that lost an action (another one took
+it over) can never overwrite the new owner's progress.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Iterable
+from collections.abc import Sequence
+from typing import Any
+
+import sqlalchemy as sa
+from oslo_db import exception as db_exc
+from oslo_utils import uuidutils
+
+from ironside.common import exception
+from ironside.db import models
+from ironside.db import session as db_session
+from ironside.db import site_models
+from ironside.db.site_models import SiteAction
+from ironside.db.site_models import SiteActionNode
+from ironside.db.site_models import SiteNodeClaim
+from ironside.db.site_models import SiteStrategy
+
+# Conflicting nodes named in an error message, at most.
+_CONFLICT_NAMES = 10
+
+
+class NotOwner(Exception):
+    """This conductor no longer owns the site action it tried to write."""
+
+
+# Strategies
+
+def _strategy_clause(ident: str):
+    if uuidutils.is_uuid_like(ident):
+        return SiteStrategy.uuid == ident
+    return SiteStrategy.name == ident
+
+
+def create_strategy(name: str, schema: str, document: dict[str, Any],
+                    source: str | None = None) -> SiteStrategy:
+    strategy = SiteStrategy(uuid=uuidutils.generate_uuid(), name=name,
+                            schema=schema, document=document, source=source)
+    try:
+        with db_session.writer() as session:
+            session.add(strategy)
+            session.flush()
+    except db_exc.DBDuplicateEntry:
+        raise exception.StrategyAlreadyExists(name=name) from None
+    return strategy
+
+
+def get_strategy(ident: str) -> SiteStrategy:
+    """A strategy by name or UUID; StrategyNotFound if there is none."""
+    with db_session.reader() as session:
+        strategy = session.scalars(
+            sa.select(SiteStrategy).where(_strategy_clause(ident))).first()
+    if strategy is None:
+        raise exception.StrategyNotFound(strategy=ident)
+    return strategy
+
+
+def list_strategies() -> list[SiteStrategy]:
+    with db_session.reader() as session:
+        return list(session.scalars(
+            sa.select(SiteStrategy).order_by(SiteStrategy.name)))
+
+
+def delete_strategy(ident: str) -> None:
+    with db_session.writer() as session:
+        result = session.execute(
+            sa.delete(SiteStrategy).where(_strategy_clause(ident)))
+    if result.rowcount == 0:
+        raise exception.StrategyNotFound(strategy=ident)
+
+
+# Actions
+
+def _conflicts(session, node_uuids: Sequence[str]) -> list[sa.Row]:
+    rows = []
+    for start in range(0, len(node_uuids), 500):
+        rows.extend(session.execute(
+            sa.select(SiteAction.uuid, SiteActionNode.node_name)
+            .join(SiteNodeClaim, SiteNodeClaim.action_id == SiteAction.id)
+            .join(SiteActionNode,
+                  sa.and_(SiteActionNode.action_id == SiteAction.id,
+                          SiteActionNode.node_uuid ==
+                          SiteNodeClaim.node_uuid))
+            .where(SiteNodeClaim.node_uuid.in_(
+                list(node_uuids[start:start + 500])))
+            .order_by(SiteActionNode.node_name)))
+    return rows
+
+
+def _conflict_error(rows: Sequence[sa.Row]) -> exception.SiteActionConflict:
+    action = rows[0].uuid
+    names = [r.node_name for r in rows if r.uuid == action]
+    shown = ', '.join(names[:_CONFLICT_NAMES])
+    if len(names) > _CONFLICT_NAMES:
+        shown += ' and %d more' % (len(names) - _CONFLICT_NAMES)
+    return exception.SiteActionConflict(action=action, nodes=shown)
+
+
+def create_action(action: str, strategy_name: str, document: dict[str, Any],
+                  progress: dict[str, Any],
+                  nodes: Sequence[tuple[str, str]]) -> SiteAction:
+    """Queue an action over ``nodes`` ((uuid, name) pairs), claiming them.
+
+    Refused with SiteActionConflict if an unfinished action holds any of
+    the nodes; the claims' primary key makes this atomic.
+    """
+    uuids = [uuid for uuid, _name in nodes]
+    row = SiteAction(uuid=uuidutils.generate_uuid(), action=action,
+                     strategy_name=strategy_name, document=document,
+                     state=site_models.QUEUED, progress=progress)
+    try:
+        with db_session.writer() as session:
+            # Write first, then read: a transaction that reads first and
+            # writes after another writer committed fails on SQLite.
+            session.add(row)
+            session.flush()
+            conflicts = _conflicts(session, uuids)
+            if conflicts:
+                raise _conflict_error(conflicts)
+            if uuids:
+                session.execute(sa.insert(SiteActionNode), [
+                    {'action_id': row.id, 'node_uuid': uuid,
+                     'node_name': name, 'status': site_models.NOT_STARTED}
+                    for uuid, name in nodes])
+                session.execute(sa.insert(SiteNodeClaim), [
+                    {'node_uuid': uuid, 'action_id': row.id,
+                     'created_at': models.utcnow()} for uuid in uuids])
+    except db_exc.DBDuplicateEntry:
+        # Another action claimed a node between our check and insert.
+        with db_session.reader() as session:
+            conflicts = _conflicts(session, uuids)
+        if conflicts:
+            raise _conflict_error(conflicts) from None
+        raise
+    return row
+
+
+def get_action(uuid: str) -> SiteAction:
+    with db_session.reader() as session:
+        action = session.scalars(
+            sa.select(SiteAction).where(SiteAction.uuid == uuid)).first()
+    if action is None:
+        raise exception.SiteActionNotFound(action=uuid)
+    return action
+
+
+def list_actions(limit: int | None = None) -> list[SiteAction]:
+    """Actions, newest first."""
+    query = sa.select(SiteAction).order_by(SiteAction.id.desc())
+    if limit:
+        query = query.limit(limit)
+    with db_session.reader() as session:
+        return list(session.scalars(query))
+
+
+def action_nodes(action_id: int) -> list[SiteActionNode]:
+    with db_session.reader() as session:
+        return list(session.scalars(
+            sa.select(SiteActionNode)
+            .where(SiteActionNode.action_id == action_id)
+            .order_by(SiteActionNode.node_name)))
+
+
+def node_claims(node_uuids: Iterable[str]) -> dict[str, int]:
+    """Which unfinished action (id) holds each of these nodes."""
+    with db_session.reader() as session:
+        return dict(session.execute(
+            sa.select(SiteNodeClaim.node_uuid, SiteNodeClaim.action_id)
+            .where(SiteNodeClaim.node_uuid.in_(list(node_uuids)))).all())
+
+
+# Ownership
+
+def claimable_actions(host: str, live_hosts: Iterable[str],
+                      stale_before: datetime.datetime) -> list[sa.Row]:
+    """Actions ``host`` may run: queued ones, and unfinished ones nobody
+    runs.
+
+    Nobody runs an action whose owner released it, is not a live
+    conductor, or stopped heartbeating it. Actions owned by ``host``
+    itself are listed too: a conductor that restarted under the same
+    name resumes them at once (it skips those it is running).
+    """
+    live = list(live_hosts)
+    with db_session.reader() as session:
+        return list(session.execute(
+            sa.select(SiteAction.id, SiteAction.uuid, SiteAction.owner,
+                      SiteAction.heartbeat_at)
+            .where(SiteAction.state.in_([site_models.QUEUED,
+                                         site_models.RUNNING]),
+                   sa.or_(SiteAction.owner.is_(None),
+                          SiteAction.owner == host,
+                          SiteAction.owner.not_in(live) if live
+                          else sa.true(),
+                          SiteAction.heartbeat_at < stale_before))
+            .order_by(SiteAction.id)))
+
+
+def claim_action(action_id: int, host: str, seen_owner: str | None,
+                 seen_heartbeat: datetime.datetime | None) -> bool:
+    """Become the owner, if the owner is still who we saw (compare-and-set).
+
+    Two conductors that both saw an action orphaned cannot both win.
+    """
+    owner_clause = SiteAction.owner.is_(None) if seen_owner is None \
+        else SiteAction.owner == seen_owner
+    heartbeat_clause = SiteAction.heartbeat_at.is_(None) \
+        if seen_heartbeat is None \
+        else SiteAction.heartbeat_at == seen_heartbeat
+    now = models.utcnow()
+    with db_session.writer() as session:
+        result = session.execute(
+            sa.update(SiteAction)
+            .where(SiteAction.id == action_id, owner_clause,
+                   heartbeat_clause,
+                   SiteAction.state != site_models.FINISHED)
+            .values(owner=host, heartbeat_at=now,
+                    state=site_models.RUNNING,
+                    started_at=sa.func.coalesce(SiteAction.started_at, now))
+            .execution_options(synchronize_session=False))
+        return result.rowcount == 1
+
+
+def heartbeat(action_ids: Sequence[int], host: str) -> set[int]:
+    """Refresh the heartbeat of actions ``host`` owns; returns those ids."""
+    if not action_ids:
+        return set()
+    with db_session.writer() as session:
+        session.execute(
+            sa.update(SiteAction)
+            .where(SiteAction.id.in_(list(action_ids)),
+                   SiteAction.owner == host)
+            .values(heartbeat_at=models.utcnow())
+            .execution_options(synchronize_session=False))
+        return set(session.scalars(
+            sa.select(SiteAction.id)
+            .where(SiteAction.id.in_(list(action_ids)),
+                   SiteAction.owner == host)))
+
+
+def release_action(action_id: int, host: str) -> None:
+    """Stop owning an unfinished action, so another conductor takes it."""
+    with db_session.writer() as session:
+        session.execute(
+            sa.update(SiteAction)
+            .where(SiteAction.id == action_id, SiteAction.owner == host,
+                   SiteAction.state != site_models.FINISHED)
+            .values(owner=None)
+            .execution_options(synchronize_session=False))
+
+
+def save_progress(action_id: int, host: str,
+                  progress: dict[str, Any] | None = None,
+                  nodes: Sequence[dict[str, Any]] = (),
+                  result: str | None = None) -> None:
+    """Write the runner's progress in one transaction, as the owner.
+
+    ``nodes`` are changed node rows: dicts with ``id`` and the columns
+    ``status``, ``phase``, ``request`` and ``reason``. With ``result``
+    the action finishes and its node claims are released. Raises
+    NotOwner, writing nothing, if ``host`` no longer owns the action.
+    """
+    now = models.utcnow()
+    values: dict[str, Any] = {'heartbeat_at': now}
+    if progress is not None:
+        values['progress'] = progress
+    if result is not None:
+        values.update(result=result, state=site_models.FINISHED,
+                      finished_at=now)
+    with db_session.writer() as session:
+        owned = session.execute(
+            sa.update(SiteAction)
+            .where(SiteAction.id == action_id, SiteAction.owner == host,
+                   SiteAction.state != site_models.FINISHED)
+            .values(**values)
+            .execution_options(synchronize_session=False))
+        if owned.rowcount != 1:
+            raise NotOwner()
+        if nodes:
+            session.execute(sa.update(SiteActionNode), [
+                dict(n, updated_at=now) for n in nodes])
+        if result is not None:
+            session.execute(sa.delete(SiteNodeClaim)
+                            .where(SiteNodeClaim.action_id == action_id))

@@ -1,0 +1,121 @@
+"""Tables of the site layer: strategies, site actions and their nodes.
+
+They live on the same ``Base`` as the other models so that one metadata
+describes the whole schema (migration ``0002_site`` creates them).
+"""
+
+from __future__ import annotations
+
+import datetime
+
+import sqlalchemy as sa
+from sqlalchemy import orm
+
+from ironside.db.models import Base
+from ironside.db.models import JsonDict
+from ironside.db.models import TimestampMixin
+from ironside.db.models import utcnow
+
+# Site action states.
+QUEUED = 'queued'
+RUNNING = 'running'
+FINISHED = 'finished'
+
+# A node's status within one site action (the spec's four).
+NOT_STARTED = 'not started'
+PREPARED = 'prepared'
+SUCCESS = 'success'
+FAILURE = 'failure'
+
+
+class SiteStrategy(TimestampMixin, Base):
+    """A stored DeploymentStrategy document, by name."""
+
+    __tablename__ = 'site_strategies'
+
+    id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
+    uuid: orm.Mapped[str] = orm.mapped_column(sa.String(36), unique=True)
+    name: orm.Mapped[str] = orm.mapped_column(sa.String(255), unique=True)
+    # The document's schema, e.g. shipyard/DeploymentStrategy/v1.
+    schema: orm.Mapped[str] = orm.mapped_column(sa.String(255))
+    # The whole document (schema, metadata, data) as validated.
+    document: orm.Mapped[dict] = orm.mapped_column(JsonDict, nullable=True)
+    # The text it was given as, when it came as text (YAML keeps comments).
+    source: orm.Mapped[str | None] = orm.mapped_column(sa.Text,
+                                                       nullable=True)
+
+
+class SiteAction(TimestampMixin, Base):
+    """A deploy_site or update_site run, with everything needed to resume.
+
+    ``document`` is a snapshot of the strategy taken when the action was
+    created, and ``progress`` holds each group's nodes and phase results,
+    so the action means the same thing whoever runs it and whenever.
+    """
+
+    __tablename__ = 'site_actions'
+
+    id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
+    uuid: orm.Mapped[str] = orm.mapped_column(sa.String(36), unique=True)
+    action: orm.Mapped[str] = orm.mapped_column(sa.String(32))
+    strategy_name: orm.Mapped[str] = orm.mapped_column(sa.String(255))
+    document: orm.Mapped[dict] = orm.mapped_column(JsonDict, nullable=True)
+    state: orm.Mapped[str] = orm.mapped_column(sa.String(16), index=True)
+    result: orm.Mapped[str | None] = orm.mapped_column(sa.String(255),
+                                                       nullable=True)
+    # The conductor running it, and when that conductor last said so.
+    owner: orm.Mapped[str | None] = orm.mapped_column(sa.String(255),
+                                                      nullable=True,
+                                                      index=True)
+    heartbeat_at: orm.Mapped[datetime.datetime | None] = orm.mapped_column(
+        sa.DateTime, nullable=True)
+    progress: orm.Mapped[dict] = orm.mapped_column(JsonDict, nullable=True)
+    started_at: orm.Mapped[datetime.datetime | None] = orm.mapped_column(
+        sa.DateTime, nullable=True)
+    finished_at: orm.Mapped[datetime.datetime | None] = orm.mapped_column(
+        sa.DateTime, nullable=True)
+
+
+class SiteActionNode(Base):
+    """One node of a site action: its status and what is in flight."""
+
+    __tablename__ = 'site_action_nodes'
+    __table_args__ = (
+        sa.UniqueConstraint('action_id', 'node_uuid',
+                            name='uniq_site_action_nodes0action_id'),
+    )
+
+    id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
+    action_id: orm.Mapped[int] = orm.mapped_column(
+        sa.ForeignKey('site_actions.id', ondelete='CASCADE'), index=True)
+    node_uuid: orm.Mapped[str] = orm.mapped_column(sa.String(36))
+    node_name: orm.Mapped[str] = orm.mapped_column(sa.String(255))
+    status: orm.Mapped[str] = orm.mapped_column(sa.String(16))
+    # 'prepare' or 'deploy' while the node is in flight, else NULL.
+    phase: orm.Mapped[str | None] = orm.mapped_column(sa.String(16),
+                                                      nullable=True)
+    # The last request made for the node in this phase (manage, provide,
+    # deploy): tells a failed transition from one not yet asked for.
+    request: orm.Mapped[str | None] = orm.mapped_column(sa.String(16),
+                                                        nullable=True)
+    reason: orm.Mapped[str | None] = orm.mapped_column(sa.Text,
+                                                       nullable=True)
+    updated_at: orm.Mapped[datetime.datetime | None] = orm.mapped_column(
+        sa.DateTime, default=utcnow, onupdate=utcnow, nullable=True)
+
+
+class SiteNodeClaim(Base):
+    """A node taken by a site action that has not finished.
+
+    The primary key makes a second action on the same node fail at the
+    INSERT, atomically, on every backend.
+    """
+
+    __tablename__ = 'site_node_claims'
+
+    node_uuid: orm.Mapped[str] = orm.mapped_column(sa.String(36),
+                                                   primary_key=True)
+    action_id: orm.Mapped[int] = orm.mapped_column(
+        sa.ForeignKey('site_actions.id', ondelete='CASCADE'), index=True)
+    created_at: orm.Mapped[datetime.datetime] = orm.mapped_column(
+        sa.DateTime, default=utcnow, nullable=False)

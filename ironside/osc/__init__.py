@@ -1,0 +1,1 @@
+"""``openstack site ...``: the site layer's OpenStackClient plugin."""

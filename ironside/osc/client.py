@@ -1,0 +1,78 @@
+"""A small HTTP client of the site API, on a keystoneauth session."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from osc_lib import exceptions
+
+# Where the site API is mounted beside /v1.
+SITE_PATH = '/site/v1'
+
+
+def site_base(baremetal_endpoint: str) -> str:
+    """The site API's base URL from the bare metal endpoint."""
+    base = (baremetal_endpoint or '').rstrip('/')
+    if base.endswith('/v1'):
+        base = base[:-len('/v1')]
+    return base + SITE_PATH
+
+
+def _fault(response) -> str:
+    """The message of an error answered in Ironic's format."""
+    try:
+        body = response.json()
+        return json.loads(body['error_message'])['faultstring']
+    except (ValueError, KeyError, TypeError):
+        return response.text or response.reason or 'unknown error'
+
+
+class SiteClient:
+    def __init__(self, session, endpoint: str) -> None:
+        self.session = session
+        self.base = site_base(endpoint)
+
+    def _request(self, method: str, path: str, **kwargs) -> Any:
+        response = self.session.request(self.base + path, method,
+                                        raise_exc=False, **kwargs)
+        if response.status_code >= 400:
+            raise exceptions.CommandError('%s (HTTP %d)' % (
+                _fault(response), response.status_code))
+        if response.status_code == 204 or not response.content:
+            return None
+        return response.json()
+
+    def validate_strategy(self, text: str) -> dict:
+        return self._request('POST', '/strategies/validate',
+                             json={'document': text})
+
+    def create_strategy(self, text: str, name: str | None = None) -> dict:
+        body = {'document': text}
+        if name:
+            body['name'] = name
+        return self._request('POST', '/strategies', json=body)
+
+    def list_strategies(self) -> list[dict]:
+        return self._request('GET', '/strategies')['strategies']
+
+    def get_strategy(self, name: str) -> dict:
+        return self._request('GET', '/strategies/%s' % name)
+
+    def delete_strategy(self, name: str) -> None:
+        self._request('DELETE', '/strategies/%s' % name)
+
+    def create_action(self, action: str, strategy: str) -> dict:
+        return self._request('POST', '/actions', json={
+            'action': action, 'strategy': strategy})
+
+    def list_actions(self, limit: int | None = None) -> list[dict]:
+        params = {'limit': limit} if limit else None
+        return self._request('GET', '/actions', params=params)['actions']
+
+    def get_action(self, uuid: str) -> dict:
+        return self._request('GET', '/actions/%s' % uuid)
+
+    def filter_nodes(self, selectors: list[dict]) -> list[dict]:
+        return self._request('POST', '/nodes/filter',
+                             json={'selectors': selectors})['nodes']

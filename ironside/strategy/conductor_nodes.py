@@ -1,0 +1,115 @@
+"""The node seam over Ironside itself: conductor RPC and database reads.
+
+States are read from the database, a few columns of many nodes per
+query; transitions are asked of the conductor that owns each node,
+through :class:`ironside.conductor.rpcapi.ConductorAPI`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from collections.abc import Sequence
+
+import oslo_messaging as messaging
+
+from ironside.common import context as ironside_context
+from ironside.common import exception
+from ironside.db import deploy_templates as templates_db
+from ironside.db import nodes as nodes_db
+from ironside.strategy import seam
+from ironside.strategy import selectors as site_selectors
+from ironside.strategy.selectors import Selector
+from ironside.strategy.selectors import SiteNode
+
+LOG = logging.getLogger(__name__)
+
+# Errors after which the same request may simply be made again.
+TRANSIENT = (exception.NoFreeConductorWorker, exception.NodeLocked,
+             exception.TemporaryFailure, exception.NoValidHost,
+             exception.ConcurrentActionLimit, messaging.MessagingException)
+
+_CHUNK = 500
+
+
+class ConductorNodes:
+    def __init__(self, rpcapi: Callable[[], object] | object | None = None,
+                 context=None) -> None:
+        """``rpcapi`` is a ConductorAPI, or a callable making one when
+        first needed (the API process only resolves selectors)."""
+        self._rpcapi = rpcapi
+        self._context = context or ironside_context.get_admin_context()
+
+    @property
+    def rpcapi(self):
+        if callable(self._rpcapi):
+            self._rpcapi = self._rpcapi()
+        if self._rpcapi is None:
+            raise exception.ConfigInvalid(
+                error_msg='the site layer needs a conductor RPC API to '
+                          'change nodes')
+        return self._rpcapi
+
+    def resolve(self, selectors: Sequence[Selector]) -> list[SiteNode]:
+        rows = nodes_db.list_node_columns(('uuid', 'name', 'extra'))
+        nodes = [site_selectors.site_node(r.uuid, r.name, r.extra)
+                 for r in rows]
+        nodes.sort(key=lambda n: n.name)
+        return site_selectors.select(selectors, nodes)
+
+    def read_states(self, node_uuids: Sequence[str]
+                    ) -> dict[str, seam.NodeState]:
+        states = {}
+        uuids = list(node_uuids)
+        for start in range(0, len(uuids), _CHUNK):
+            for row in nodes_db.list_node_columns(
+                    ('uuid', 'provision_state', 'last_error', 'maintenance'),
+                    {'uuid_in': uuids[start:start + _CHUNK]}):
+                states[row.uuid] = seam.NodeState(
+                    uuid=row.uuid, provision_state=row.provision_state,
+                    last_error=row.last_error,
+                    maintenance=bool(row.maintenance))
+        return states
+
+    def _request(self, node_uuid: str, call: Callable[[], object]) -> None:
+        try:
+            call()
+        except TRANSIENT as exc:
+            raise seam.Busy(str(exc)) from exc
+        except exception.IronsideException as exc:
+            raise seam.Rejected(str(exc)) from exc
+        except Exception as exc:
+            LOG.exception('Unexpected error asking for node %s', node_uuid)
+            raise seam.Rejected('unexpected error: %s' % exc) from exc
+
+    def start_prepare(self, node_uuid: str, verb: str) -> None:
+        self._request(node_uuid, lambda: self.rpcapi.do_provisioning_action(
+            self._context, node_uuid, verb))
+
+    def start_deploy(self, node_uuid: str,
+                     deploy_steps: Sequence[dict] = (),
+                     deploy_templates: Sequence[str] = ()) -> None:
+        steps = template_steps(deploy_templates)
+        steps.update({(s['interface'], s['step']): dict(s)
+                      for s in deploy_steps})
+        self._request(node_uuid, lambda: self.rpcapi.do_node_deploy(
+            self._context, node_uuid,
+            deploy_steps=list(steps.values()) or None))
+
+
+def template_steps(names: Sequence[str]) -> dict[tuple[str, str], dict]:
+    """The steps of the named deploy templates (Rejected if one is
+    missing), keyed by (interface, step)."""
+    if not names:
+        return {}
+    templates = {t.name: t for t in templates_db.by_names(names)}
+    missing = [n for n in names if n not in templates]
+    if missing:
+        raise seam.Rejected('deploy template %s not found'
+                            % ', '.join(missing))
+    steps = {}
+    for name in names:
+        for step in templates[name].steps:
+            value = step.as_step()
+            steps[(value['interface'], value['step'])] = value
+    return steps

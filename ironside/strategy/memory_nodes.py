@@ -1,0 +1,151 @@
+"""The node seam over an in-memory site.
+
+Its nodes follow Ironic's provision states on the paths the site layer
+uses (enroll → verifying → manageable → cleaning → available → deploying
+→ wait call-back → active) and move one state further each time their
+states are read, so the runner sees transitional states as it would on
+real hardware. Knobs per node make verification, cleaning or deployment
+fail, refuse requests a number of times with ``Busy``, or keep a node
+from moving at all. Every request made is logged in ``requests``.
+
+It is the seam's second implementation: the runner is tested against
+it without any conductor, and it shows what a third (another
+Ironic-compatible endpoint) must do.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections.abc import Mapping
+from collections.abc import Sequence
+
+from ironside.common import states
+from ironside.strategy import seam
+from ironside.strategy import selectors as site_selectors
+from ironside.strategy.selectors import Selector
+from ironside.strategy.selectors import SiteNode
+
+# state → (next state on success, next state on failure, failure knob)
+_PROGRESS = {
+    states.VERIFYING: (states.MANAGEABLE, states.ENROLL, 'fail_verify'),
+    states.CLEANING: (states.CLEANWAIT, states.CLEANFAIL, 'fail_prepare'),
+    states.CLEANWAIT: (states.AVAILABLE, states.CLEANFAIL, 'fail_prepare'),
+    states.DEPLOYING: (states.DEPLOYWAIT, states.DEPLOYFAIL, 'fail_deploy'),
+    states.DEPLOYWAIT: (states.ACTIVE, states.DEPLOYFAIL, 'fail_deploy'),
+}
+
+_REQUESTS = {
+    seam.MANAGE: (states.ENROLL, states.VERIFYING),
+    seam.PROVIDE: (states.MANAGEABLE, states.CLEANING),
+    seam.DEPLOY: (states.AVAILABLE, states.DEPLOYING),
+}
+
+
+@dataclasses.dataclass
+class MemoryNode:
+    node: SiteNode
+    provision_state: str = states.ENROLL
+    last_error: str | None = None
+    maintenance: bool = False
+    fail_verify: bool = False
+    fail_prepare: bool = False
+    fail_deploy: bool = False
+    # Requests refused with Busy before one is accepted.
+    busy: int = 0
+    # A frozen node stays in whatever state it is in.
+    frozen: bool = False
+    deploy_steps: list = dataclasses.field(default_factory=list)
+
+
+class MemoryNodes:
+    def __init__(self) -> None:
+        self.nodes: dict[str, MemoryNode] = {}
+        self.requests: list[tuple[str, str]] = []
+        self.reads = 0
+        self._lock = threading.Lock()
+
+    def add(self, name: str, rack: str | None = None,
+            tags: Sequence[str] = (), labels: Mapping[str, str] | None = None,
+            **knobs) -> MemoryNode:
+        node = MemoryNode(node=SiteNode(
+            uuid='00000000-0000-4000-8000-%012d' % (len(self.nodes) + 1),
+            name=name, rack=rack, tags=frozenset(tags),
+            labels=frozenset((labels or {}).items())), **knobs)
+        self.nodes[node.node.uuid] = node
+        return node
+
+    def by_name(self, name: str) -> MemoryNode:
+        for node in self.nodes.values():
+            if node.node.name == name:
+                return node
+        raise KeyError(name)
+
+    def requests_for(self, name: str) -> list[str]:
+        uuid = self.by_name(name).node.uuid
+        return [verb for node, verb in self.requests if node == uuid]
+
+    # The seam
+
+    def resolve(self, selectors: Sequence[Selector]) -> list[SiteNode]:
+        nodes = sorted((n.node for n in self.nodes.values()),
+                       key=lambda n: n.name)
+        return site_selectors.select(selectors, nodes)
+
+    def read_states(self, node_uuids: Sequence[str]
+                    ) -> dict[str, seam.NodeState]:
+        with self._lock:
+            self.reads += 1
+            result = {}
+            for uuid in node_uuids:
+                node = self.nodes.get(uuid)
+                if node is None:
+                    continue
+                self._advance(node)
+                result[uuid] = seam.NodeState(
+                    uuid=uuid, provision_state=node.provision_state,
+                    last_error=node.last_error,
+                    maintenance=node.maintenance)
+            return result
+
+    def _advance(self, node: MemoryNode) -> None:
+        if node.frozen or node.provision_state not in _PROGRESS:
+            return
+        success, failure, knob = _PROGRESS[node.provision_state]
+        if getattr(node, knob):
+            node.provision_state = failure
+            node.last_error = 'fake %s failure' % knob.split('_', 1)[1]
+        else:
+            node.provision_state = success
+
+    def _request(self, node_uuid: str, verb: str) -> MemoryNode:
+        with self._lock:
+            node = self.nodes.get(node_uuid)
+            if node is None:
+                raise seam.Rejected('node %s not found' % node_uuid)
+            if node.busy:
+                node.busy -= 1
+                raise seam.Busy('no free conductor worker')
+            if node.maintenance:
+                raise seam.Rejected('node %s is in maintenance'
+                                    % node.node.name)
+            source, target = _REQUESTS[verb]
+            if node.provision_state != source:
+                raise seam.Rejected(
+                    'the requested action "%s" can not be performed on '
+                    'node "%s" while it is in state "%s"'
+                    % (verb, node.node.name, node.provision_state))
+            self.requests.append((node_uuid, verb))
+            node.provision_state = target
+            node.last_error = None
+            return node
+
+    def start_prepare(self, node_uuid: str, verb: str) -> None:
+        self._request(node_uuid, verb)
+
+    def start_deploy(self, node_uuid: str,
+                     deploy_steps: Sequence[dict] = (),
+                     deploy_templates: Sequence[str] = ()) -> None:
+        node = self._request(node_uuid, seam.DEPLOY)
+        node.deploy_steps = list(deploy_steps) + [
+            {'template': name} for name in deploy_templates]

@@ -1,0 +1,136 @@
+"""The site action service: runs site actions inside a conductor process.
+
+Every ``[site]action_check_interval`` seconds (at once in the all-in-one,
+where queuing an action wakes it) the service
+
+1. heartbeats the actions it runs, and stops runners of actions another
+   conductor has taken from it;
+2. claims actions nobody runs: queued ones, unfinished ones whose owner
+   is not a live conductor (``[conductor]heartbeat_timeout``) or stopped
+   heartbeating them, and its own that no runner of this process runs
+   (it restarted); claiming is a compare-and-set on the owner, so one
+   conductor wins;
+3. runs each claimed action in a thread of its own.
+
+A conductor that stops cleanly releases its actions, so another one
+takes them over at its next check rather than after the timeout.
+"""
+
+from __future__ import annotations
+
+import datetime
+import logging
+import threading
+
+from ironside.common.conf import CONF
+from ironside.conductor import rpcapi
+from ironside.db import conductors as conductors_db
+from ironside.db import models
+from ironside.db import site as site_db
+from ironside.strategy import actions
+from ironside.strategy import conductor_nodes
+from ironside.strategy import seam
+from ironside.strategy.runner import ActionRunner
+from ironside.strategy.runner import InFlightLimit
+
+LOG = logging.getLogger(__name__)
+
+
+class SiteActionService:
+    def __init__(self, host: str, nodes: seam.NodeBackend) -> None:
+        self.host = host
+        self.nodes = nodes
+        self.limit = InFlightLimit(CONF.site.max_nodes_in_flight)
+        self._runners: dict[int, tuple[threading.Thread,
+                                       threading.Event]] = {}
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    @classmethod
+    def for_manager(cls, manager) -> SiteActionService:
+        """The service for a conductor: its host, and its RPC API (which
+        calls the manager directly when ``rpc_transport = local``)."""
+        return cls(manager.host, conductor_nodes.ConductorNodes(
+            rpcapi.ConductorAPI(local_manager=manager)))
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._loop,
+                                        name='site-actions', daemon=True)
+        self._thread.start()
+        LOG.info('Site action service started on %s', self.host)
+
+    def stop(self, timeout: float = 30) -> None:
+        """Stop runners at their next step and release their actions."""
+        self._stop.set()
+        actions.queued.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+        with self._lock:
+            runners = list(self._runners.values())
+        for _thread, stop in runners:
+            stop.set()
+        for thread, _stop in runners:
+            thread.join(timeout)
+
+    def running(self) -> list[int]:
+        with self._lock:
+            return list(self._runners)
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                self.check()
+            except Exception:
+                LOG.exception('Checking site actions failed')
+            actions.queued.wait(CONF.site.action_check_interval)
+            actions.queued.clear()
+
+    def check(self) -> None:
+        """One round: heartbeat, notice lost actions, claim new ones."""
+        running = self.running()
+        owned = site_db.heartbeat(running, self.host)
+        for action_id in set(running) - owned:
+            LOG.warning('Site action %d is no longer owned by %s',
+                        action_id, self.host)
+            with self._lock:
+                runner = self._runners.get(action_id)
+            if runner is not None:
+                runner[1].set()
+        timeout = CONF.conductor.heartbeat_timeout
+        live = [c.hostname for c in conductors_db.live_conductors(timeout)]
+        stale = models.utcnow() - datetime.timedelta(seconds=timeout)
+        for row in site_db.claimable_actions(self.host, live, stale):
+            if self._stop.is_set():
+                return
+            if row.id in running or not site_db.claim_action(
+                    row.id, self.host, row.owner, row.heartbeat_at):
+                continue
+            if row.owner and row.owner != self.host:
+                LOG.warning('Site action %s taken over from %s by %s',
+                            row.uuid, row.owner, self.host)
+            self._start_runner(row.id, row.uuid)
+
+    def _start_runner(self, action_id: int, uuid: str) -> None:
+        stop = threading.Event()
+        thread = threading.Thread(target=self._run,
+                                  args=(action_id, uuid, stop),
+                                  name='site-action-%s' % uuid[:8],
+                                  daemon=True)
+        with self._lock:
+            self._runners[action_id] = (thread, stop)
+        thread.start()
+
+    def _run(self, action_id: int, uuid: str, stop: threading.Event) -> None:
+        finished = False
+        try:
+            finished = ActionRunner(uuid, self.host, self.nodes, self.limit,
+                                    stop).run()
+        except Exception:
+            LOG.exception('Running site action %s failed; it will be '
+                          'picked up again', uuid)
+        finally:
+            if not finished:
+                site_db.release_action(action_id, self.host)
+            with self._lock:
+                self._runners.pop(action_id, None)

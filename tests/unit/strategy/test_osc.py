@@ -1,0 +1,165 @@
+"""``openstack site ...`` against the site API over HTTP."""
+
+from __future__ import annotations
+
+import json
+import threading
+
+import pytest
+from cheroot import wsgi
+from openstackclient import shell
+
+from ironside.api import app as api_app
+from ironside.api import site as site_api
+from ironside.db import site_models
+from ironside.osc import commands
+from ironside.strategy import actions
+from ironside.strategy import conductor_nodes
+from ironside.strategy import service as site_service
+from tests import utils
+from tests.unit.strategy import spec_flows
+from tests.unit.strategy.conftest import EXAMPLES
+from tests.unit.strategy.conftest import INVENTORY
+from tests.unit.strategy.conftest import node_values
+
+STRATEGY_FILE = str(EXAMPLES / 'deployment-strategy.yaml')
+
+
+@pytest.fixture(scope='module')
+def endpoint(test_database):
+    """One server for the module: OpenStackClient run in-process keeps
+    its first client (and endpoint) for the life of the process."""
+    server = wsgi.Server(('127.0.0.1', 0), api_app.build_app(
+        None, extra_apis=[(site_api.DEFAULT_PREFIX, site_api.register)]))
+    server.prepare()
+    thread = threading.Thread(target=server.serve, daemon=True)
+    thread.start()
+    yield 'http://127.0.0.1:%d' % server.bind_addr[1]
+    server.stop()
+    thread.join(5)
+
+
+@pytest.fixture
+def openstack(endpoint, db, capsys):
+    """Run ``openstack`` in this process; returns (exit code, output)."""
+    def _run(*args):
+        capsys.readouterr()
+        code = shell.main(['--os-auth-type', 'none', '--os-endpoint',
+                           endpoint + '/v1'] + [str(a) for a in args])
+        captured = capsys.readouterr()
+        return code, captured.out + captured.err
+    return _run
+
+
+def test_strategy_commands(openstack):
+    code, out = openstack('site', 'strategy', 'validate', STRATEGY_FILE)
+    assert (code, out) == (0, '%s is valid\n' % STRATEGY_FILE)
+    code, out = openstack('site', 'strategy', 'create', STRATEGY_FILE,
+                          '-f', 'json')
+    assert code == 0
+    created = json.loads(out)
+    assert created['name'] == 'deployment-strategy'
+    assert created['groups'] == ('control-nodes, compute-nodes-1, '
+                                 'compute-nodes-2, monitoring-nodes, '
+                                 'ntp-node')
+    assert 'schema: shipyard/DeploymentStrategy/v1' in created['document']
+    code, out = openstack('site', 'strategy', 'list', '-f', 'value',
+                          '-c', 'Name')
+    assert (code, out) == (0, 'deployment-strategy\n')
+    code, out = openstack('site', 'strategy', 'show', 'deployment-strategy',
+                          '-f', 'value', '-c', 'schema')
+    assert (code, out) == (0, 'shipyard/DeploymentStrategy/v1\n')
+    code, out = openstack('site', 'strategy', 'create', STRATEGY_FILE)
+    assert code == 1
+    assert 'A deployment strategy named deployment-strategy already ' \
+        'exists. (HTTP 409)' in out
+
+
+def test_validate_prints_every_error(openstack, tmp_path):
+    bad = tmp_path / 'bad.yaml'
+    bad.write_text(open(STRATEGY_FILE).read().replace(
+        'minimum_successful_nodes: 3', 'minimum_successful_nodes: -3'))
+    code, out = openstack('site', 'strategy', 'validate', bad)
+    assert code == 1
+    assert out == ('document "deployment-strategy", group "control-nodes", '
+                   'field "success_criteria.minimum_successful_nodes": must '
+                   'be at least 0, not -3 (line 25)\n')
+
+
+def test_deploy_site_and_wait(openstack, rpc, context, conf):
+    """The spec's compute-nodes-2 run, followed live, then shown."""
+    fail = {'fake_fail_steps': ['deploy.write_image']}
+    for entry in INVENTORY['nodes']:
+        values = utils.fake_node_values(**node_values(entry))
+        if entry['name'] in ('cmp-r2-01', 'cmp-r2-02'):
+            values['driver_info'] = fail
+        rpc.create_node(context, values)
+    conductor_service = site_service.SiteActionService(
+        'test-conductor', conductor_nodes.ConductorNodes(rpc))
+    conductor_service.start()
+    try:
+        openstack('site', 'strategy', 'create', STRATEGY_FILE)
+        code, out = openstack('site', 'action', 'create', 'deploy_site',
+                              '--strategy', 'deployment-strategy', '--wait',
+                              '--poll-interval', '0.05')
+    finally:
+        conductor_service.stop()
+    assert code == 0
+    flow = spec_flows.COMPUTE_2_DEPLOY_FAILS.splitlines()
+    live = [line for line in out.splitlines() if line.startswith('| ')]
+    # Each phase once as it ended, then the report's flow.
+    assert live == [line for line in flow if line.startswith('| ')] * 2
+    assert spec_flows.COMPUTE_2_DEPLOY_FAILS in out
+    assert out.rstrip().endswith(
+        'Result: success with some nodes or groups failed')
+    uuid = out.split()[2].rstrip(':')
+    code, out = openstack('site', 'action', 'show', uuid, '--no-nodes')
+    assert code == 0
+    assert out.startswith(spec_flows.COMPUTE_2_DEPLOY_FAILS)
+    assert 'compute-nodes-2: 3 nodes; prepare success; deploy failed: ' \
+        'criteria (percent_successful_nodes needed 50, actual 33.33)' in out
+    code, out = openstack('site', 'action', 'show', uuid, '--format',
+                          'json')
+    assert json.loads(out)['state'] == site_models.FINISHED
+    code, out = openstack('site', 'action', 'list', '-f', 'value', '-c',
+                          'Result')
+    assert out == 'success with some nodes or groups failed\n'
+
+
+def test_action_errors(openstack):
+    code, out = openstack('site', 'action', 'create', 'deploy_site',
+                          '--strategy', 'missing')
+    assert code == 1
+    assert 'Deployment strategy missing could not be found. (HTTP 404)' \
+        in out
+
+
+class Terminal:
+    def __init__(self):
+        self.written = []
+
+    def isatty(self):
+        return True
+
+    def write(self, text):
+        self.written.append(text)
+
+    def flush(self):
+        pass
+
+
+def test_progress_redraws_in_place_on_a_terminal(spec_strategy,
+                                                 memory_site):
+    row = actions.create_action(memory_site, 'deploy_site',
+                                'deployment-strategy')
+    terminal = Terminal()
+    progress = commands.Progress(terminal)
+    report = actions.action_report(row.uuid)
+    progress.show(report)
+    progress.show(report)
+    lines = len(terminal.written[0].splitlines())
+    assert lines == 19
+    assert terminal.written[0].splitlines()[-1] == (
+        'Nodes: 14 not started, 0 prepared, 0 success, 0 failure')
+    assert terminal.written[1] == '\x1b[19F\x1b[J'
+    assert terminal.written[2] == terminal.written[0]
