@@ -1,0 +1,255 @@
+"""The servers under test, each started the same way: one process, SQLite,
+loopback, noauth, fake hardware, automated cleaning on.
+
+A server is prepared (installed, configured, schema created) in a fresh state
+directory, started on a free loopback port, and stopped by signalling the
+process group it was started in, so nothing it forked outlives the run.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import requests
+
+START_TIMEOUT = 120.0
+STOP_TIMEOUT = 30.0
+
+# The interfaces of the fake-hardware type that both servers implement with a
+# fake; each server names its choice for the rest (network, storage,
+# firmware).
+FAKE_INTERFACES = ('bios', 'boot', 'console', 'deploy', 'inspect',
+                   'management', 'power', 'raid', 'rescue', 'vendor')
+
+
+def free_port() -> int:
+    """A TCP port on loopback that nothing listens on right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(('127.0.0.1', 0))
+        return sock.getsockname()[1]
+
+
+def run_checked(argv: list[str], log_path: Path, **kwargs) -> None:
+    """Run a preparation command, its output to log_path; fail loudly."""
+    with open(log_path, 'ab') as log:
+        result = subprocess.run(argv, stdout=log, stderr=subprocess.STDOUT,
+                                **kwargs)
+    if result.returncode != 0:
+        raise RuntimeError('%s failed (exit %d); see %s:\n%s' % (
+            ' '.join(argv), result.returncode, log_path,
+            tail(log_path)))
+
+
+def tail(path: Path, lines: int = 30) -> str:
+    try:
+        text = path.read_text(errors='replace')
+    except OSError:
+        return ''
+    return '\n'.join(text.splitlines()[-lines:])
+
+
+class Server:
+    """One server process under test.
+
+    Subclasses say how to prepare the state directory (`prepare`) and which
+    command serves the API (`command`).
+    """
+
+    name = ''
+
+    def __init__(self, keep_state: bool = False) -> None:
+        self.keep_state = keep_state
+        self.state_dir = Path(tempfile.mkdtemp(prefix='bench-%s-' %
+                                               self.name))
+        self.port = free_port()
+        self.base_url = 'http://127.0.0.1:%d' % self.port
+        self.log_path = self.state_dir / 'server.log'
+        self.process: subprocess.Popen | None = None
+
+    def prepare(self) -> None:
+        raise NotImplementedError
+
+    def command(self) -> list[str]:
+        raise NotImplementedError
+
+    def version(self) -> str:
+        raise NotImplementedError
+
+    def common_sections(self, rpc_transport: str,
+                        interfaces: dict[str, str],
+                        database_file: str) -> dict[str, dict[str, object]]:
+        """The configuration both servers share; each adds its own."""
+        default = {
+            'host': 'bench',
+            'rpc_transport': rpc_transport,
+            'auth_strategy': 'noauth',
+            'enabled_hardware_types': 'fake-hardware',
+            'log_file': self.log_path,
+        }
+        default.update(interface_options(interfaces))
+        return {
+            'DEFAULT': default,
+            'api': {'host_ip': '127.0.0.1', 'port': self.port,
+                    'max_limit': 1000},
+            'conductor': {'automated_clean': 'true'},
+            'database': {'connection': 'sqlite:///%s' %
+                         (self.state_dir / database_file)},
+        }
+
+    def start(self) -> None:
+        self.prepare()
+        with open(self.state_dir / 'stdout.log', 'ab') as out:
+            self.process = subprocess.Popen(
+                self.command(), stdout=out, stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL, cwd=self.state_dir,
+                start_new_session=True)
+        self._wait_ready()
+
+    def _wait_ready(self) -> None:
+        deadline = time.monotonic() + START_TIMEOUT
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError('%s exited with %d while starting:\n%s' % (
+                    self.name, self.process.returncode, self.logs()))
+            try:
+                if requests.get(self.base_url + '/', timeout=2).ok:
+                    return
+            except requests.RequestException:
+                pass
+            time.sleep(0.2)
+        self.stop()
+        raise RuntimeError('%s did not answer GET / in %ds:\n%s' % (
+            self.name, START_TIMEOUT, self.logs()))
+
+    def logs(self) -> str:
+        return '%s\n%s' % (tail(self.state_dir / 'stdout.log'),
+                           tail(self.log_path))
+
+    def cpu_seconds(self) -> float:
+        """CPU time (user + system) used so far by the server's processes.
+
+        Counts every live process of the session the server was started in
+        (servers that fork a worker are counted whole).
+        """
+        if self.process is None:
+            return 0.0
+        ticks = os.sysconf('SC_CLK_TCK')
+        total = 0
+        for entry in os.listdir('/proc'):
+            if not entry.isdigit():
+                continue
+            try:
+                with open('/proc/%s/stat' % entry) as stat:
+                    fields = stat.read().rsplit(')', 1)[1].split()
+            except OSError:
+                continue
+            # After the ")" that ends the command name: field 0 is the
+            # state, 3 the session id, 11 utime, 12 stime.
+            if int(fields[3]) == self.process.pid:
+                total += int(fields[11]) + int(fields[12])
+        return total / ticks
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            pgid = self.process.pid
+            os.killpg(pgid, signal.SIGTERM)
+            try:
+                self.process.wait(STOP_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                os.killpg(pgid, signal.SIGKILL)
+                self.process.wait()
+            # A forked worker may linger a moment after its parent.
+            try:
+                os.killpg(pgid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        if not self.keep_state:
+            shutil.rmtree(self.state_dir, ignore_errors=True)
+
+    def __enter__(self) -> Server:
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.stop()
+
+
+def write_ini(path: Path, sections: dict[str, dict[str, object]]) -> None:
+    lines = []
+    for section, options in sections.items():
+        lines.append('[%s]' % section)
+        lines.extend('%s = %s' % item for item in options.items())
+        lines.append('')
+    path.write_text('\n'.join(lines))
+
+
+def interface_options(others: dict[str, str]) -> dict[str, str]:
+    """[DEFAULT] options that enable exactly one implementation per
+    interface, and make it the default: fake where both servers have one,
+    the given choice for the others."""
+    choices = dict.fromkeys(FAKE_INTERFACES, 'fake')
+    choices.update(others)
+    options = {}
+    for iface, impl in choices.items():
+        options['enabled_%s_interfaces' % iface] = impl
+        options['default_%s_interface' % iface] = impl
+    return options
+
+
+class IronsideServer(Server):
+    """The all-in-one `ironside` (API and conductor in one process)."""
+
+    name = 'ironside'
+
+    def _script(self, name: str) -> str:
+        script = Path(sys.executable).parent / name
+        if not script.exists():
+            raise RuntimeError('%s not found next to %s; install Ironside '
+                               'into this virtualenv (pip install -e .)'
+                               % (name, sys.executable))
+        return str(script)
+
+    def prepare(self) -> None:
+        self.config_path = self.state_dir / 'ironside.conf'
+        write_ini(self.config_path, self.common_sections(
+            'local', {'firmware': 'no-firmware', 'network': 'noop',
+                      'storage': 'noop'}, 'ironside.sqlite'))
+        run_checked([self._script('ironside-dbsync'), '--config-file',
+                     str(self.config_path), 'upgrade'],
+                    self.state_dir / 'dbsync.log')
+
+    def command(self) -> list[str]:
+        return [self._script('ironside'), '--config-file',
+                str(self.config_path), '--state-dir', str(self.state_dir)]
+
+    def version(self) -> str:
+        """Ironside's version and, from a git checkout, its commit."""
+        python = str(Path(self._script('ironside')).parent / 'python')
+        where = subprocess.run(
+            [python, '-c', 'import importlib.metadata as m, ironside; '
+             'print(m.version("ironside")); print(ironside.__file__)'],
+            capture_output=True, text=True, cwd=self.state_dir, check=True
+        ).stdout.split()
+        commit = subprocess.run(
+            ['git', 'describe', '--always', '--dirty'],
+            capture_output=True, text=True,
+            cwd=Path(where[1]).parent).stdout.strip()
+        return '%s (%s)' % (where[0], commit) if commit else where[0]
+
+
+def make_server(name: str, keep_state: bool = False) -> Server:
+    """The server class registered under name, instantiated."""
+    if name == 'ironside':
+        return IronsideServer(keep_state)
+    if name == 'ironic39':
+        from benchmarks import ironic39
+        return ironic39.Ironic39Server(keep_state)
+    raise ValueError('unknown server %r (known: ironside, ironic39)' % name)

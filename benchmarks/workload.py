@@ -1,0 +1,322 @@
+"""What the benchmark does to a server, the same for every server.
+
+1. Enroll N fake-hardware nodes through ``POST /v1/nodes`` (W workers).
+2. Drive every node through four phases, each phase a barrier: W workers
+   take nodes one at a time, send the provision verb, then poll
+   ``GET /v1/nodes/{uuid}?fields=provision_state,...`` (see PollSchedule)
+   until the node settles in the phase's target:
+
+   ====================  =========  ==============================
+   phase                 verb       settles in
+   ====================  =========  ==============================
+   manage                manage     manageable
+   provide               provide    available (automated cleaning)
+   deploy                active     active
+   undeploy              deleted    available (automated cleaning)
+   ====================  =========  ==============================
+
+   A phase's throughput is N / its wall time. A node that fails a phase is
+   counted and left out of the later phases.
+3. Time the reads Nova and operators make, one client, one request at a
+   time: node list (plain, ``detail``, Nova's fields; every page followed
+   through ``next``), node show (plain and Nova's fields, a random node each
+   time), and Nova's instance lookup (``?instance_uuid=``).
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import threading
+import time
+import uuid
+from concurrent import futures
+from dataclasses import asdict
+from dataclasses import dataclass
+from dataclasses import field
+from typing import Callable
+from typing import Iterator
+
+from benchmarks.client import NOVA_FIELDS
+from benchmarks.client import STATE_FIELDS
+from benchmarks.client import Api
+from benchmarks.client import ApiError
+from benchmarks.servers import Server
+
+PHASES = (('manage', 'manage', 'manageable'),
+          ('provide', 'provide', 'available'),
+          ('deploy', 'active', 'active'),
+          ('undeploy', 'deleted', 'available'))
+
+# Answers that mean "busy, ask again": node locked, conductor saturated.
+RETRY_STATUSES = (409, 503)
+
+# How many nodes get an instance_uuid for the instance-lookup timing.
+LOOKUP_NODES = 20
+
+
+def summarize(samples: list[float]) -> dict[str, float]:
+    """Percentiles of samples (seconds) in milliseconds."""
+    if not samples:
+        return {'count': 0}
+    ordered = sorted(samples)
+
+    def pct(p: float) -> float:
+        # Linear interpolation between closest ranks.
+        rank = (len(ordered) - 1) * p
+        low = int(rank)
+        high = min(low + 1, len(ordered) - 1)
+        return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
+
+    return {'count': len(ordered),
+            'p50': pct(0.50) * 1000, 'p90': pct(0.90) * 1000,
+            'p99': pct(0.99) * 1000, 'mean': statistics.fmean(ordered) * 1000,
+            'max': ordered[-1] * 1000}
+
+
+@dataclass
+class PhaseResult:
+    name: str
+    nodes: int
+    seconds: float
+    server_cpu_seconds: float
+    client_cpu_seconds: float
+    node_latency_ms: dict[str, float]
+    requests: int = 0
+    retries: int = 0
+    failures: list[str] = field(default_factory=list)
+
+    @property
+    def rate(self) -> float:
+        return self.nodes / self.seconds if self.seconds else 0.0
+
+    def as_dict(self) -> dict:
+        data = asdict(self)
+        data['nodes_per_second'] = self.rate
+        return data
+
+
+class NodeFailed(Exception):
+    pass
+
+
+@dataclass(frozen=True)
+class PollSchedule:
+    """When a client looks at a node again, the same for every server.
+
+    The first poll goes out as soon as the verb is accepted; the waits
+    before the next ones start at ``first`` seconds and grow by ``factor``
+    up to ``longest``. A fast server is seen done within about half its
+    own latency, and a slow one is not flooded with polls. ``first ==
+    longest`` is a fixed interval.
+    """
+
+    first: float = 0.01
+    longest: float = 0.5
+    factor: float = 1.5
+
+    def waits(self) -> Iterator[float]:
+        wait = self.first
+        while True:
+            yield wait
+            wait = min(wait * self.factor, self.longest)
+
+
+class Workload:
+    def __init__(self, api: Api, server: Server, workers: int = 8,
+                 poll: PollSchedule | None = None,
+                 node_timeout: float = 600.0,
+                 log: Callable[[str], None] = lambda text: None) -> None:
+        self.api = api
+        self.log = log
+        self.server = server
+        self.workers = workers
+        self.poll = poll or PollSchedule()
+        self.node_timeout = node_timeout
+        self._lock = threading.Lock()
+        self._requests = 0
+        self._retries = 0
+
+    def _count(self, requests: int, retries: int = 0) -> None:
+        with self._lock:
+            self._requests += requests
+            self._retries += retries
+
+    def _run_phase(self, name: str, items: list,
+                   one: Callable[[object], str]) -> tuple[PhaseResult,
+                                                          list[str]]:
+        """Run one(item) for every item on the workers; a barrier at the
+        end. Returns the result and what one() returned for the items
+        that succeeded."""
+        self._requests = self._retries = 0
+        latencies: list[float] = []
+        done: list[str] = []
+        failures: list[str] = []
+
+        def timed(item):
+            started = time.perf_counter()
+            outcome = one(item)
+            return outcome, time.perf_counter() - started
+
+        cpu_before = self.server.cpu_seconds()
+        client_cpu_before = time.process_time()
+        started = time.perf_counter()
+        step = max(len(items) // 4, 1)
+        with futures.ThreadPoolExecutor(self.workers) as pool:
+            jobs = [pool.submit(timed, item) for item in items]
+            for index, job in enumerate(jobs, 1):
+                if len(items) >= 1000 and index % step == 0:
+                    self.log('%s: %d/%d' % (name, index, len(items)))
+                try:
+                    outcome, seconds = job.result()
+                except (NodeFailed, ApiError) as exc:
+                    failures.append(str(exc))
+                    continue
+                done.append(outcome)
+                latencies.append(seconds)
+        seconds = time.perf_counter() - started
+        result = PhaseResult(
+            name=name, nodes=len(done), seconds=seconds,
+            server_cpu_seconds=self.server.cpu_seconds() - cpu_before,
+            client_cpu_seconds=time.process_time() - client_cpu_before,
+            node_latency_ms=summarize(latencies), requests=self._requests,
+            retries=self._retries, failures=failures[:10])
+        if failures:
+            result.failures.insert(0, '%d nodes failed' % len(failures))
+        return result, done
+
+    def enroll(self, count: int) -> tuple[PhaseResult, list[str]]:
+        def create(index: int) -> str:
+            node = self.api.call('POST', '/v1/nodes', body={
+                'driver': 'fake-hardware',
+                'name': 'bench-%05d' % index,
+                'resource_class': 'baremetal',
+                'properties': {'cpus': 8, 'memory_mb': 32768,
+                               'local_gb': 100, 'cpu_arch': 'x86_64'},
+            }, expect=(201,))
+            self._count(1)
+            return node['uuid']
+
+        return self._run_phase('enroll', list(range(count)), create)
+
+    def _drive(self, node_uuid: str, verb: str, target: str) -> str:
+        """Send verb to the node and wait until it settles in target."""
+        deadline = time.monotonic() + self.node_timeout
+        path = '/v1/nodes/%s' % node_uuid
+        requests = retries = 0
+        waits = self.poll.waits()
+        try:
+            while True:
+                requests += 1
+                response = self.api.request('PUT', path + '/states/provision',
+                                            body={'target': verb})
+                if response.status == 202:
+                    break
+                if (response.status not in RETRY_STATUSES
+                        or time.monotonic() > deadline):
+                    raise ApiError('PUT', path, response.status,
+                                   response.body.decode(errors='replace'))
+                retries += 1
+                time.sleep(next(waits))
+            waits = self.poll.waits()
+            while True:
+                requests += 1
+                node = self.api.call('GET', path,
+                                     params={'fields': STATE_FIELDS})
+                state = node['provision_state']
+                if state == target and not node['target_provision_state']:
+                    return node_uuid
+                if state.endswith('failed') or state == 'error' or (
+                        not node['target_provision_state']
+                        and state != target):
+                    raise NodeFailed('node %s: %s ended in %r: %s' % (
+                        node_uuid, verb, state, node['last_error']))
+                if time.monotonic() > deadline:
+                    raise NodeFailed('node %s: %s still in %r after %ds' % (
+                        node_uuid, verb, state, self.node_timeout))
+                time.sleep(next(waits))
+        finally:
+            self._count(requests, retries)
+
+    def provision(self, uuids: list[str]) -> list[PhaseResult]:
+        results = []
+        for name, verb, target in PHASES:
+            result, uuids = self._run_phase(
+                name, uuids,
+                lambda node_uuid, v=verb, t=target: self._drive(node_uuid,
+                                                                v, t))
+            results.append(result)
+        return results
+
+    def latencies(self, uuids: list[str], budget: float,
+                  min_iterations: int = 5) -> dict[str, dict]:
+        """Time the reads, each for about budget seconds."""
+        expected = len(uuids)
+        nova = ','.join(NOVA_FIELDS)
+        instances = self._assign_instances(uuids)
+
+        def listing(path: str, params: dict[str, str] | None = None):
+            def run() -> float:
+                nodes, seconds, _ = self.api.list_all(path, params)
+                if len(nodes) != expected:
+                    raise AssertionError('%s listed %d nodes, not %d' % (
+                        path, len(nodes), expected))
+                return seconds
+            return run
+
+        def show(params: dict[str, str] | None = None):
+            def run() -> float:
+                path = '/v1/nodes/%s' % random.choice(uuids)
+                response = self.api.request('GET', path, params)
+                if response.status != 200:
+                    raise ApiError('GET', path, response.status,
+                                   response.body.decode(errors='replace'))
+                return response.seconds
+            return run
+
+        def lookup() -> float:
+            instance = random.choice(instances)
+            nodes, seconds, _ = self.api.list_all(
+                '/v1/nodes', {'instance_uuid': instance, 'fields': nova})
+            if len(nodes) != 1:
+                raise AssertionError('instance lookup found %d nodes'
+                                     % len(nodes))
+            return seconds
+
+        plans = {
+            'list': (listing('/v1/nodes'), 200),
+            'list_detail': (listing('/v1/nodes/detail'), 200),
+            'list_nova_fields': (listing('/v1/nodes', {'fields': nova}),
+                                 200),
+            'show': (show(), 2000),
+            'show_nova_fields': (show({'fields': nova}), 2000),
+            'instance_lookup': (lookup, 2000),
+        }
+        results = {}
+        for name, (run, max_iterations) in plans.items():
+            results[name] = summarize(self._repeat(
+                run, budget, min_iterations, max_iterations))
+        return results
+
+    @staticmethod
+    def _repeat(run: Callable[[], float], budget: float,
+                min_iterations: int, max_iterations: int) -> list[float]:
+        run()  # warm caches and connections; not counted
+        samples = []
+        started = time.monotonic()
+        while len(samples) < max_iterations and (
+                len(samples) < min_iterations
+                or time.monotonic() - started < budget):
+            samples.append(run())
+        return samples
+
+    def _assign_instances(self, uuids: list[str]) -> list[str]:
+        """Give a few nodes an instance_uuid, as Nova does before deploy,
+        so the instance lookup has something to find."""
+        instances = []
+        for node_uuid in uuids[:LOOKUP_NODES]:
+            instance = str(uuid.uuid4())
+            self.api.call('PATCH', '/v1/nodes/%s' % node_uuid, body=[
+                {'op': 'add', 'path': '/instance_uuid', 'value': instance}])
+            instances.append(instance)
+        return instances

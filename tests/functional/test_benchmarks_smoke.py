@@ -1,0 +1,94 @@
+"""The benchmark harness runs end to end against a real Ironside process.
+
+A tiny run (5 nodes, short timings) so a change that breaks the benchmark's
+view of the API -- provision verbs, state polling, pagination, fields,
+instance lookup -- shows up in the functional suite, not weeks later when
+someone measures.
+"""
+
+from __future__ import annotations
+
+import json
+
+from benchmarks import provision
+from benchmarks import report
+
+NODES = 5
+
+
+def test_tiny_ironside_run(tmp_path, capsys):
+    output = tmp_path / 'result.json'
+    code = provision.main(['--servers', 'ironside', '--nodes', str(NODES),
+                           '--latency-seconds', '0.2',
+                           '--output', str(output)])
+    assert code == 0
+
+    document = json.loads(output.read_text())
+    [run] = document['runs']
+    assert 'error' not in run, run.get('error')
+    assert run['enroll']['nodes'] == NODES
+    assert list(run['phases']) == ['manage', 'provide', 'deploy', 'undeploy']
+    for phase in run['phases'].values():
+        assert phase['failures'] == [], phase
+        assert phase['nodes'] == NODES
+        assert phase['nodes_per_second'] > 0
+    for name in ('list', 'list_detail', 'list_nova_fields', 'show',
+                 'show_nova_fields', 'instance_lookup'):
+        assert run['latency'][name]['count'] >= 5, name
+    assert report.manage_to_active(run) > 0
+    assert 'manage→active, nodes/s' in capsys.readouterr().out
+
+
+def test_list_only_skips_provisioning(tmp_path):
+    output = tmp_path / 'result.json'
+    code = provision.main(['--servers', 'ironside', '--nodes', '3',
+                           '--list-only', '--latency-seconds', '0.1',
+                           '--output', str(output)])
+    assert code == 0
+    [run] = json.loads(output.read_text())['runs']
+    assert 'error' not in run, run.get('error')
+    assert run['list_only'] is True
+    assert 'phases' not in run
+    assert run['latency']['list']['count'] >= 5
+
+
+def _synthetic_run(server: str, nodes: int, phase_seconds: float,
+                   list_ms: float) -> dict:
+    phases = {name: {'name': name, 'nodes': nodes, 'seconds': phase_seconds,
+                     'server_cpu_seconds': 1.0, 'failures': [],
+                     'nodes_per_second': nodes / phase_seconds}
+              for name in report.PHASE_ORDER}
+    latency = {key: {'count': 5, 'p50': list_ms, 'p90': list_ms,
+                     'p99': list_ms} for key, _ in report.READS}
+    return {'server': server, 'nodes': nodes, 'phases': phases,
+            'latency': latency, 'enroll': {'nodes_per_second': 1.0}}
+
+
+def test_aims_are_judged_from_the_figures():
+    document = {'runs': [
+        _synthetic_run('ironside', 100, 1.0, 2.0),
+        _synthetic_run('ironic39', 100, 10.0, 20.0),
+        # Ironside: 1000 nodes, 3 phases of 10 s -> 33.3 nodes/s, 12x
+        # Ironic's 2.78; its list is 4x faster, short of the 5x aim.
+        _synthetic_run('ironside', 1000, 10.0, 50.0),
+        _synthetic_run('ironic39', 1000, 120.0, 200.0),
+    ]}
+    aims = report.check_aims(document)
+    assert ('manage→active throughput at N=1000: 12.0× Ironic 39 '
+            '(aim ≥ 10×): met') in aims
+    assert ('node list (plain) p50 at N=1000: 4.0× Ironic 39 (aim ≥ 5×): '
+            'NOT met') in aims
+    # 33.3 nodes/s at N=100, 33.3 at N=1000: throughput held.
+    assert any(line.startswith('ironside manage→active nodes/s by N')
+               and line.endswith('met)') and 'NOT' not in line
+               for line in aims)
+    assert 'N = 1000' in report.render(document)
+
+
+def test_list_only_spec():
+    servers = ['ironside', 'ironic39']
+    assert provision.parse_list_only(None, servers) == {}
+    assert provision.parse_list_only('*', servers) == {'ironside': 0,
+                                                       'ironic39': 0}
+    assert provision.parse_list_only('ironic39:10000', servers) == {
+        'ironic39': 10000}
