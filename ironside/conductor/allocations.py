@@ -21,6 +21,7 @@ from ironside.common import states
 from ironside.common.conf import CONF
 from ironside.db import allocations as allocations_db
 from ironside.db import node_views
+from ironside.db import nodes as nodes_db
 
 LOG = logging.getLogger(__name__)
 
@@ -167,11 +168,11 @@ def backfill(manager, context, allocation: dict[str, Any],
                               'requested resource class %s'
                               % (node.resource_class,
                                  allocation['resource_class']))
-            if not set(allocation['traits'] or ()).issubset(
-                    node.trait_names):
+            traits = nodes_db.get_node_traits(node.id)
+            if not set(allocation['traits'] or ()).issubset(traits):
                 errors.append('List of traits %s does not match the '
                               'requested traits %s'
-                              % (node.trait_names, allocation['traits']))
+                              % (traits, allocation['traits']))
             if allocation['candidate_nodes'] and \
                     node.uuid not in allocation['candidate_nodes']:
                 errors.append('Candidate nodes must be empty or contain the '

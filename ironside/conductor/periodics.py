@@ -208,6 +208,9 @@ SYNC_EXCLUDED_STATES = sorted(states.WORKING_STATES | states.WAIT_STATES |
                               {states.ENROLL})
 
 
+_SYNC_BATCH = 100
+
+
 def sync_power_states(manager) -> None:
     """Read the power state of this conductor's nodes, a few at a time.
 
@@ -226,23 +229,31 @@ def sync_power_states(manager) -> None:
     if not rows:
         return
     per_bmc = _PerKeyLimit(CONF.conductor.sync_power_state_per_bmc_workers)
+    workers = CONF.conductor.sync_power_state_workers
+    # Nodes are loaded a batch per query; at most a few batches wait in
+    # the pool's queue, so memory stays flat at any number of nodes.
+    queued = threading.BoundedSemaphore(workers + _SYNC_BATCH)
 
-    def _sync(node_id: int) -> None:
+    def _sync(node) -> None:
         try:
-            with manager.acquire(manager.admin_context, node_id,
-                                 shared=True,
+            with manager.acquire(manager.admin_context, node, shared=True,
                                  purpose='power state sync') as task:
                 with per_bmc.slot(_bmc_endpoint(task)):
                     power.sync_power_state(task, manager.power_failures)
         except (exception.NodeLocked, exception.NodeNotFound):
             pass
         except Exception:
-            LOG.exception('Power state sync of node %s failed', node_id)
+            LOG.exception('Power state sync of node %s failed', node.uuid)
+        finally:
+            queued.release()
 
-    with futurist.ThreadPoolExecutor(
-            max_workers=CONF.conductor.sync_power_state_workers) as pool:
-        for row in rows:
-            pool.submit(_sync, row.id)
+    ids = [row.id for row in rows]
+    with futurist.ThreadPoolExecutor(max_workers=workers) as pool:
+        for start in range(0, len(ids), _SYNC_BATCH):
+            for node in nodes_db.get_nodes_by_ids(
+                    ids[start:start + _SYNC_BATCH]):
+                queued.acquire()
+                pool.submit(_sync, node)
 
 
 def _bmc_endpoint(task) -> str | None:

@@ -167,6 +167,8 @@ def sync_power_state(task, failures: SyncFailures) -> None:
         return
     task.upgrade_lock('power state sync')
     node = task.node
+    if real == node.power_state:
+        return  # changed by someone else since the read
     if node.power_state is None or not CONF.conductor.\
             force_power_state_during_sync:
         previous = node.power_state

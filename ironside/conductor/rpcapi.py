@@ -59,23 +59,21 @@ class ConductorAPI:
                                       version=rpc.RPC_API_VERSION)
             self._client = rpc.get_client(target)
 
-    def _host_for_node(self, node) -> str:
-        return self.ring.owner(node.uuid, node.driver,
-                               node.conductor_group or '')
-
     def _client_for(self, node_ident: str):
-        node = nodes_db.get_node(node_ident)
-        return node, self._client.prepare(server=self._host_for_node(node))
+        route = nodes_db.node_route(node_ident)
+        host = self.ring.owner(route.uuid, route.driver,
+                               route.conductor_group or '')
+        return route.uuid, self._client.prepare(server=host)
 
     def _call_node(self, context, node_ident: str, method: str,
                    **kwargs: Any) -> Any:
-        node, client = self._client_for(node_ident)
-        return client.call(context, method, node_id=node.uuid, **kwargs)
+        node_uuid, client = self._client_for(node_ident)
+        return client.call(context, method, node_id=node_uuid, **kwargs)
 
     def _call_owner_of(self, context, node_ident: str, method: str,
                        **kwargs: Any) -> Any:
         """Call the conductor that owns a node, without naming the node."""
-        _node, client = self._client_for(node_ident)
+        _uuid, client = self._client_for(node_ident)
         return client.call(context, method, **kwargs)
 
     # Nodes

@@ -186,7 +186,8 @@ def resume(task, flow: StepFlow) -> None:
     if skip:
         task.record('%s step %s finished' % (flow.kind.capitalize(), name),
                     flow.event_type)
-    task.process_event('resume')
+    # Saved with the next step's start (or the failure or the end).
+    task.process_event('resume', save=False)
     if skip and info.get('%s_abort_after' % flow.kind):
         _abort_after_step(task, flow, name)
         return

@@ -32,6 +32,7 @@ from typing import Any
 
 from ironside.common import exception
 from ironside.db import deploy_templates as templates_db
+from ironside.db import nodes as nodes_db
 from ironside.drivers import base
 
 DEPLOY = base.DEPLOY
@@ -131,7 +132,7 @@ def matching_templates(task) -> list:
     """Deploy templates that apply to this deploy (see module docstring)."""
     wanted = task.node.instance_info.get('traits')
     if not wanted:
-        wanted = task.node.trait_names
+        wanted = nodes_db.get_node_traits(task.node.id)
     return templates_db.by_names(wanted)
 
 

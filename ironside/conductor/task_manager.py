@@ -45,7 +45,13 @@ class ConductorServices(Protocol):
 
 
 class TaskManager:
-    def __init__(self, context, node_id: int | str,
+    """A task on a node given by id, UUID or name.
+
+    A shared task may be given a node loaded already (by a job that loads
+    many nodes at once); it takes no lock, so nothing needs reloading.
+    """
+
+    def __init__(self, context, node_id: int | str | models.Node,
                  conductor: ConductorServices, shared: bool = False,
                  purpose: str = 'unspecified action',
                  patient: bool = False, retry: bool = True) -> None:
@@ -72,7 +78,11 @@ class TaskManager:
 
     # Locking
 
-    def _load(self, node_id: int | str) -> models.Node:
+    def _load(self, node_id: int | str | models.Node) -> models.Node:
+        if isinstance(node_id, models.Node):
+            if not self.shared:
+                raise ValueError('an exclusive task loads its own node')
+            return node_id
         if self.shared:
             return nodes_db.get_node(node_id)
         return self._reserve(node_id)
@@ -135,8 +145,11 @@ class TaskManager:
                       call_args: tuple = (),
                       err_handler: Callable | None = None,
                       target_state: str | None = None,
-                      verb: str | None = None) -> None:
+                      verb: str | None = None, save: bool = True) -> None:
         """Move the node along the state machine and save it.
+
+        ``save=False`` leaves the write to the caller's next save, for a
+        move that the caller follows at once with more changes.
 
         With ``callback``, the work of the new state is handed to a worker
         thread when the task ends; if no worker is free, ``err_handler``
@@ -167,7 +180,8 @@ class TaskManager:
             self.spawn_after(callback, *call_args)
             self._on_spawn_error = err_handler or \
                 (lambda task: task._restore_state(*previous))
-        self.save()
+        if save:
+            self.save()
 
     def check_transition(self, event: str, verb: str | None = None) -> None:
         """InvalidStateRequested unless ``event`` is allowed now."""
@@ -234,8 +248,9 @@ class TaskManager:
         self.release_resources()
 
 
-def acquire(context, node_id: int | str, conductor: ConductorServices,
-            shared: bool = False, purpose: str = 'unspecified action',
+def acquire(context, node_id: int | str | models.Node,
+            conductor: ConductorServices, shared: bool = False,
+            purpose: str = 'unspecified action',
             patient: bool = False, retry: bool = True) -> TaskManager:
     """A task on ``node_id``; see the module docstring."""
     return TaskManager(context, node_id, conductor, shared=shared,

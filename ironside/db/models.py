@@ -262,41 +262,50 @@ class Node(TimestampMixin, Base):
         sa.Boolean, default=False, nullable=False)
     health: orm.Mapped[str | None] = _str(32)
 
+    # Loaded only when asked for inside a session: most work on a node
+    # does not need its traits (nodes.get_node_traits reads them).
     traits: orm.Mapped[list[NodeTrait]] = orm.relationship(
-        'NodeTrait', lazy='selectin', cascade='all, delete-orphan',
+        'NodeTrait', lazy='select', cascade='all, delete-orphan',
         passive_deletes=True, order_by='NodeTrait.trait')
 
-    @property
-    def trait_names(self) -> list[str]:
-        return [t.trait for t in self.traits]
 
-
+NODE_COLUMNS = frozenset(c.key for c in Node.__table__.columns)
 JSON_COLUMNS = tuple(c.key for c in Node.__table__.columns
                      if isinstance(c.type, JsonEncoded))
 
 
 def snapshot_json(node: Node) -> None:
-    """Remember the JSON columns as loaded; see flag_changed_json."""
+    """Remember the JSON columns as loaded; see changed_columns."""
     node.__dict__['_json_snapshot'] = {
         key: json.dumps(node.__dict__.get(key), sort_keys=True)
         for key in JSON_COLUMNS if key in node.__dict__}
 
 
-def flag_changed_json(node: Node) -> None:
-    """Mark JSON columns changed in place (at any depth) as modified.
+def changed_columns(node: Node) -> dict[str, Any]:
+    """Columns of a detached node changed since it was loaded or saved.
 
-    Mutable-dict tracking sees only top-level assignments; a step that
-    appends to a list inside driver_internal_info would otherwise be lost.
-    Comparing with the snapshot taken at load finds every change, and
-    leaves unchanged documents out of the UPDATE.
+    Attribute history catches assignments; JSON documents are compared
+    with their snapshot from load time, so a change at any depth (a step
+    appending to a list inside driver_internal_info) is caught too, and
+    unchanged documents stay out of the UPDATE.
     """
+    state = sa.inspect(node)
+    changed = {key: node.__dict__[key] for key in state.committed_state
+               if key in NODE_COLUMNS and key in node.__dict__}
     loaded = node.__dict__.get('_json_snapshot', {})
     for key in JSON_COLUMNS:
-        if key not in node.__dict__:
-            continue
-        current = json.dumps(node.__dict__[key], sort_keys=True)
-        if loaded.get(key) != current:
-            orm.attributes.flag_modified(node, key)
+        if key in node.__dict__ and key not in changed and \
+                loaded.get(key) != json.dumps(node.__dict__[key],
+                                              sort_keys=True):
+            changed[key] = node.__dict__[key]
+    return changed
+
+
+def mark_saved(node: Node, values: dict[str, Any]) -> None:
+    """The node's values are what the database now holds."""
+    for key, value in values.items():
+        orm.attributes.set_committed_value(node, key, value)
+    snapshot_json(node)
 
 
 @sa.event.listens_for(Node, 'load')

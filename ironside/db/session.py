@@ -61,7 +61,8 @@ def _keep_connections(engine: sa.Engine) -> None:
 
     oslo.db puts file SQLite on a NullPool: every transaction would open
     the file again (about half a millisecond with WAL, more than the
-    query of a node show). The events registered on the engine travel
+    query of a node show). A file cannot drop a connection, so there is
+    no ping before use either. The events registered on the engine travel
     with its pool dispatcher.
     """
     old = engine.pool
@@ -69,7 +70,7 @@ def _keep_connections(engine: sa.Engine) -> None:
         old._creator, pool_size=CONF.database.max_pool_size or 5,
         max_overflow=CONF.database.max_overflow or 50,
         timeout=CONF.database.pool_timeout or 30, recycle=old._recycle,
-        pre_ping=old._pre_ping, reset_on_return=old._reset_on_return,
+        pre_ping=False, reset_on_return=old._reset_on_return,
         _dispatch=old.dispatch, dialect=old._dialect)
     old.dispose()
 
@@ -77,7 +78,9 @@ def _keep_connections(engine: sa.Engine) -> None:
 def _make_facade() -> enginefacade._TransactionContextManager:
     url = CONF.database.connection
     facade = enginefacade.transaction_context()
-    kwargs = {'connection': url, 'sqlite_fk': True}
+    # thread_checkin yields to other greenthreads on every connection
+    # return; with real threads it is only a cost.
+    kwargs = {'connection': url, 'sqlite_fk': True, 'thread_checkin': False}
     if _sqlite_file_url(url):
         directory = os.path.dirname(sa.engine.make_url(url).database or '')
         if directory:

@@ -7,6 +7,7 @@ import pytest
 from ironside.common import exception
 from ironside.common import states
 from ironside.conductor import periodics
+from ironside.db import history as history_db
 from ironside.db import nodes as nodes_db
 from tests.utils import wait_for
 
@@ -80,3 +81,35 @@ def test_sync_puts_node_in_maintenance_after_repeated_failures(
     assert node.maintenance is True
     assert node.fault == 'power failure'
     assert 'could not be read 2 times in a row' in node.maintenance_reason
+
+
+def test_sync_reaches_every_node_across_load_batches(conductor, make_node):
+    nodes = [make_node() for _ in range(periodics._SYNC_BATCH + 5)]
+    for node in nodes:
+        nodes_db.update_node(node.id, {'provision_state': states.MANAGEABLE,
+                                       'power_state': None})
+    periodics.sync_power_states(conductor)
+    assert [_power(n.id)[0] for n in nodes] == \
+        [states.POWER_OFF] * len(nodes)
+
+
+def test_sync_records_no_drift_when_the_state_changed_meanwhile(
+        conductor, make_node, monkeypatch):
+    node = make_node()
+    nodes_db.update_node(node.id, {'provision_state': states.MANAGEABLE,
+                                   'power_state': states.POWER_OFF})
+    with conductor.acquire(conductor.admin_context, node.id,
+                           shared=True) as task:
+        fake_power = type(task.driver.power)
+    def read_racing_a_power_on(self, task):
+        # A race between the read and the save cannot be timed from
+        # outside, so the read itself lets another request power on first.
+        nodes_db.update_node(task.node.id, {'power_state': states.POWER_ON})
+        return states.POWER_ON
+
+    monkeypatch.setattr(fake_power, 'get_power_state',
+                        read_racing_a_power_on)
+    periodics.sync_power_states(conductor)
+    events = [r.event for r in history_db.list_for_node(node.id)]
+    assert not [e for e in events if 'drifted' in e], events
+    assert _power(node.id)[0] == states.POWER_ON
