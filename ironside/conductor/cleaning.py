@@ -42,7 +42,8 @@ def _clean_done(task) -> None:
     _tear_down_cleaning(task)
     utils.clear_failure(task.node)
     task.record('Cleaning finished', 'cleaning')
-    task.process_event('manage' if manual else 'done')
+    # Written as the lock goes.
+    task.process_event('manage' if manual else 'done', save=False)
 
 
 def fail_cleaning(task, message: str, reason: str,
@@ -106,7 +107,7 @@ def run_cleaning(task, step_list: list[dict] | None) -> None:
     if step_list is None:
         if not automated_clean_enabled(node):
             task.record('Automated cleaning is disabled', 'cleaning')
-            task.process_event('done')
+            task.process_event('done', save=False)
             return
         step_list = steps.automated_clean_steps_for(task)
     try:

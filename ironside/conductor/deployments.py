@@ -32,7 +32,7 @@ def _deploy_done(task) -> None:
     utils.clear_failure(task.node)
     task.node.driver_internal_info.pop('user_deploy_steps', None)
     task.record('Deploy finished', 'deploying')
-    task.process_event('done')
+    task.process_event('done', save=False)  # written as the lock goes
 
 
 def fail_deploy(task, message: str, reason: str,

@@ -96,7 +96,7 @@ def _do_verify(task) -> None:
         return
     utils.clear_failure(node)
     task.record('Node verified', 'verifying')
-    task.process_event('done')
+    task.process_event('done', save=False)  # written as the lock goes
 
 
 class SyncFailures:

@@ -139,7 +139,9 @@ def run_steps(task, flow: StepFlow, start_index: int) -> None:
         if result == flow.wait_state:
             task.record('%s step %s is running asynchronously'
                         % (flow.kind.capitalize(), name), flow.event_type)
-            task.process_event('wait')
+            # Written as the lock goes; a poll or callback that comes
+            # sooner finds the node locked and retries.
+            task.process_event('wait', save=False)
             _schedule_poll_if_asked(task, flow)
             return
         if result is not None:

@@ -65,6 +65,7 @@ class TaskManager:
         self._spawn: tuple[Callable, tuple, dict] | None = None
         self._on_spawn_error: Callable[[TaskManager], None] | None = None
         self._history: list[models.NodeHistory] = []
+        self._save_on_release = False
         self.node = self._load(node_id)
         # Kept apart: the lock must be released even if a failed save
         # left the node object unreadable.
@@ -118,13 +119,32 @@ class TaskManager:
             return
         node_id, node_uuid = self._lock_key
         try:
-            nodes_db.release_node(self.host, node_id)
+            if self._save_on_release:
+                self._save_and_release()
+            else:
+                nodes_db.release_node(self.host, node_id)
         except exception.NodeNotFound:
             pass  # deleted while we held it (node delete does this)
         except exception.NodeNotLocked:
             LOG.warning('Node %s was not locked by %s when %s finished',
                         node_uuid, self.host, self.purpose)
         self.shared = True
+
+    def _save_and_release(self) -> None:
+        """Write the change left for the release and free the node at once.
+
+        If that write fails, the node is still freed (without the change).
+        """
+        history, self._history = self._history, []
+        self._save_on_release = False
+        try:
+            nodes_db.save_node(self.node, history, release=self.host)
+        except (exception.NodeNotFound, exception.NodeNotLocked):
+            raise
+        except Exception:
+            LOG.exception('Saving node %s when %s finished failed',
+                          self._lock_key[1], self.purpose)
+            nodes_db.release_node(self.host, self._lock_key[0])
 
     # Changes to the node
 
@@ -139,6 +159,7 @@ class TaskManager:
         """Write the node's changes and pending history in one commit."""
         self._require_exclusive('save the node')
         history, self._history = self._history, []
+        self._save_on_release = False
         nodes_db.save_node(self.node, history)
 
     def process_event(self, event: str, callback: Callable | None = None,
@@ -148,8 +169,9 @@ class TaskManager:
                       verb: str | None = None, save: bool = True) -> None:
         """Move the node along the state machine and save it.
 
-        ``save=False`` leaves the write to the caller's next save, for a
-        move that the caller follows at once with more changes.
+        ``save=False`` leaves the write to the next save, or to the
+        release of the lock (one commit for both): for a move followed at
+        once by more changes, or that ends the task.
 
         With ``callback``, the work of the new state is handed to a worker
         thread when the task ends; if no worker is free, ``err_handler``
@@ -182,6 +204,8 @@ class TaskManager:
                 (lambda task: task._restore_state(*previous))
         if save:
             self.save()
+        else:
+            self._save_on_release = True
 
     def check_transition(self, event: str, verb: str | None = None) -> None:
         """InvalidStateRequested unless ``event`` is allowed now."""
