@@ -80,15 +80,20 @@ def do_power_action(task, new_state: str, timeout: int | None = None
 
 
 def start_verify(task, verb: str | None = None) -> None:
-    """enroll → verifying → manageable, checking the BMC credentials."""
+    """enroll → verifying → manageable, checking the BMC credentials.
+
+    The power interface validates driver_info and the credentials before
+    the node moves, so wrong ones are refused (400) and the node stays as
+    it was; reading the power state then happens in a worker.
+    """
     task.check_transition('manage', verb)
+    task.driver.power.validate(task)
     task.process_event('manage', callback=_do_verify, verb=verb)
 
 
 def _do_verify(task) -> None:
     node = task.node
     try:
-        task.driver.power.validate(task)
         task.driver.management.validate(task)
         node.power_state = task.driver.power.get_power_state(task)
     except Exception as exc:
