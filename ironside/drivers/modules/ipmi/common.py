@@ -224,6 +224,10 @@ class SessionCache:
             entry.command = None
             if command is None:
                 continue
+            if getattr(command.ipmi_session, 'broken', False):
+                # Nobody answers there: a logout would wait for a timeout.
+                _forget_session(*key)
+                continue
             try:
                 command.ipmi_session.logout()
             except Exception as exc:  # a dying BMC must not block exit
