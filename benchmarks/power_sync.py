@@ -12,8 +12,8 @@ nodes it read, and the peak number of power reads in flight against the
 BMCs (counted around each driver call, and for Redfish also by the
 emulators). Each read also reads the hardware health unless
 --no-health ([conductor]sync_hardware_health). A first pass opens the
-sessions; the figures are for a
-second, warm pass, as every pass after a conductor's first is.
+sessions; the figures are for a second, warm pass, as every pass after
+a conductor's first is.
 """
 
 from __future__ import annotations
