@@ -1,7 +1,7 @@
 """Power state sync over emulated BMCs: one full pass, timed.
 
     python benchmarks/power_sync.py [--redfish 200] [--ipmi 50]
-                                    [--emulators 4]
+                                    [--emulators 4] [--no-health]
 
 Starts the Redfish systems (spread over --emulators sushy-tools
 processes, i.e. that many BMC endpoints) and the IPMI BMCs (one process,
@@ -10,8 +10,10 @@ database, and runs the conductor's power sync job once in this process
 with the configured limits. Prints the wall time of the pass, how many
 nodes it read, and the peak number of power reads in flight against the
 BMCs (counted around each driver call, and for Redfish also by the
-emulators). A first pass opens the sessions; the figures are for a
-second, warm pass, as every pass after a conductor's first is.
+emulators). Each read also reads the hardware health unless
+--no-health ([conductor]sync_hardware_health). A first pass opens the
+sessions; the figures are for a second, warm pass, as every pass after
+a conductor's first is.
 """
 
 from __future__ import annotations
@@ -103,10 +105,14 @@ def main() -> int:
     parser.add_argument('--redfish', type=int, default=200)
     parser.add_argument('--ipmi', type=int, default=50)
     parser.add_argument('--emulators', type=int, default=4)
+    parser.add_argument('--no-health', action='store_true',
+                        help='read the power state only')
     args = parser.parse_args()
 
     workdir = tempfile.mkdtemp(prefix='ironside-bench-')
     _configure(os.path.join(workdir, 'ironside.sqlite'))
+    CONF.set_override('sync_hardware_health', not args.no_health,
+                      'conductor')
     per_emulator = -(-args.redfish // args.emulators)
     emulators = []
     bmcs = ipmi_bmc.IPMIBMCs(args.ipmi, prefix='bench')

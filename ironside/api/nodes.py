@@ -33,7 +33,7 @@ from ironside.db import node_views
 RESERVED_NAMES = ('detail', 'validate', 'states', 'management',
                   'maintenance', 'vendor_passthru')
 FAULTS = ('power failure', 'clean failure', 'rescue abort failure',
-          'service failure')
+          'service failure', 'hardware failure')
 
 # Query parameter -> (reader, minor version that added it).
 LIST_FILTERS = {

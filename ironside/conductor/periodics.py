@@ -217,14 +217,17 @@ def sync_power_states(manager) -> None:
     At most [conductor]sync_power_state_workers reads run at once, and at
     most [conductor]sync_power_state_per_bmc_workers against one BMC
     endpoint; nodes whose reads keep failing are skipped until their
-    backoff ends (see power.SyncFailures).
+    backoff ends (see power.SyncFailures). Nodes in maintenance are
+    skipped, but for those the sync itself put there (a fault it clears
+    when the cause is gone, see power.RECOVERABLE_FAULTS).
     """
     rows = nodes_db.list_node_columns(
-        _ROUTING_COLUMNS + ('provision_state',),
-        {'maintenance': False, 'reserved': False})
+        _ROUTING_COLUMNS + ('provision_state', 'maintenance', 'fault'),
+        {'reserved': False})
     now = time.monotonic()
     rows = [r for r in _owned(manager, rows)
             if r.provision_state not in SYNC_EXCLUDED_STATES and
+            (not r.maintenance or r.fault in power.RECOVERABLE_FAULTS) and
             manager.power_failures.due(r.uuid, now)]
     if not rows:
         return

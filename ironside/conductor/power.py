@@ -10,6 +10,7 @@ from ironside.common import exception
 from ironside.common import states
 from ironside.common.conf import CONF
 from ironside.conductor import utils
+from ironside.db import history as history_db
 
 LOG = logging.getLogger(__name__)
 
@@ -79,15 +80,20 @@ def do_power_action(task, new_state: str, timeout: int | None = None
 
 
 def start_verify(task, verb: str | None = None) -> None:
-    """enroll → verifying → manageable, checking the BMC credentials."""
+    """enroll → verifying → manageable, checking the BMC credentials.
+
+    The power interface validates driver_info and the credentials before
+    the node moves, so wrong ones are refused (400) and the node stays as
+    it was; reading the power state then happens in a worker.
+    """
     task.check_transition('manage', verb)
+    task.driver.power.validate(task)
     task.process_event('manage', callback=_do_verify, verb=verb)
 
 
 def _do_verify(task) -> None:
     node = task.node
     try:
-        task.driver.power.validate(task)
         task.driver.management.validate(task)
         node.power_state = task.driver.power.get_power_state(task)
     except Exception as exc:
@@ -141,7 +147,9 @@ def sync_power_state(task, failures: SyncFailures) -> None:
 
     ``failures`` counts consecutive failed reads per node across sync
     runs; after [conductor]power_state_sync_max_retries the node goes
-    into maintenance with fault "power failure", as Ironic does.
+    into maintenance with fault "power failure", as Ironic does, and
+    out of it again at the first read that succeeds. The hardware health
+    is read too (see sync_health).
     """
     node = task.node
     try:
@@ -163,6 +171,16 @@ def sync_power_state(task, failures: SyncFailures) -> None:
             task.save()
         return
     failures.succeeded(node.uuid)
+    if CONF.conductor.sync_hardware_health:
+        sync_health(task)
+    node = task.node
+    if node.maintenance:
+        if node.fault == utils.POWER_FAILURE:
+            task.upgrade_lock('power failure recovery')
+            _end_fault(task, 'Power state can be read again')
+            task.node.power_state = real
+            task.save()
+        return
     if real == node.power_state:
         return
     task.upgrade_lock('power state sync')
@@ -189,3 +207,73 @@ def sync_power_state(task, failures: SyncFailures) -> None:
                           % (node.power_state, utils.describe(exc)),
                           utils.reason_of(exc), event_type='power')
     task.save()
+
+
+# Faults the power sync sets and, once the cause is gone, clears itself.
+RECOVERABLE_FAULTS = (utils.POWER_FAILURE, utils.HARDWARE_FAILURE)
+CRITICAL_HEALTH = ('critical', 'failed')
+HEALTH_KEY = 'health'
+
+
+def read_health(task) -> dict | None:
+    """{'health': ok|warning|critical|failed|unknown, 'reasons': [...]},
+    or None when the node's management interface cannot tell."""
+    get_health = getattr(task.driver.management, 'get_health', None)
+    if get_health is None:
+        return None
+    try:
+        reading = get_health(task)
+    except Exception as exc:
+        LOG.info('Health of node %s could not be read: %s', task.node.uuid,
+                 exc)
+        return None
+    return {'health': reading['health'],
+            'reasons': list(reading.get('reasons') or [])}
+
+
+def sync_health(task) -> None:
+    """Record the health the BMC reports; fault the node while critical.
+
+    The reading goes to driver_internal_info['health'] when it changes
+    (so a steady fleet costs no writes). A critical health puts a node
+    that is not in maintenance into maintenance with fault "hardware
+    failure"; a later reading that is not critical takes it out again,
+    as the power failure recovery does.
+    """
+    reading = read_health(task)
+    if reading is None:
+        return
+    node = task.node
+    critical = reading['health'] in CRITICAL_HEALTH
+    raise_fault = critical and not node.maintenance
+    clear_fault = (not critical and node.maintenance and
+                   node.fault == utils.HARDWARE_FAILURE)
+    changed = (node.driver_internal_info or {}).get(HEALTH_KEY) != reading
+    if not (changed or raise_fault or clear_fault):
+        return
+    task.upgrade_lock('hardware health')
+    node = task.node
+    node.driver_internal_info = dict(node.driver_internal_info or {},
+                                     **{HEALTH_KEY: reading})
+    if raise_fault:
+        node.maintenance = True
+        node.fault = utils.HARDWARE_FAILURE
+        node.maintenance_reason = (
+            'The BMC reports the hardware health as %s: %s'
+            % (reading['health'], '; '.join(reading['reasons']) or
+               'no reason given'))
+        task.record(node.maintenance_reason, 'health',
+                    severity=history_db.ERROR)
+    elif clear_fault:
+        _end_fault(task, 'Hardware health is %s again' % reading['health'])
+    task.save()
+
+
+def _end_fault(task, why: str) -> None:
+    """Take a node out of the maintenance a fault put it into."""
+    node = task.node
+    task.record('%s; fault "%s" cleared and maintenance ended'
+                % (why, node.fault), 'maintenance')
+    node.maintenance = False
+    node.fault = None
+    node.maintenance_reason = None

@@ -24,6 +24,8 @@ INTERNAL_ERROR = 'InternalError'
 # Ironic's fault values (node.fault is set with maintenance).
 POWER_FAILURE = 'power failure'
 CLEAN_FAILURE = 'clean failure'
+# Ironside's own: the BMC reports the hardware's health as critical.
+HARDWARE_FAILURE = 'hardware failure'
 
 # The history event type of each working state.
 EVENT_TYPES = {

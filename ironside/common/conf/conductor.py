@@ -65,6 +65,13 @@ opts = [
     cfg.IntOpt('power_state_sync_max_retries', default=3, min=1,
                help='Failed power reads in a row after which a node is put '
                     'into maintenance with fault "power failure".'),
+    cfg.BoolOpt('sync_hardware_health', default=True,
+                help='Read the hardware health the BMC reports (Redfish '
+                     'system Status, IPMI sensors) with each power state '
+                     'sync, record it in the node\'s driver_internal_info '
+                     '"health", and put a node whose health is critical '
+                     'into maintenance with fault "hardware failure" until '
+                     'it is healthy again.'),
     cfg.BoolOpt('force_power_state_during_sync', default=False,
                 help='Set a node\'s real power state back to the recorded '
                      'one when they differ, instead of recording the real '

@@ -10,6 +10,8 @@ import pytest
 
 from ironside.common import exception
 from ironside.common import states
+from ironside.conductor import periodics
+from ironside.drivers.modules.ipmi import common as ipmi_common
 from tests.functional.bmc import helpers
 from tests.utils import wait_for
 
@@ -161,3 +163,56 @@ def test_bmc_down_mid_step_fails_it_naming_the_bmc(rpc, context, ipmi,
     # The BMC is back: a new session is opened for it.
     rpc.change_node_power_state(context, node.uuid, states.POWER_OFF)
     helpers.wait_power(node.uuid, states.POWER_OFF)
+
+
+def test_critical_sensor_faults_the_node_until_it_recovers(
+        rpc, context, conductor, ipmi, make_bmc_node):
+    bmc = ipmi.bmcs[1]
+    node = make_bmc_node('ipmi', bmc.driver_info())
+    helpers.manage(rpc, context, node.uuid)
+    periodics.sync_power_states(conductor)
+    node = helpers.node(node.uuid)
+    assert node.driver_internal_info['health'] == {'health': 'ok',
+                                                   'reasons': []}
+    assert (node.maintenance, node.fault) == (False, None)
+
+    ipmi.configure(bmc.name, psu_failed=True)
+    try:
+        periodics.sync_power_states(conductor)
+        node = helpers.node(node.uuid)
+        assert (node.maintenance, node.fault) == (True, 'hardware failure')
+        assert node.maintenance_reason == (
+            'The BMC reports the hardware health as critical: PSU1: '
+            'Present, Failure')
+        assert node.driver_internal_info['health']['health'] == 'critical'
+    finally:
+        ipmi.configure(bmc.name, psu_failed=False)
+    periodics.sync_power_states(conductor)
+    node = helpers.node(node.uuid)
+    assert (node.maintenance, node.fault, node.maintenance_reason) == \
+        (False, None, None)
+    assert node.driver_internal_info['health']['health'] == 'ok'
+
+
+def test_one_session_per_bmc_reused_and_logged_out(rpc, context, ipmi,
+                                                   make_bmc_node):
+    bmc = ipmi.bmcs[0]
+    ipmi_common.SESSIONS.close_all()
+    before = ipmi.state(bmc.name)
+    node = make_bmc_node('ipmi', bmc.driver_info())
+    helpers.manage(rpc, context, node.uuid)
+    rpc.change_node_power_state(context, node.uuid, states.POWER_ON)
+    helpers.wait_power(node.uuid, states.POWER_ON)
+    rpc.set_boot_device(context, node.uuid, 'pxe')
+    assert rpc.get_boot_device(context, node.uuid)['boot_device'] == 'pxe'
+    after = ipmi.state(bmc.name)
+    assert after['sessions_opened'] == before['sessions_opened'] + 1
+
+    ipmi_common.SESSIONS.close_all()
+    wait_for(lambda: ipmi.state(bmc.name)['sessions_closed'] ==
+             before['sessions_closed'] + 1, what='the session to end')
+    # The next action opens a new session.
+    rpc.change_node_power_state(context, node.uuid, states.POWER_OFF)
+    helpers.wait_power(node.uuid, states.POWER_OFF)
+    assert ipmi.state(bmc.name)['sessions_opened'] == \
+        before['sessions_opened'] + 2

@@ -10,9 +10,11 @@ import pytest
 
 from ironside.common import exception
 from ironside.common import states
+from ironside.conductor import periodics
 from ironside.db import deploy_templates as templates_db
 from ironside.db import history as history_db
 from ironside.db import nodes as nodes_db
+from ironside.drivers.modules.redfish import common as redfish_common
 from tests.functional.bmc import helpers
 from tests.functional.fixtures import redfish_emulator
 from tests.utils import wait_for
@@ -226,3 +228,66 @@ def test_bmc_down_mid_step_fails_the_step_naming_it(rpc, context,
     assert node.reservation is None
     assert nodes_db.get_node(node.id).clean_step['step'] == \
         'create_configuration'
+
+
+def test_critical_health_faults_the_node_until_it_recovers(
+        rpc, context, conductor, redfish, make_bmc_node):
+    node = make_bmc_node('redfish', redfish.driver_info(1))
+    helpers.manage(rpc, context, node.uuid)
+    periodics.sync_power_states(conductor)
+    node = helpers.node(node.uuid)
+    assert node.driver_internal_info['health'] == {'health': 'ok',
+                                                   'reasons': []}
+    assert node.maintenance is False
+
+    redfish.configure(1, health='Critical')
+    try:
+        periodics.sync_power_states(conductor)
+        node = helpers.node(node.uuid)
+        assert (node.maintenance, node.fault) == (True, 'hardware failure')
+        assert 'hardware health as critical' in node.maintenance_reason
+        events = [h.event for h in history_db.list_for_node(node.id)]
+        assert node.maintenance_reason in events
+    finally:
+        redfish.configure(1, health='OK')
+    periodics.sync_power_states(conductor)
+    node = helpers.node(node.uuid)
+    assert (node.maintenance, node.fault, node.maintenance_reason) == \
+        (False, None, None)
+    assert node.driver_internal_info['health']['health'] == 'ok'
+
+
+def test_refused_connection_is_rebuilt(rpc, context, redfish,
+                                       make_bmc_node):
+    node = make_bmc_node('redfish', redfish.driver_info(2))
+    info = redfish_common.parse_driver_info(node)
+    rpc.get_boot_device(context, node.uuid)
+    cached = redfish_common.CONNECTIONS.get(info)
+    assert redfish_common.CONNECTIONS.get(info) is cached
+
+    # The BMC no longer accepts the cached connection (its session
+    # expired): the next action opens a new one and succeeds.
+    redfish.reset_stats()
+    redfish.refuse_next(1)
+    rpc.set_boot_device(context, node.uuid, 'pxe', persistent=True)
+    assert redfish.stats()['refused'] == 1
+    assert redfish.state(2)['boot_device'] == 'Pxe'
+    assert redfish_common.CONNECTIONS.get(info) is not cached
+
+
+def test_password_changed_on_the_bmc_then_in_driver_info(
+        rpc, context, redfish, make_bmc_node):
+    node = make_bmc_node('redfish', redfish.driver_info(2))
+    rpc.get_boot_device(context, node.uuid)
+    redfish.set_password('n3w-secret')
+    try:
+        with pytest.raises(exception.InvalidParameterValue) as err:
+            rpc.get_boot_device(context, node.uuid)
+        assert 'rejected the credentials of user "admin"' in str(err.value)
+        assert err.value.code == 400
+        nodes_db.update_node(node.id, {'driver_info': redfish.driver_info(
+            2, redfish_password='n3w-secret')})
+        rpc.set_boot_device(context, node.uuid, 'disk')
+        assert redfish.state(2)['boot_device'] == 'Hdd'
+    finally:
+        redfish.set_password(redfish_emulator.PASSWORD)

@@ -247,12 +247,23 @@ def test_node_automated_clean_overrides_the_option(rpc, context,
 
 
 def test_verification_failure_returns_to_enroll(rpc, context, make_node):
-    node = make_node(driver_info={'fake_validate_fail': ['power']})
+    node = make_node(driver_info={'fake_validate_fail': ['management']})
     rpc.do_provisioning_action(context, node.uuid, 'manage')
     _wait_state(node.uuid, states.ENROLL)
     node = _node(node.uuid)
-    assert 'fake power validation failure' in node.last_error
+    assert 'fake management validation failure' in node.last_error
     assert node.failure_reason == 'InvalidInput'
+
+
+def test_manage_refuses_power_credentials_at_once(rpc, context, make_node):
+    node = make_node(driver_info={'fake_validate_fail': ['power']})
+    with pytest.raises(exception.InvalidParameterValue,
+                       match='fake power validation failure'):
+        rpc.do_provisioning_action(context, node.uuid, 'manage')
+    node = _node(node.uuid)
+    assert (node.provision_state, node.target_provision_state,
+            node.last_error, node.reservation) == \
+        (states.ENROLL, None, None, None)
 
 
 def test_rebuild_runs_the_deploy_steps_again(rpc, context, make_node):

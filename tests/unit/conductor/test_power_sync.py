@@ -52,6 +52,35 @@ def test_a_good_read_clears_the_failures(conductor, make_node, conf):
     assert conductor.power_failures.due(node.uuid)
 
 
+def test_power_failure_ends_when_the_power_can_be_read(conductor,
+                                                       make_node, conf):
+    conf.set('conductor', power_state_sync_max_retries=1)
+    node = _failing_node(make_node)
+    periodics.sync_power_states(conductor)
+    node = nodes_db.get_node(node.id)
+    assert (node.maintenance, node.fault) == (True, 'power failure')
+    periodics.sync_power_states(conductor)  # backing off: not read
+    assert nodes_db.get_node(node.id).fault == 'power failure'
+
+    nodes_db.update_node(node.id, {'driver_info': {}})
+    conductor.power_failures.succeeded(node.uuid)  # the backoff is over
+    periodics.sync_power_states(conductor)
+    node = nodes_db.get_node(node.id)
+    assert (node.maintenance, node.fault, node.maintenance_reason,
+            node.power_state) == (False, None, None, states.POWER_OFF)
+
+
+def test_maintenance_set_by_hand_is_left_alone(conductor, make_node):
+    node = make_node()
+    nodes_db.update_node(node.id, {
+        'provision_state': states.MANAGEABLE, 'maintenance': True,
+        'maintenance_reason': 'by hand', 'power_state': None})
+    periodics.sync_power_states(conductor)
+    node = nodes_db.get_node(node.id)
+    assert (node.maintenance, node.maintenance_reason, node.power_state) \
+        == (True, 'by hand', None)
+
+
 def test_per_bmc_limit_caps_concurrent_reads():
     limit = periodics._PerKeyLimit(2)
     lock = threading.Lock()

@@ -218,31 +218,42 @@ class SessionCache:
     def close_all(self) -> None:
         """Log out every session (at process exit)."""
         with self._lock:
-            entries, self._entries = list(self._entries.values()), {}
-        for entry in entries:
+            entries, self._entries = list(self._entries.items()), {}
+        for key, entry in entries:
             command = entry.command
             entry.command = None
             if command is None:
+                continue
+            if getattr(command.ipmi_session, 'broken', False):
+                # Nobody answers there: a logout would wait for a timeout.
+                _forget_session(*key)
                 continue
             try:
                 command.ipmi_session.logout()
             except Exception as exc:  # a dying BMC must not block exit
                 LOG.debug('Logout from BMC %s failed: %s', command.bmc, exc)
+            _forget_session(*key, broken_only=False)
 
 
-def _forget_failed_login(info: IPMIInfo) -> None:
-    """Drop pyghmi's record of a session that failed to log in.
+def _forget_session(address: str, port: int, username: str, password: str,
+                    broken_only: bool = True) -> None:
+    """Drop pyghmi's record of a session that failed or was logged out.
 
     pyghmi files a session that is logging in under the credentials as
     given (str) but removes it under the encoded ones (bytes) when it
-    breaks, so a broken session stays there and every later ``Command``
-    for that BMC is handed the broken one. Removing it lets the next
+    breaks or logs out, so the dead session stays there and every later
+    ``Command`` for that BMC is handed it. Removing it lets the next
     attempt open a fresh session.
     """
-    key = (info.address, info.username, info.password, info.port, None)
+    key = (address, username, password, port, None)
     stale = ipmi_session.Session.initting_sessions.get(key)
-    if stale is not None and getattr(stale, 'broken', False):
+    if stale is not None and (not broken_only or
+                              getattr(stale, 'broken', False)):
         ipmi_session.Session.initting_sessions.pop(key, None)
+
+
+def _forget_failed_login(info: IPMIInfo) -> None:
+    _forget_session(*info.key)
 
 
 _PROBES = concurrent.futures.ThreadPoolExecutor(
