@@ -13,7 +13,7 @@ from tests.functional.fixtures import processes
 from tests.functional.fixtures import services
 from tests.utils import wait_for
 
-pytestmark = pytest.mark.functional
+pytestmark = [pytest.mark.functional, services.OVER_RABBITMQ]
 
 
 def _request(endpoint, method, path, body=None):

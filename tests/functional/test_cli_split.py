@@ -9,7 +9,9 @@ import time
 
 import pytest
 
-pytestmark = pytest.mark.functional
+from tests.functional.fixtures import services
+
+pytestmark = [pytest.mark.functional, services.OVER_RABBITMQ]
 
 ORDER = [('deploy', 'deploy'), ('bios', 'apply_configuration'),
          ('deploy', 'write_image'), ('deploy', 'prepare_instance_boot'),

@@ -24,12 +24,13 @@ from ironside.db import nodes as nodes_db
 from ironside.db import site as site_db
 from ironside.strategy import report
 from tests import utils
+from tests.functional.fixtures import services
 from tests.unit.strategy import spec_flows
 from tests.unit.strategy.conftest import INVENTORY
 from tests.unit.strategy.conftest import SPEC_STRATEGY
 from tests.unit.strategy.conftest import node_values
 
-pytestmark = pytest.mark.functional
+pytestmark = [pytest.mark.functional, services.OVER_RABBITMQ]
 
 HOSTS = ('site-conductor-1', 'site-conductor-2')
 CTX = ironside_context.get_admin_context()

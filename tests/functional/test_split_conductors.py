@@ -9,9 +9,10 @@ from ironside.common import context as ironside_context
 from ironside.common import states
 from ironside.db import nodes as nodes_db
 from tests import utils
+from tests.functional.fixtures import services
 from tests.utils import wait_for
 
-pytestmark = pytest.mark.functional
+pytestmark = [pytest.mark.functional, services.OVER_RABBITMQ]
 
 CTX = ironside_context.get_admin_context()
 
