@@ -165,15 +165,17 @@ def query(req: falcon.Request, readers: dict[str, Reader]
 # Bodies
 
 def read_body(req: falcon.Request) -> bytes:
+    """The raw body; 413 past ``[api]max_body_size``, read no further."""
     limit = CONF.api.max_body_size
     length = req.content_length
     if length is not None and length > limit:
-        raise invalid('Request body is %d bytes, more than the %d bytes '
-                      '[api]max_body_size allows' % (length, limit))
+        raise exception.RequestTooLarge(
+            err='%d bytes, more than the %d bytes [api]max_body_size '
+                'allows' % (length, limit))
     data = req.bounded_stream.read(limit + 1)
     if len(data) > limit:
-        raise invalid('Request body is more than the %d bytes '
-                      '[api]max_body_size allows' % limit)
+        raise exception.RequestTooLarge(
+            err='more than the %d bytes [api]max_body_size allows' % limit)
     return data
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from ironside.api import app as api_app
+from ironside.common.conf import CONF
 from ironside.db import nodes as nodes_db
 from tests.unit.api.conftest import ApiClient
 from tests.unit.api.conftest import error_of
@@ -52,10 +53,16 @@ def test_oversized_body_is_refused(api, conf, create_node):
     node = create_node()
     patch = [{'op': 'add', 'path': '/extra/big', 'value': 'x' * 2000}]
     response = api.patch('/v1/nodes/%s' % node['uuid'], patch)
-    assert response.status_code == 400
+    assert response.status_code == 413
     assert 'more than the 1024 bytes [api]max_body_size allows' in \
         error_of(response)
+    assert set(response.json) == {'error_message'}
     assert nodes_db.get_node(node['uuid']).extra == {}
+
+
+def test_default_body_limit_takes_a_large_configdrive():
+    # Nova sends the configdrive inline; Ironic takes bodies of many MiB.
+    assert CONF.api.max_body_size == 64 * 1024 * 1024
 
 
 def test_unexpected_query_parameters(api):
