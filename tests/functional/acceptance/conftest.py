@@ -124,10 +124,15 @@ def available_node(sdk, name: str | None = None, **values: Any):
                            'cpu_arch': 'x86_64'}}
     body.update(values)
     node = sdk.baremetal.create_node(**body)
-    sdk.baremetal.set_node_provision_state(node, 'manage', wait=True,
-                                           timeout=60)
-    return sdk.baremetal.set_node_provision_state(node, 'provide',
-                                                  wait=True, timeout=60)
+    # The SDK's own wait polls every few seconds; tests that test it use
+    # it, the rest poll faster.
+    for verb, state in (('manage', 'manageable'), ('provide', 'available')):
+        sdk.baremetal.set_node_provision_state(node, verb)
+        node = wait_for(
+            lambda: (lambda n: n if n.provision_state == state else None)(
+                sdk.baremetal.get_node(node.id)),
+            timeout=60, interval=0.1, what='%s to be %s' % (node.id, state))
+    return node
 
 
 def wait_state(ironside, node: str, state: str, timeout: float = 60
