@@ -128,11 +128,17 @@ def available_node(sdk, name: str | None = None, **values: Any):
     # it, the rest poll faster.
     for verb, state in (('manage', 'manageable'), ('provide', 'available')):
         sdk.baremetal.set_node_provision_state(node, verb)
-        node = wait_for(
-            lambda: (lambda n: n if n.provision_state == state else None)(
-                sdk.baremetal.get_node(node.id)),
-            timeout=60, interval=0.1, what='%s to be %s' % (node.id, state))
+        node = sdk_wait_state(sdk, node.id, state)
     return node
+
+
+def sdk_wait_state(sdk, node_id: str, state: str, timeout: float = 60):
+    """The node (SDK) once in ``state``, polled every 0.1 s."""
+    def reached():
+        node = sdk.baremetal.get_node(node_id)
+        return node if node.provision_state == state else None
+    return wait_for(reached, timeout=timeout, interval=0.1,
+                    what='node %s to reach %s' % (node_id, state))
 
 
 def wait_state(ironside, node: str, state: str, timeout: float = 60
