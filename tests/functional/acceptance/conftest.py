@@ -35,6 +35,30 @@ class CliFailed(Exception):
         self.stderr = stderr
 
 
+@contextlib.contextmanager
+def command_context(endpoint: str):
+    """What a command run from a shell has: OS_* for ``endpoint`` without
+    auth, its own stdout and stderr (yielded as StringIOs), and a root
+    logger it may configure (restored after: cliff and metalsmith add
+    handlers on each run)."""
+    out, err = io.StringIO(), io.StringIO()
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    env = {'OS_AUTH_TYPE': 'none', 'OS_ENDPOINT': endpoint}
+    saved = {k: os.environ.pop(k) for k in list(os.environ)
+             if k.startswith('OS_')}
+    os.environ.update(env)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            yield out, err
+    finally:
+        for key in env:
+            os.environ.pop(key, None)
+        os.environ.update(saved)
+        root.handlers[:] = handlers
+        root.setLevel(level)
+
+
 class InProcessCli:
     """``openstack baremetal ...`` run through openstackclient's ``main``."""
 
@@ -48,28 +72,11 @@ class InProcessCli:
         ``check`` a failure returns the CliFailed instead.
         """
         argv = ['baremetal', *args]
-        out, err = io.StringIO(), io.StringIO()
-        root = logging.getLogger()
-        handlers, level = list(root.handlers), root.level
-        env = {'OS_AUTH_TYPE': 'none', 'OS_ENDPOINT': self.endpoint}
-        saved = {k: v for k, v in os.environ.items() if k.startswith('OS_')}
-        try:
-            for key in saved:
-                del os.environ[key]
-            os.environ.update(env)
-            with contextlib.redirect_stdout(out), \
-                    contextlib.redirect_stderr(err):
-                try:
-                    code = shell.main(argv)
-                except SystemExit as exc:   # argparse refusing the args
-                    code = exc.code
-        finally:
-            for key in env:
-                os.environ.pop(key, None)
-            os.environ.update(saved)
-            # cliff adds its console handlers on each run: drop them.
-            root.handlers[:] = handlers
-            root.setLevel(level)
+        with command_context(self.endpoint) as (out, err):
+            try:
+                code = shell.main(argv)
+            except SystemExit as exc:   # argparse refusing the args
+                code = exc.code
         if code:
             failure = CliFailed(argv, code, err.getvalue())
             if check:
