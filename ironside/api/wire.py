@@ -190,6 +190,10 @@ def read_json(req: falcon.Request, default: Any = None) -> Any:
         raise invalid('Request body is not valid UTF-8') from None
     except ValueError as exc:
         raise invalid('Request body is not valid JSON: %s' % exc) from None
+    except RecursionError:
+        # json's decoder recurses once per nested array or object.
+        raise invalid('Request body is not valid JSON: nested too '
+                      'deeply') from None
 
 
 def read_object(req: falcon.Request, allowed: Iterable[str],

@@ -48,6 +48,17 @@ def test_malformed_json(api, create_node):
     assert error_of(response) == 'Request body is not valid UTF-8'
 
 
+def test_deeply_nested_json_is_a_400(api, create_node):
+    # Found by the fuzz run: json.loads raised RecursionError (a 500).
+    node = create_node()
+    response = api.request('PATCH', '/v1/nodes/%s' % node['uuid'],
+                           raw=b'[' * 100000)
+    assert response.status_code == 400
+    assert error_of(response) == ('Request body is not valid JSON: nested '
+                                  'too deeply')
+    assert nodes_db.get_node(node['uuid']).updated_at is None
+
+
 def test_oversized_body_is_refused(api, conf, create_node):
     conf.set('api', max_body_size=1024)
     node = create_node()
