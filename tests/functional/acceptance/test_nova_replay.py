@@ -113,16 +113,12 @@ def test_spawn_power_reboot_rebuild_destroy(sdk, ironside):
 
     # prepare_for_spawn: claim the node; a second claim is a 409.
     node = sdk.baremetal.get_node(node.id, fields=NODE_FIELDS)
-    op = 'replace' if 'instance_uuid' in node.to_dict(computed=False) \
-        else 'add'
-    sdk.baremetal.patch_node(node, [{'op': op, 'path': '/instance_uuid',
-                                     'value': instance}],
-                             retry_on_conflict=False)
+    sdk.baremetal.update_node(node, retry_on_conflict=False,
+                              instance_id=instance)
+    other = sdk.baremetal.get_node(node.id, fields=NODE_FIELDS)
     with pytest.raises(os_exc.ConflictException):
-        sdk.baremetal.patch_node(node, [{'op': 'replace',
-                                         'path': '/instance_uuid',
-                                         'value': str(uuid.uuid4())}],
-                                 retry_on_conflict=False)
+        sdk.baremetal.update_node(other, retry_on_conflict=False,
+                                  instance_id=str(uuid.uuid4()))
 
     # plug_vifs: a repeated attach is a 409, which Nova takes as done.
     vif = str(uuid.uuid4())
@@ -156,7 +152,8 @@ def test_spawn_power_reboot_rebuild_destroy(sdk, ironside):
     assert full.instance_info.get('configdrive', '******') == '******'
 
     # power_off (soft first, as Nova does with a timeout), power_on.
-    sdk.baremetal.set_node_power_state(node.id, 'soft power off')
+    sdk.baremetal.set_node_power_state(node.id, 'soft power off',
+                                       timeout=30)
     assert _by_instance(sdk, instance).target_power_state == 'power off'
     assert _wait_power(sdk, instance).power_state == 'power off'
     sdk.baremetal.set_node_power_state(node.id, 'power on')
@@ -205,9 +202,8 @@ def test_cleanup_after_a_failed_spawn(sdk):
     node = available_node(sdk, name=unique('nova-fail'), driver_info={
         'fake_fail_steps': ['deploy.write_image']})
     instance = str(uuid.uuid4())
-    sdk.baremetal.patch_node(node, [{'op': 'add', 'path': '/instance_uuid',
-                                     'value': instance}],
-                             retry_on_conflict=False)
+    sdk.baremetal.update_node(node, retry_on_conflict=False,
+                              instance_id=instance)
     vif = str(uuid.uuid4())
     sdk.baremetal.attach_vif_to_node(node, vif, retry_on_conflict=False)
     sdk.baremetal.patch_node(node, _deploy_patch(instance, 'http://i/x'))
@@ -221,11 +217,12 @@ def test_cleanup_after_a_failed_spawn(sdk):
     # From deploy failed Nova unprovisions, then cleans up.
     sdk.baremetal.set_node_provision_state(node.id, 'deleted')
     sdk_wait_state(sdk, node.id, 'available')
+    # Teardown detached the VIF already: Nova's detach gets a 400.
     with pytest.raises(os_exc.BadRequestException):
         sdk.baremetal.detach_vif_from_node(node.id, vif,
                                            ignore_missing=False)
-    sdk.baremetal.patch_node(node, [
-        {'op': 'add', 'path': '/instance_info', 'value': {}},
-        {'op': 'replace', 'path': '/instance_uuid', 'value': None}])
+    # _remove_instance_info_from_node, on the node as Nova last read it.
+    node = sdk.baremetal.get_node(node.id, fields=NODE_FIELDS)
+    sdk.baremetal.update_node(node, instance_id=None, instance_info={})
     node = sdk.baremetal.get_node(node.id)
     assert (node.instance_id, node.instance_info) == (None, {})
