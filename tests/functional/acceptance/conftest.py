@@ -103,8 +103,13 @@ def unique(prefix: str) -> str:
 
 @pytest.fixture(scope='module')
 def ironside(tmp_path_factory):
-    """One all-in-one Ironside for the module, SQLite in a temp dir."""
-    process = ironside_process.AllInOne(tmp_path_factory.mktemp('ironside'))
+    """One all-in-one Ironside for the module, SQLite in a temp dir.
+
+    Debug logging is on, so that tests that look for secrets in the log
+    see everything a chatty deployment would write.
+    """
+    process = ironside_process.AllInOne(tmp_path_factory.mktemp('ironside'),
+                                        options={'DEFAULT': {'debug': True}})
     process.start()
     yield process
     code = process.stop()
