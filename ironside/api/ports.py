@@ -190,8 +190,10 @@ def _portgroup_of(node_id: int, values: dict[str, Any]) -> None:
     if ident is None:
         values['portgroup_id'] = None
         return
+    # Ironic takes a port group name here too, despite the field's name.
     try:
-        portgroup = portgroups_db.get(wire.as_uuid('portgroup_uuid', ident))
+        portgroup = portgroups_db.get(
+            wire.as_uuid_or_name('portgroup_uuid', ident))
     except exception.PortgroupNotFound as exc:
         exc.code = 400
         raise

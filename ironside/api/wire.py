@@ -29,6 +29,7 @@ _ALL_BOOLS = ', '.join("'%s'" % v for v in sorted(_TRUE | _FALSE))
 _LOGICAL_NAME = re.compile(r'^[A-Za-z0-9\-._~]{1,255}$')
 _HOSTNAME_LABEL = re.compile(r'^(?!-)[a-z0-9-]{1,63}(?<!-)$')
 _MAC = re.compile(r'^([0-9a-f]{2}[:-]){5}[0-9a-f]{2}$')
+_INT64_MIN, _INT64_MAX = -2 ** 63, 2 ** 63 - 1
 
 
 def invalid(message: str) -> exception.InvalidParameterValue:
@@ -165,29 +166,54 @@ def query(req: falcon.Request, readers: dict[str, Reader]
 # Bodies
 
 def read_body(req: falcon.Request) -> bytes:
+    """The raw body; 413 past ``[api]max_body_size``, read no further."""
     limit = CONF.api.max_body_size
     length = req.content_length
     if length is not None and length > limit:
-        raise invalid('Request body is %d bytes, more than the %d bytes '
-                      '[api]max_body_size allows' % (length, limit))
+        raise exception.RequestTooLarge(
+            err='%d bytes, more than the %d bytes [api]max_body_size '
+                'allows' % (length, limit))
     data = req.bounded_stream.read(limit + 1)
     if len(data) > limit:
-        raise invalid('Request body is more than the %d bytes '
-                      '[api]max_body_size allows' % limit)
+        raise exception.RequestTooLarge(
+            err='more than the %d bytes [api]max_body_size allows' % limit)
     return data
 
 
+def _json_int(text: str) -> int:
+    """An integer of the body: 64 bits at most, as answers can carry."""
+    value = int(text)
+    if not _INT64_MIN <= value <= _INT64_MAX:
+        raise invalid('Request body is not valid JSON: integer %s is out '
+                      'of the 64-bit range' % text)
+    return value
+
+
+def _json_constant(name: str) -> None:
+    raise invalid('Request body is not valid JSON: %s is not a JSON value'
+                  % name)
+
+
 def read_json(req: falcon.Request, default: Any = None) -> Any:
-    """The request body decoded as JSON; ``default`` if there is none."""
+    """The request body decoded as JSON; ``default`` if there is none.
+
+    Strict JSON: no NaN or Infinity, and no integer past 64 bits, which
+    would be stored and then fail every answer that carries it.
+    """
     data = read_body(req)
     if not data.strip():
         return default
     try:
-        return json.loads(data.decode('utf-8'))
+        return json.loads(data.decode('utf-8'), parse_int=_json_int,
+                          parse_constant=_json_constant)
     except UnicodeDecodeError:
         raise invalid('Request body is not valid UTF-8') from None
     except ValueError as exc:
         raise invalid('Request body is not valid JSON: %s' % exc) from None
+    except RecursionError:
+        # json's decoder recurses once per nested array or object.
+        raise invalid('Request body is not valid JSON: nested too '
+                      'deeply') from None
 
 
 def read_object(req: falcon.Request, allowed: Iterable[str],

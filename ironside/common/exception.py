@@ -311,6 +311,14 @@ class ConcurrentActionLimit(IronsideException):
     code = HTTPStatus.SERVICE_UNAVAILABLE
 
 
+# 413
+
+class RequestTooLarge(IronsideException):
+    msg_fmt = "Request body is too large: %(err)s"
+    code = HTTPStatus.REQUEST_ENTITY_TOO_LARGE
+    failure_reason = 'InvalidInput'
+
+
 # 503
 
 class NoFreeConductorWorker(IronsideException):

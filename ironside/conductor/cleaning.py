@@ -5,7 +5,7 @@ ends in ``available``; manual cleaning runs the steps the user gave and
 ends in ``manageable``. A failed clean step leaves ``clean failed`` with
 ``clean_step`` naming the step, and puts the node into maintenance with
 fault ``clean failure``, as Ironic does, so that nothing deploys onto a
-half-cleaned machine.
+half-cleaned machine; an abort by request leaves ``clean failed`` only.
 """
 
 from __future__ import annotations
@@ -51,7 +51,9 @@ def fail_cleaning(task, message: str, reason: str,
     node = task.node
     manual = _manual(node)
     _tear_down_cleaning(task)
-    if node.clean_step:
+    # A failed step may have left the machine half-cleaned; an abort by
+    # request did not, and Ironic leaves that node out of maintenance.
+    if node.clean_step and reason != utils.ABORTED:
         node.maintenance = True
         node.fault = utils.CLEAN_FAILURE
         node.maintenance_reason = node.maintenance_reason or message

@@ -15,15 +15,10 @@ from ironside.db import portgroups as portgroups_db
 from ironside.db import ports as ports_db
 
 
-def _vif_of(port: dict[str, Any]) -> str | None:
-    return (port.get('internal_info') or {}).get('tenant_vif_port_id') or \
-        (port.get('extra') or {}).get('vif_port_id')
-
-
 def _in_use(task, port: dict[str, Any]) -> bool:
     node = task.node
-    return bool(_vif_of(port)) and node.provision_state == states.ACTIVE \
-        and not node.maintenance
+    return bool(ports_db.vif_of(port)) and \
+        node.provision_state == states.ACTIVE and not node.maintenance
 
 
 def create_port(task, values: dict[str, Any]) -> str:
@@ -40,12 +35,12 @@ def update_port(task, port_uuid: str, values: dict[str, Any]) -> str:
         raise exception.InvalidState(
             'The address of port %s can not change while VIF %s is '
             'attached to it on active node %s' % (
-                port_uuid, _vif_of(port), task.node.uuid))
+                port_uuid, ports_db.vif_of(port), task.node.uuid))
     if 'node_id' in values and values['node_id'] != port['node_id'] and \
-            _vif_of(port):
+            ports_db.vif_of(port):
         raise exception.InvalidState(
             'Port %s can not move to another node while VIF %s is '
-            'attached to it' % (port_uuid, _vif_of(port)))
+            'attached to it' % (port_uuid, ports_db.vif_of(port)))
     return ports_db.update(port['id'], values)['uuid']
 
 
@@ -54,7 +49,8 @@ def destroy_port(task, port_uuid: str) -> None:
     if _in_use(task, port):
         raise exception.InvalidState(
             'Cannot delete port %s as node %s is active and VIF %s is '
-            'attached to it' % (port_uuid, task.node.uuid, _vif_of(port)))
+            'attached to it' % (port_uuid, task.node.uuid,
+                                ports_db.vif_of(port)))
     ports_db.destroy(port['id'])
 
 

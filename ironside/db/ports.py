@@ -37,6 +37,13 @@ destroy = PORTS.destroy
 id_for = PORTS.id_for
 
 
+def vif_of(port_like: dict[str, Any]) -> str | None:
+    """The tenant VIF on a port or port group, as Ironic records it."""
+    return (port_like.get('internal_info') or {}).get(
+        'tenant_vif_port_id') or (port_like.get('extra') or {}).get(
+            'vif_port_id')
+
+
 def filter_clauses(filters: dict[str, Any]) -> list:
     """Those of resources.node_child_clauses, portgroup_id and
     description_contains."""

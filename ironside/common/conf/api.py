@@ -11,8 +11,10 @@ opts = [
                     'means the URL of each request.'),
     cfg.IntOpt('max_limit', default=1000, min=1,
                help='Most items one list request returns.'),
-    cfg.IntOpt('max_body_size', default=1024 * 1024, min=1024,
-               help='Largest request body, in bytes, the API accepts.'),
+    cfg.IntOpt('max_body_size', default=64 * 1024 * 1024, min=1024,
+               help='Largest request body, in bytes, the API accepts; a '
+                    'larger one is refused with 413. Large enough for a '
+                    'configdrive, which Nova sends inline.'),
     cfg.IntOpt('threads', default=32, min=1,
                help='Threads of the WSGI server that serve requests.'),
     cfg.BoolOpt('allow_insecure_noauth', default=False,

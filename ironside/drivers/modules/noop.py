@@ -9,6 +9,8 @@ from __future__ import annotations
 from typing import Any
 
 from ironside.common import exception
+from ironside.db import portgroups as portgroups_db
+from ironside.db import ports as ports_db
 from ironside.drivers import base
 
 
@@ -79,28 +81,89 @@ class NoopStorage(_NoProperties, base.StorageInterface):
 class NoopNetwork(_NoProperties, base.NetworkInterface):
     """No network switching; VIFs are recorded on the node's ports.
 
-    A VIF is attached to the first free port (``internal_info
-    ['tenant_vif_port_id']``), or, for nodes without ports, kept on the
-    node itself so standalone users can still attach one.
+    As Ironic does: a VIF goes onto the port or port group the caller
+    names, else onto a free port group (one with ports), else a free port
+    outside any group, PXE-enabled ports first; it is recorded in the
+    port's ``internal_info['tenant_vif_port_id']``. A node with ports but
+    none free refuses the VIF (400). A node without any port keeps its
+    VIFs on the node itself, so standalone users can still attach one.
     """
 
     def validate(self, task) -> None:
         pass
 
     def vif_list(self, task) -> list[dict[str, Any]]:
-        return [{'id': vif} for vif in
-                task.node.driver_internal_info.get('vifs', [])]
+        ports, groups = _ports_and_groups(task.node.id)
+        vifs = [ports_db.vif_of(p) for p in ports + groups]
+        vifs += task.node.driver_internal_info.get('vifs', [])
+        return [{'id': vif} for vif in vifs if vif]
 
     def vif_attach(self, task, vif_info: dict[str, Any]) -> None:
+        vif_id = vif_info['id']
+        ports, groups = _ports_and_groups(task.node.id)
+        for kind, items in (('port', ports), ('portgroup', groups)):
+            for item in items:
+                if ports_db.vif_of(item) == vif_id:
+                    raise exception.VifAlreadyAttached(
+                        vif=vif_id, object_type=kind,
+                        object_uuid=item['uuid'])
         vifs = task.node.driver_internal_info.setdefault('vifs', [])
-        if vif_info['id'] in vifs:
+        if vif_id in vifs:
             raise exception.VifAlreadyAttached(
-                vif=vif_info['id'], object_type='node',
-                object_uuid=task.node.uuid)
-        vifs.append(vif_info['id'])
+                vif=vif_id, object_type='node', object_uuid=task.node.uuid)
+        if not ports and not groups:
+            vifs.append(vif_id)
+            return
+        kind, target = _free_port_like(vif_info, ports, groups)
+        info = dict(target['internal_info'] or {}, tenant_vif_port_id=vif_id)
+        resource = portgroups_db if kind == 'portgroup' else ports_db
+        resource.update(target['id'], {'internal_info': info})
 
     def vif_detach(self, task, vif_id: str) -> None:
+        ports, groups = _ports_and_groups(task.node.id)
+        for resource, items in ((ports_db, ports), (portgroups_db, groups)):
+            for item in items:
+                if ports_db.vif_of(item) != vif_id:
+                    continue
+                info = dict(item['internal_info'] or {})
+                extra = dict(item['extra'] or {})
+                info.pop('tenant_vif_port_id', None)
+                extra.pop('vif_port_id', None)
+                resource.update(item['id'], {'internal_info': info,
+                                             'extra': extra})
+                return
         vifs = task.node.driver_internal_info.get('vifs', [])
         if vif_id not in vifs:
             raise exception.VifNotAttached(vif=vif_id, node=task.node.uuid)
         vifs.remove(vif_id)
+
+
+def _ports_and_groups(node_id: int) -> tuple[list[dict], list[dict]]:
+    return (ports_db.list_ports({'node_id': node_id}),
+            portgroups_db.list_portgroups({'node_id': node_id}))
+
+
+def _free_port_like(vif_info: dict[str, Any], ports: list[dict],
+                    groups: list[dict]) -> tuple[str, dict[str, Any]]:
+    """('port' or 'portgroup', the row) to take the VIF; else 400."""
+    vif_id = vif_info['id']
+    for kind, items in (('port', ports), ('portgroup', groups)):
+        wanted = vif_info.get('%s_uuid' % kind)
+        if wanted is None:
+            continue
+        for item in items:
+            if wanted in (item['uuid'], item.get('name')):
+                if ports_db.vif_of(item):
+                    raise exception.NoFreePhysicalPorts(vif=vif_id)
+                return kind, item
+        raise exception.NoFreePhysicalPorts(vif=vif_id)
+    grouped = {p['portgroup_id'] for p in ports if p['portgroup_id']}
+    candidates = [(1, False, 'portgroup', g) for g in groups
+                  if g['id'] in grouped and not ports_db.vif_of(g)]
+    candidates += [(0, bool(p['pxe_enabled']), 'port', p) for p in ports
+                   if p['portgroup_id'] is None and not ports_db.vif_of(p)]
+    if not candidates:
+        raise exception.NoFreePhysicalPorts(vif=vif_id)
+    # Port groups first, then PXE-enabled ports; the oldest among equals.
+    best = max(candidates, key=lambda c: (c[0], c[1], -c[3]['id']))
+    return best[2], best[3]

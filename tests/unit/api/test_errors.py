@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from ironside.api import app as api_app
+from ironside.common.conf import CONF
 from ironside.db import nodes as nodes_db
 from tests.unit.api.conftest import ApiClient
 from tests.unit.api.conftest import error_of
@@ -47,15 +50,57 @@ def test_malformed_json(api, create_node):
     assert error_of(response) == 'Request body is not valid UTF-8'
 
 
+def test_deeply_nested_json_is_a_400(api, create_node):
+    # Found by the fuzz run: json.loads raised RecursionError (a 500).
+    node = create_node()
+    response = api.request('PATCH', '/v1/nodes/%s' % node['uuid'],
+                           raw=b'[' * 100000)
+    assert response.status_code == 400
+    assert error_of(response) == ('Request body is not valid JSON: nested '
+                                  'too deeply')
+    assert nodes_db.get_node(node['uuid']).updated_at is None
+
+
+@pytest.mark.parametrize('raw,message', [
+    (b'{"extra": {"a": -9223372036854775809}}',
+     'integer -9223372036854775809 is out of the 64-bit range'),
+    (b'{"extra": {"a": 18446744073709551616}}',
+     'integer 18446744073709551616 is out of the 64-bit range'),
+    (b'{"extra": {"a": NaN}}', 'NaN is not a JSON value'),
+    (b'{"extra": {"a": -Infinity}}', '-Infinity is not a JSON value'),
+])
+def test_json_past_what_answers_carry_is_a_400(api, raw, message):
+    # Found by the fuzz run: the chassis was created, then its answer
+    # failed with 500 (orjson writes 64-bit integers only), and so did
+    # every later list of chassis.
+    response = api.request('POST', '/v1/chassis', raw=raw)
+    assert response.status_code == 400
+    assert error_of(response) == 'Request body is not valid JSON: ' + message
+    assert api.get('/v1/chassis').json['chassis'] == []
+
+
+def test_json_integers_within_64_bits_are_kept(api):
+    response = api.post('/v1/chassis', {'extra': {'big': 2 ** 63 - 1,
+                                                  'small': -2 ** 63}})
+    assert response.status_code == 201, response.text
+    assert response.json['extra'] == {'big': 2 ** 63 - 1, 'small': -2 ** 63}
+
+
 def test_oversized_body_is_refused(api, conf, create_node):
     conf.set('api', max_body_size=1024)
     node = create_node()
     patch = [{'op': 'add', 'path': '/extra/big', 'value': 'x' * 2000}]
     response = api.patch('/v1/nodes/%s' % node['uuid'], patch)
-    assert response.status_code == 400
+    assert response.status_code == 413
     assert 'more than the 1024 bytes [api]max_body_size allows' in \
         error_of(response)
+    assert set(response.json) == {'error_message'}
     assert nodes_db.get_node(node['uuid']).extra == {}
+
+
+def test_default_body_limit_takes_a_large_configdrive():
+    # Nova sends the configdrive inline; Ironic takes bodies of many MiB.
+    assert CONF.api.max_body_size == 64 * 1024 * 1024
 
 
 def test_unexpected_query_parameters(api):

@@ -97,3 +97,44 @@ def test_validate(api, create_node):
     assert api.get('/v1/nodes/validate', node=node['uuid']).json == body
     response = api.get('/v1/nodes/validate')
     assert error_of(response) == 'Missing mandatory parameter: node'
+
+
+def test_vif_goes_onto_a_free_port_or_portgroup(api, create_node):
+    # As Ironic: a port group (with ports) first, then a PXE port, and a
+    # node whose ports are all taken refuses the VIF with 400.
+    node = create_node()
+    path = '/v1/nodes/%s/vifs' % node['uuid']
+    group = api.post('/v1/portgroups', {'node_uuid': node['uuid'],
+                                        'name': 'bond0'}).json
+    member = api.post('/v1/ports', {'node_uuid': node['uuid'],
+                                    'address': '52:54:00:00:00:01',
+                                    'portgroup_uuid': group['uuid']}).json
+    plain = api.post('/v1/ports', {'node_uuid': node['uuid'],
+                                   'address': '52:54:00:00:00:02',
+                                   'pxe_enabled': False}).json
+    pxe = api.post('/v1/ports', {'node_uuid': node['uuid'],
+                                 'address': '52:54:00:00:00:03'}).json
+    vifs = ['vif-%d' % i for i in range(4)]
+    for vif in vifs[:3]:
+        assert api.post(path, {'id': vif}).status_code == 204
+
+    def vif_on(kind, uuid):
+        return api.get('/v1/%ss/%s' % (kind, uuid)).json[
+            'internal_info'].get('tenant_vif_port_id')
+
+    assert vif_on('portgroup', group['uuid']) == 'vif-0'
+    assert vif_on('port', pxe['uuid']) == 'vif-1'
+    assert vif_on('port', plain['uuid']) == 'vif-2'
+    assert vif_on('port', member['uuid']) is None
+    response = api.post(path, {'id': vifs[3]})
+    assert response.status_code == 400
+    assert error_of(response) == ('Unable to attach VIF vif-3, not enough '
+                                  'free physical ports.')
+    response = api.post(path, {'id': 'vif-1'})
+    assert response.status_code == 409
+    assert sorted(v['id'] for v in api.get(path).json['vifs']) == vifs[:3]
+    assert api.delete(path + '/vif-1').status_code == 204
+    assert vif_on('port', pxe['uuid']) is None
+    assert api.post(path, {'id': 'vif-3', 'port_uuid': pxe['uuid']}
+                    ).status_code == 204
+    assert vif_on('port', pxe['uuid']) == 'vif-3'

@@ -200,3 +200,22 @@ def test_port_cannot_join_a_portgroup_of_another_node(api, node,
     assert response.status_code == 400
     assert error_of(response) == ('Port can not be added to a portgroup '
                                   'belonging to a different node.')
+
+
+def test_portgroup_uuid_may_be_a_portgroup_name(api, node):
+    # As Ironic: the CLI's --port-group takes a name, sent as portgroup_uuid.
+    group = api.post('/v1/portgroups', {'node_uuid': node['uuid'],
+                                        'name': 'bond1'}).json
+    port = _create_port(api, node, portgroup_uuid='bond1')
+    assert port['portgroup_uuid'] == group['uuid']
+    response = api.patch('/v1/ports/%s' % port['uuid'], [
+        {'op': 'remove', 'path': '/portgroup_uuid'}])
+    assert response.json['portgroup_uuid'] is None
+    response = api.patch('/v1/ports/%s' % port['uuid'], [
+        {'op': 'replace', 'path': '/portgroup_uuid', 'value': 'bond1'}])
+    assert response.status_code == 200, response.text
+    assert response.json['portgroup_uuid'] == group['uuid']
+    response = api.post('/v1/ports', {'address': '52:54:00:00:00:09',
+                                      'node_uuid': node['uuid'],
+                                      'portgroup_uuid': 'no-such-group'})
+    assert response.status_code == 400

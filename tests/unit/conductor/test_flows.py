@@ -152,6 +152,9 @@ def test_abort_of_abortable_clean_step_is_immediate(rpc, context,
     assert node.provision_state == states.CLEANFAIL
     assert node.target_provision_state == states.MANAGEABLE
     assert node.failure_reason == 'Aborted'
+    # As Ironic: an abort by request is no fault of the machine.
+    assert node.maintenance is False
+    assert node.fault is None
 
 
 def test_abort_of_unabortable_clean_step_waits_for_it(rpc, context,
@@ -170,6 +173,7 @@ def test_abort_of_unabortable_clean_step_waits_for_it(rpc, context,
     node = _node(node.uuid)
     assert 'after step raid.create_configuration' in node.last_error
     assert node.clean_step['step'] == 'create_configuration'
+    assert node.maintenance is False
 
 
 def test_wait_timeout_names_the_step(rpc, context, make_node, conductor,

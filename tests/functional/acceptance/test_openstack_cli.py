@@ -1,0 +1,245 @@
+"""``openstack baremetal`` (python-ironicclient) against a real Ironside."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.functional.acceptance.conftest import unique
+from tests.functional.acceptance.conftest import wait_state
+
+pytestmark = pytest.mark.functional
+
+
+def _node(cli, **extra) -> dict:
+    name = unique('cli')
+    args = ['node', 'create', '--driver', 'fake-hardware', '--name', name,
+            '--resource-class', 'baremetal', '--property', 'cpus=2',
+            '--property', 'memory_mb=4096', '-f', 'json']
+    for key, value in extra.items():
+        args[-2:-2] = ['--%s' % key.replace('_', '-'), value]
+    return cli(*args)
+
+
+def _available(cli, ironside) -> str:
+    name = _node(cli)['name']
+    cli('node', 'manage', name)
+    wait_state(ironside, name, 'manageable')
+    cli('node', 'provide', name)
+    wait_state(ironside, name, 'available')
+    return name
+
+
+def test_node_create_list_show_set_unset_delete(cli):
+    node = _node(cli, extra='rack=r1')
+    name = node['name']
+    assert node['provision_state'] == 'enroll'
+    assert node['properties'] == {'cpus': 2, 'memory_mb': 4096}
+    assert node['extra'] == {'rack': 'r1'}
+    listed = cli('node', 'list', '-f', 'json')
+    mine = [n for n in listed if n['name'] == name]
+    assert mine == [{'uuid': node['uuid'], 'name': name,
+                     'instance_uuid': None, 'power_state': None,
+                     'provision_state': 'enroll', 'maintenance': False}]
+    long = cli('node', 'list', '--long', '--provision-state', 'enroll',
+               '-f', 'json')
+    assert name in [n['name'] for n in long]
+    assert all(n['provision_state'] == 'enroll' for n in long)
+    assert all('driver_internal_info' in n for n in long)
+    limited = cli('node', 'list', '--limit', '1', '--fields', 'uuid',
+                  'name', '-f', 'json')
+    assert len(limited) == 1 and set(limited[0]) == {'uuid', 'name'}
+    cli('node', 'set', name, '--property', 'local_gb=40', '--driver-info',
+        'ipmi_password=secret', '--description', 'rack one')
+    shown = cli('node', 'show', name, '-f', 'json')
+    assert shown['properties']['local_gb'] == 40
+    assert shown['driver_info']['ipmi_password'] == '******'
+    assert shown['description'] == 'rack one'
+    fields = cli('node', 'show', name, '--fields', 'uuid', 'properties',
+                 '-f', 'json')
+    assert set(fields) == {'uuid', 'properties'}
+    cli('node', 'unset', name, '--property', 'local_gb', '--extra', 'rack',
+        '--description')
+    shown = cli('node', 'show', name, '-f', 'json')
+    assert 'local_gb' not in shown['properties']
+    assert shown['extra'] == {}
+    assert shown['description'] is None
+    cli('node', 'delete', name)
+    failure = cli('node', 'show', name, check=False)
+    assert failure.code == 1
+    assert 'could not be found' in failure.stderr
+
+
+def test_lifecycle_deploy_rebuild_undeploy_and_wait(cli, ironside):
+    name = _node(cli)['name']
+    cli('node', 'manage', name, '--wait', '30')
+    assert cli('node', 'show', name, '-f', 'json')['provision_state'] == \
+        'manageable'
+    cli('node', 'provide', name)
+    wait_state(ironside, name, 'available')
+    cli('node', 'deploy', name, '--config-drive',
+        json.dumps({'meta_data': {'hostname': 'h1'}}))
+    node = wait_state(ironside, name, 'active')
+    assert node['power_state'] == 'power on'
+    shown = cli('node', 'show', name, '-f', 'json')
+    assert shown['instance_info'].get('configdrive', '******') == '******'
+    assert 'hostname' not in json.dumps(shown)
+    cli('node', 'rebuild', name)
+    wait_state(ironside, name, 'active')
+    cli('node', 'undeploy', name)
+    node = wait_state(ironside, name, 'available')
+    assert node['instance_info'] == {}
+    history = cli('node', 'history', 'list', name, '-f', 'json')
+    assert any('Tear down finished' in h['event'] for h in history)
+    event = cli('node', 'history', 'get', name, history[0]['uuid'],
+                '-f', 'json')
+    assert event['event'] == history[0]['event']
+
+
+def test_abort_deploy_and_clean(cli, ironside):
+    name = _available(cli, ironside)
+    cli('node', 'set', name, '--driver-info', 'fake_async_callback=true')
+    cli('node', 'deploy', name)
+    wait_state(ironside, name, 'wait call-back')
+    cli('node', 'abort', name)
+    node = wait_state(ironside, name, 'deploy failed')
+    assert node['failure_reason'] == 'Aborted'
+    cli('node', 'undeploy', name)
+    wait_state(ironside, name, 'available')
+    cli('node', 'manage', name)
+    wait_state(ironside, name, 'manageable')
+    steps = [{'interface': 'deploy', 'step': 'erase_devices'}]
+    cli('node', 'clean', name, '--clean-steps', json.dumps(steps))
+    wait_state(ironside, name, 'clean wait')
+    cli('node', 'abort', name)
+    node = cli('node', 'show', name, '-f', 'json')
+    assert node['provision_state'] == 'clean failed'
+    assert node['maintenance'] is False
+    assert node['fault'] is None
+
+
+def test_clean_with_steps(cli, ironside):
+    name = _available(cli, ironside)
+    cli('node', 'manage', name)
+    wait_state(ironside, name, 'manageable')
+    steps = [{'interface': 'bios', 'step': 'apply_configuration',
+              'args': {'settings': [{'name': 'SMT', 'value': 'off'}]}},
+             {'interface': 'deploy', 'step': 'erase_devices_metadata'}]
+    cli('node', 'clean', name, '--clean-steps', json.dumps(steps),
+        '--wait', '30')
+    node = cli('node', 'show', name, '-f', 'json')
+    assert node['provision_state'] == 'manageable'
+    assert node['clean_step'] == {}
+    assert cli('node', 'bios', 'setting', 'show', name, 'SMT',
+               '-f', 'json')['value'] == 'off'
+    bad = cli('node', 'clean', name, '--clean-steps',
+              json.dumps([{'interface': 'deploy', 'step': 'nope'}]),
+              check=False)
+    assert bad.code == 1
+
+
+def test_power_boot_device_maintenance(cli, ironside):
+    name = _node(cli)['name']
+    cli('node', 'manage', name)
+    wait_state(ironside, name, 'manageable')
+    cli('node', 'power', 'on', name)
+    assert cli('node', 'show', name, '-f', 'json')['power_state'] == \
+        'power on'
+    cli('node', 'reboot', name)
+    assert cli('node', 'show', name, '-f', 'json')['power_state'] == \
+        'power on'
+    cli('node', 'power', 'off', name)
+    assert cli('node', 'show', name, '-f', 'json')['power_state'] == \
+        'power off'
+    supported = cli('node', 'boot', 'device', 'show', name, '--supported',
+                    '-f', 'json')
+    assert 'pxe' in supported['supported_boot_devices'].split(', ')
+    cli('node', 'boot', 'device', 'set', name, 'pxe', '--persistent')
+    assert cli('node', 'boot', 'device', 'show', name, '-f', 'json') == \
+        {'boot_device': 'pxe', 'persistent': True}
+    cli('node', 'maintenance', 'set', name, '--reason', 'fan')
+    node = cli('node', 'show', name, '-f', 'json')
+    assert (node['maintenance'], node['maintenance_reason']) == (True, 'fan')
+    cli('node', 'maintenance', 'unset', name)
+    node = cli('node', 'show', name, '-f', 'json')
+    assert (node['maintenance'], node['maintenance_reason']) == (False, None)
+
+
+def test_traits(cli):
+    name = _node(cli)['name']
+    cli('node', 'add', 'trait', name, 'CUSTOM_GPU', 'HW_CPU_X86_AVX2')
+    traits = cli('node', 'trait', 'list', name, '-f', 'json')
+    assert sorted(t['traits'] for t in traits) == ['CUSTOM_GPU',
+                                                  'HW_CPU_X86_AVX2']
+    cli('node', 'remove', 'trait', name, 'CUSTOM_GPU')
+    assert [t['traits'] for t in cli('node', 'trait', 'list', name,
+                                    '-f', 'json')] == ['HW_CPU_X86_AVX2']
+    bad = cli('node', 'add', 'trait', name, 'lower_case', check=False)
+    assert bad.code == 1
+    cli('node', 'remove', 'trait', name, '--all')
+    assert cli('node', 'trait', 'list', name, '-f', 'json') == []
+
+
+def test_ports_portgroups_and_vifs(cli):
+    node = _node(cli)
+    name = node['name']
+    group = cli('port', 'group', 'create', '--node', node['uuid'],
+                '--name', unique('bond'), '--address', '52:54:00:10:00:01',
+                '-f', 'json')
+    port = cli('port', 'create', '52:54:00:10:00:02', '--node',
+               node['uuid'], '--port-group', group['name'], '-f', 'json')
+    assert port['portgroup_uuid'] == group['uuid']
+    lone = cli('port', 'create', '52:54:00:10:00:03', '--node',
+               node['uuid'], '-f', 'json')
+    ports = cli('port', 'list', '--node', name, '-f', 'json')
+    assert sorted(p['uuid'] for p in ports) == sorted([port['uuid'],
+                                                       lone['uuid']])
+    assert cli('port', 'show', lone['uuid'], '-f', 'json')['address'] == \
+        '52:54:00:10:00:03'
+    groups = cli('port', 'group', 'list', '--node', name, '-f', 'json')
+    assert [g['uuid'] for g in groups] == [group['uuid']]
+    assert cli('port', 'group', 'show', group['name'], '-f', 'json')[
+        'uuid'] == group['uuid']
+    cli('node', 'vif', 'attach', name, 'vif-a')
+    cli('node', 'vif', 'attach', name, 'vif-b')
+    assert sorted(v['id'] for v in cli('node', 'vif', 'list', name,
+                                       '-f', 'json')) == ['vif-a', 'vif-b']
+    assert cli('port', 'group', 'show', group['uuid'], '-f', 'json')[
+        'internal_info'] == {'tenant_vif_port_id': 'vif-a'}
+    assert cli('port', 'show', lone['uuid'], '-f', 'json')[
+        'internal_info'] == {'tenant_vif_port_id': 'vif-b'}
+    full = cli('node', 'vif', 'attach', name, 'vif-c', check=False)
+    assert 'not enough free physical ports' in full.stderr
+    cli('node', 'vif', 'detach', name, 'vif-a')
+    assert [v['id'] for v in cli('node', 'vif', 'list', name,
+                                 '-f', 'json')] == ['vif-b']
+    cli('port', 'delete', port['uuid'], lone['uuid'])
+    cli('port', 'group', 'delete', group['name'])
+    assert cli('port', 'list', '--node', name, '-f', 'json') == []
+
+
+def test_drivers_conductors_allocations_templates(cli, ironside):
+    drivers = cli('driver', 'list', '-f', 'json')
+    assert 'fake-hardware' in [d['name'] for d in drivers]
+    conductors = cli('conductor', 'list', '-f', 'json')
+    assert [c['alive'] for c in conductors] == [True]
+    name = _available(cli, ironside)
+    allocation = cli('allocation', 'create', '--resource-class', 'baremetal',
+                     '--candidate-node', name, '--name', unique('alloc'),
+                     '--wait', '30', '-f', 'json')
+    assert allocation['state'] == 'active'
+    node = cli('node', 'show', name, '-f', 'json')
+    assert node['allocation_uuid'] == allocation['uuid']
+    assert node['instance_uuid'] == allocation['uuid']
+    cli('allocation', 'delete', allocation['uuid'])
+    assert cli('node', 'show', name, '-f', 'json')['instance_uuid'] is None
+    template = unique('CUSTOM_TPL').upper().replace('-', '_')
+    steps = [{'interface': 'bios', 'step': 'apply_configuration',
+              'args': {'settings': [{'name': 'SMT', 'value': 'on'}]},
+              'priority': 150}]
+    created = cli('deploy', 'template', 'create', template, '--steps',
+                  json.dumps(steps), '-f', 'json')
+    assert created['steps'] == steps
+    listed = cli('deploy', 'template', 'list', '-f', 'json')
+    assert template in [t['name'] for t in listed]

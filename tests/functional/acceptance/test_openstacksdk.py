@@ -1,0 +1,135 @@
+"""openstacksdk's baremetal proxy against a real Ironside."""
+
+from __future__ import annotations
+
+import pytest
+from openstack import exceptions as os_exc
+
+from tests.functional.acceptance.conftest import available_node
+from tests.functional.acceptance.conftest import unique
+
+pytestmark = pytest.mark.functional
+
+
+def test_nodes_create_list_get_patch(sdk):
+    name = unique('sdk')
+    node = sdk.baremetal.create_node(driver='fake-hardware', name=name,
+                                     resource_class='baremetal',
+                                     driver_info={'ipmi_password': 'pw'})
+    assert node.provision_state == 'enroll'
+    assert node.driver_info == {'ipmi_password': '******'}
+    assert name in [n.name for n in sdk.baremetal.nodes()]
+    detailed = [n for n in sdk.baremetal.nodes(details=True,
+                                               resource_class='baremetal')
+                if n.name == name]
+    assert detailed[0].id == node.id and detailed[0].driver == \
+        'fake-hardware'
+    fetched = sdk.baremetal.get_node(name, fields=['uuid', 'extra'])
+    assert fetched.id == node.id
+    patched = sdk.baremetal.patch_node(node, [
+        {'op': 'add', 'path': '/extra/rack', 'value': 'r2'},
+        {'op': 'add', 'path': '/properties/cpus', 'value': 8}])
+    assert patched.extra == {'rack': 'r2'}
+    assert patched.properties == {'cpus': 8}
+    updated = sdk.baremetal.update_node(node, description='sdk node')
+    assert updated.description == 'sdk node'
+    with pytest.raises(os_exc.BadRequestException):
+        sdk.baremetal.patch_node(node, [
+            {'op': 'replace', 'path': '/no_such_field', 'value': 1}])
+    assert sdk.baremetal.get_node(node.id).extra == {'rack': 'r2'}
+    sdk.baremetal.delete_node(node)
+    with pytest.raises(os_exc.NotFoundException):
+        sdk.baremetal.get_node(node.id)
+
+
+def test_pagination_follows_next(sdk):
+    names = {unique('page') for _ in range(3)}
+    for name in names:
+        sdk.baremetal.create_node(driver='fake-hardware', name=name)
+    seen = [n.name for n in sdk.baremetal.nodes(limit=1,
+                                                provision_state='enroll')]
+    assert names <= set(seen)
+    assert len(seen) == len(set(seen))
+
+
+def test_provision_states_with_wait_and_power(sdk):
+    node = available_node(sdk)
+    assert node.provision_state == 'available'
+    node = sdk.baremetal.set_node_provision_state(
+        node, 'active', config_drive={'meta_data': {'hostname': 'sdk'}},
+        wait=True, timeout=60)
+    assert node.provision_state == 'active'
+    assert node.power_state == 'power on'
+    sdk.baremetal.set_node_power_state(node, 'power off', wait=True,
+                                       timeout=30)
+    assert sdk.baremetal.get_node(node.id).power_state == 'power off'
+    sdk.baremetal.set_node_power_state(node, 'power on', wait=True,
+                                       timeout=30)
+    sdk.baremetal.set_node_power_state(node, 'rebooting', wait=True,
+                                       timeout=30)
+    assert sdk.baremetal.get_node(node.id).power_state == 'power on'
+    sdk.baremetal.set_node_provision_state(node, 'deleted')
+    done = sdk.baremetal.wait_for_nodes_provision_state([node.id],
+                                                        'available',
+                                                        timeout=60)
+    assert [n.provision_state for n in done] == ['available']
+
+
+def test_wait_for_nodes_reports_failure(sdk):
+    node = available_node(sdk, driver_info={
+        'fake_fail_steps': ['deploy.write_image']})
+    sdk.baremetal.set_node_provision_state(node, 'active')
+    with pytest.raises(os_exc.ResourceFailure, match='deploy failed'):
+        sdk.baremetal.wait_for_nodes_provision_state([node], 'active',
+                                                     timeout=60)
+    failed = sdk.baremetal.get_node(node.id)
+    assert failed.provision_state == 'deploy failed'
+    assert 'deploy.write_image' in failed.last_error
+
+
+def test_ports_and_vifs(sdk):
+    node = sdk.baremetal.create_node(driver='fake-hardware',
+                                     name=unique('vifs'))
+    port = sdk.baremetal.create_port(node_id=node.id,
+                                     address='52:54:00:20:00:01')
+    assert [p.id for p in sdk.baremetal.ports(node=node.id)] == [port.id]
+    assert sdk.baremetal.get_port(port.id).address == '52:54:00:20:00:01'
+    sdk.baremetal.attach_vif_to_node(node, 'vif-1')
+    assert sdk.baremetal.list_node_vifs(node) == ['vif-1']
+    port = sdk.baremetal.get_port(port.id)
+    assert port.internal_info == {'tenant_vif_port_id': 'vif-1'}
+    with pytest.raises(os_exc.ConflictException):
+        sdk.baremetal.attach_vif_to_node(node, 'vif-1',
+                                         retry_on_conflict=False)
+    sdk.baremetal.detach_vif_from_node(node, 'vif-1')
+    assert sdk.baremetal.list_node_vifs(node) == []
+    sdk.baremetal.delete_port(port)
+    assert list(sdk.baremetal.ports(node=node.id)) == []
+
+
+def test_allocations(sdk):
+    node = available_node(sdk, name=unique('alloc'))
+    sdk.baremetal.add_node_trait(node, 'CUSTOM_FAST')
+    allocation = sdk.baremetal.create_allocation(
+        resource_class='baremetal', traits=['CUSTOM_FAST'],
+        candidate_nodes=[node.id], name=unique('a'))
+    allocation = sdk.baremetal.wait_for_allocation(allocation, timeout=30)
+    assert allocation.state == 'active'
+    assert allocation.node_id == node.id
+    node = sdk.baremetal.get_node(node.id)
+    assert node.allocation_id == allocation.id
+    assert node.instance_id == allocation.id
+    assert node.instance_info['traits'] == ['CUSTOM_FAST']
+    assert sdk.baremetal.get_allocation(allocation.name).id == allocation.id
+    assert allocation.id in [a.id for a in sdk.baremetal.allocations(
+        node=node.id)]
+    updated = sdk.baremetal.update_allocation(allocation,
+                                              extra={'owner': 'sdk'})
+    assert updated.extra == {'owner': 'sdk'}
+    sdk.baremetal.delete_allocation(allocation)
+    assert sdk.baremetal.get_node(node.id).allocation_id is None
+    failed = sdk.baremetal.create_allocation(resource_class='no-such-class')
+    failed = sdk.baremetal.wait_for_allocation(failed, timeout=30,
+                                               ignore_error=True)
+    assert failed.state == 'error'
+    assert failed.last_error
