@@ -129,8 +129,4 @@ def split(request, tmp_path, conf):
 @pytest.fixture
 def ironside(tmp_path):
     """An all-in-one Ironside on a free port, with SQLite in tmp_path."""
-    process = ironside_process.AllInOne(tmp_path)
-    process.start()
-    yield process
-    code = process.stop()
-    assert code == 0, 'ironside did not stop cleanly:\n%s' % process.log()
+    yield from ironside_process.serve(tmp_path)

@@ -9,92 +9,16 @@ start-ups.
 
 from __future__ import annotations
 
-import contextlib
-import io
-import json
-import logging
-import os
-import shlex
 import uuid
 from typing import Any
 
-import openstack.config
 import pytest
 from openstack import connection
-from openstackclient import shell
 
 from tests.functional.fixtures import ironside_process
+from tests.functional.fixtures.clients import InProcessCli
+from tests.functional.fixtures.clients import sdk_connection
 from tests.utils import wait_for
-
-
-class CliFailed(Exception):
-    def __init__(self, argv: list[str], code: int, stderr: str) -> None:
-        super().__init__('openstack %s exited with %s: %s'
-                         % (shlex.join(argv), code, stderr.strip()))
-        self.code = code
-        self.stderr = stderr
-
-
-@contextlib.contextmanager
-def command_context(endpoint: str):
-    """What a command run from a shell has: OS_* for ``endpoint`` without
-    auth, its own stdout and stderr (yielded as StringIOs), and a root
-    logger it may configure (restored after: cliff and metalsmith add
-    handlers on each run)."""
-    out, err = io.StringIO(), io.StringIO()
-    root = logging.getLogger()
-    handlers, level = list(root.handlers), root.level
-    env = {'OS_AUTH_TYPE': 'none', 'OS_ENDPOINT': endpoint}
-    saved = {k: os.environ.pop(k) for k in list(os.environ)
-             if k.startswith('OS_')}
-    os.environ.update(env)
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            yield out, err
-    finally:
-        for key in env:
-            os.environ.pop(key, None)
-        os.environ.update(saved)
-        root.handlers[:] = handlers
-        root.setLevel(level)
-
-
-class InProcessCli:
-    """``openstack baremetal ...`` run through openstackclient's ``main``."""
-
-    def __init__(self, endpoint: str) -> None:
-        self.endpoint = endpoint
-
-    def __call__(self, *args: str, check: bool = True) -> Any:
-        """Parsed JSON when ``-f json`` is given, else the stdout text.
-
-        Raises CliFailed if the command fails and ``check``; without
-        ``check`` a failure returns the CliFailed instead.
-        """
-        argv = ['baremetal', *args]
-        with command_context(self.endpoint) as (out, err):
-            try:
-                code = shell.main(argv)
-            except SystemExit as exc:   # argparse refusing the args
-                code = exc.code
-        if code:
-            failure = CliFailed(argv, code, err.getvalue())
-            if check:
-                raise failure
-            return failure
-        text = out.getvalue()
-        if '-f' in args and args[args.index('-f') + 1] == 'json':
-            return json.loads(text) if text.strip() else None
-        return text
-
-
-def sdk_connection(endpoint: str) -> connection.Connection:
-    """openstacksdk as a standalone Ironic user configures it."""
-    region = openstack.config.get_cloud_region(
-        load_yaml_config=False, load_envvars=False, auth_type='none',
-        baremetal_endpoint_override=endpoint,
-        baremetal_status_code_retries=5)
-    return connection.Connection(config=region)
 
 
 def unique(prefix: str) -> str:
@@ -108,12 +32,8 @@ def ironside(tmp_path_factory):
     Debug logging is on, so that tests that look for secrets in the log
     see everything a chatty deployment would write.
     """
-    process = ironside_process.AllInOne(tmp_path_factory.mktemp('ironside'),
-                                        options={'DEFAULT': {'debug': True}})
-    process.start()
-    yield process
-    code = process.stop()
-    assert code == 0, 'ironside did not stop cleanly:\n%s' % process.log()
+    yield from ironside_process.serve(tmp_path_factory.mktemp('ironside'),
+                                      options={'DEFAULT': {'debug': True}})
 
 
 @pytest.fixture(scope='module')

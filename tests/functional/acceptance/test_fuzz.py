@@ -96,13 +96,9 @@ def check_refusal(seed: Seed, before: dict | None, response) -> None:
 @pytest.fixture(scope='module')
 def ironside(tmp_path_factory):
     """This module's own server: a 1 MiB body limit, cheap to exceed."""
-    process = ironside_process.AllInOne(
+    yield from ironside_process.serve(
         tmp_path_factory.mktemp('ironside'),
         options={'api': {'max_body_size': 1024 * 1024}})
-    process.start()
-    yield process
-    code = process.stop()
-    assert code == 0, 'ironside did not stop cleanly:\n%s' % process.log()
 
 
 @pytest.fixture(scope='module')

@@ -16,8 +16,8 @@ from metalsmith import instance_config
 from metalsmith import sources
 
 from tests.functional.acceptance.conftest import available_node
-from tests.functional.acceptance.conftest import command_context
 from tests.functional.acceptance.conftest import unique
+from tests.functional.fixtures.clients import command_context
 
 pytestmark = pytest.mark.functional
 

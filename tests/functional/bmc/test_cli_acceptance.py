@@ -8,15 +8,13 @@ Python start per command; Ironside runs as its own all-in-one process.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 
 import pytest
 import requests
-from openstackclient import shell
 from pyghmi.ipmi import command as ipmi_command
 
+from tests.functional.fixtures import clients
 from tests.functional.fixtures import ironside_process
 from tests.functional.fixtures import redfish_emulator
 from tests.utils import wait_for
@@ -32,7 +30,7 @@ TEMPLATE_STEPS = [{'interface': 'bios', 'step': 'apply_configuration',
 @pytest.fixture(scope='module')
 def server(tmp_path_factory):
     """All-in-one Ironside with short BMC timings, shared by the module."""
-    process = ironside_process.AllInOne(
+    yield from ironside_process.serve(
         tmp_path_factory.mktemp('cli-acceptance'),
         options={'DEFAULT': {'enabled_hardware_types':
                              'fake-hardware,ipmi,redfish'},
@@ -44,25 +42,16 @@ def server(tmp_path_factory):
                              'server_side_retries': 0,
                              'connection_attempts': 2,
                              'connection_retry_interval': 0.1}})
-    process.start()
-    yield process
-    assert process.stop() == 0, process.log()
 
 
 def openstack(server, *args: str, fails: bool = False):
     """``openstack baremetal <args>``: parsed JSON with -f json, else the
     output; with ``fails``, the error output of a command that failed."""
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = shell.main(['--os-auth-type', 'none', '--os-endpoint',
-                           server.endpoint, 'baremetal', *args])
+    result = clients.InProcessCli(server.endpoint)(*args, check=not fails)
     if fails:
-        assert code != 0, out.getvalue()
-        return err.getvalue()
-    assert code == 0, err.getvalue()
-    if '-f' in args and args[args.index('-f') + 1] == 'json':
-        return json.loads(out.getvalue())
-    return out.getvalue()
+        assert isinstance(result, clients.CliFailed), result
+        return result.stderr
+    return result
 
 
 def _driver_info_args(info: dict) -> list[str]:
