@@ -302,10 +302,16 @@ def changed_columns(node: Node) -> dict[str, Any]:
 
 
 def mark_saved(node: Node, values: dict[str, Any]) -> None:
-    """The node's values are what the database now holds."""
+    """The node's values are what the database now holds.
+
+    Only the documents just written are snapshotted again: the others
+    still equal their snapshot (changed_columns compared them).
+    """
+    snapshot = node.__dict__.setdefault('_json_snapshot', {})
     for key, value in values.items():
         orm.attributes.set_committed_value(node, key, value)
-    snapshot_json(node)
+        if key in JSON_COLUMNS:
+            snapshot[key] = json.dumps(value, sort_keys=True)
 
 
 @sa.event.listens_for(Node, 'load')

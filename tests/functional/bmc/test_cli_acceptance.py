@@ -111,6 +111,14 @@ def test_wrong_password_is_a_400_and_leaves_the_node(server, redfish, ipmi):
             ('enroll', None, None, None)
 
 
+def _power(server, names, state: str) -> None:
+    """``node power <state>`` on each node, then wait for all to show it."""
+    for name in names:
+        openstack(server, 'node', 'power', state, name)
+    for name in names:
+        _wait_field(server, name, 'power_state', 'power %s' % state)
+
+
 def test_enroll_manage_power_boot_device_and_deploy(server, redfish, ipmi,
                                                     ipmi_client):
     bmc = ipmi.bmcs[0]
@@ -119,10 +127,7 @@ def test_enroll_manage_power_boot_device_and_deploy(server, redfish, ipmi,
     for name in ('rf-1', 'ipmi-1'):
         openstack(server, 'node', 'manage', name, '--wait', '60')
 
-    for name in ('rf-1', 'ipmi-1'):
-        openstack(server, 'node', 'power', 'on', name)
-    for name in ('rf-1', 'ipmi-1'):
-        _wait_field(server, name, 'power_state', 'power on')
+    _power(server, ('rf-1', 'ipmi-1'), 'on')
     assert _redfish_system(redfish, 0)['PowerState'] == 'On'
     assert ipmi_client.get_power()['powerstate'] == 'on'
 
@@ -135,10 +140,7 @@ def test_enroll_manage_power_boot_device_and_deploy(server, redfish, ipmi,
     bootdev = ipmi_client.get_bootdev()
     assert (bootdev['bootdev'], bootdev['persistent']) == ('network', True)
 
-    for name in ('rf-1', 'ipmi-1'):
-        openstack(server, 'node', 'power', 'off', name)
-    for name in ('rf-1', 'ipmi-1'):
-        _wait_field(server, name, 'power_state', 'power off')
+    _power(server, ('rf-1', 'ipmi-1'), 'off')
     assert _redfish_system(redfish, 0)['PowerState'] == 'Off'
     assert ipmi_client.get_power()['powerstate'] == 'off'
 
