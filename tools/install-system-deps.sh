@@ -1,17 +1,33 @@
 #!/bin/sh
-# System packages the tests need beyond Python ones: Debian's ipmitool,
-# which the functional tests run against the emulated BMCs. Idempotent:
-# installs only what is missing.
+# System packages the tests need beyond Python ones, from Debian. Called
+# by tools/run-tests (and so by CI) before the tests; idempotent: installs
+# only what is missing, and does nothing when everything is there.
+#
+# Each line of PACKAGES is "<command that proves it is installed>
+# <Debian package>".
 set -eu
 
-if command -v ipmitool >/dev/null 2>&1; then
-    exit 0
-fi
+PACKAGES='
+ipmitool ipmitool
+'
+
+missing=
+for pair in $(echo "$PACKAGES" | tr ' ' ':'); do
+    cmd=${pair%%:*}
+    pkg=${pair#*:}
+    if ! command -v "$cmd" >/dev/null 2>&1 && [ ! -x "$cmd" ]; then
+        missing="$missing $pkg"
+    fi
+done
+[ -n "$missing" ] || exit 0
+
 if [ "$(id -u)" -ne 0 ]; then
     SUDO=sudo
 else
     SUDO=
 fi
+echo "install-system-deps: installing$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
-$SUDO apt-get install -y -qq ipmitool
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing

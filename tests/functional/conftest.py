@@ -94,8 +94,14 @@ def split(request, tmp_path, conf):
     """Two ironside-conductor processes over RabbitMQ and a server DB."""
     database = services.server_database(request.param)
     exchange = services.unique_exchange()
+    with services.rabbit_vhost() as transport_url:
+        yield from _split(request.param, tmp_path, conf, database,
+                          exchange, transport_url)
+
+
+def _split(backend, tmp_path, conf, database, exchange, transport_url):
     sections = {
-        'DEFAULT': {'transport_url': services.rabbit_url(),
+        'DEFAULT': {'transport_url': transport_url,
                     'control_exchange': exchange,
                     'enabled_hardware_types': 'fake-hardware',
                     'rpc_transport': 'oslo',
@@ -110,12 +116,12 @@ def split(request, tmp_path, conf):
     assert sync.process.wait(timeout=120) == 0, sync.log()
 
     CONF([], project='ironside', default_config_files=[])
-    conf.set(transport_url=services.rabbit_url(), control_exchange=exchange,
+    conf.set(transport_url=transport_url, control_exchange=exchange,
              rpc_transport='oslo')
     conf.set('database', connection=database.url)
     conf.set('conductor', **FAST_CONDUCTOR)
     db_session.dispose()
-    deployment = SplitDeployment(request.param, tmp_path, sections, {},
+    deployment = SplitDeployment(backend, tmp_path, sections, {},
                                  rpcapi.ConductorAPI())
     try:
         yield deployment
