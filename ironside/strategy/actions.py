@@ -17,10 +17,10 @@ from typing import Any
 from ironside.common import exception
 from ironside.db import site as site_db
 from ironside.db import site_models
-from ironside.strategy import document
 from ironside.strategy import progress as site_progress
 from ironside.strategy import report
 from ironside.strategy import seam
+from ironside.strategy.reader import shipyard
 
 ACTIONS = ('deploy_site', 'update_site')
 
@@ -33,7 +33,7 @@ def create_strategy(source: str | Mapping[str, Any],
                     name: str | None = None) -> site_models.SiteStrategy:
     """Validate and store a strategy under ``name`` (default: the
     document's ``metadata.name``)."""
-    strategy = document.load(source, name or '<input>')
+    strategy = shipyard.load(source, name or '<input>')
     return site_db.create_strategy(
         name or strategy.name, strategy.schema, strategy.document,
         source if isinstance(source, str) else None)
@@ -52,7 +52,7 @@ def create_action(nodes: seam.NodeBackend, action: str,
             err='Unknown site action "%s"; expected one of %s'
                 % (action, ', '.join(ACTIONS)))
     stored = site_db.get_strategy(strategy_name)
-    strategy = document.build(stored.document)
+    strategy = shipyard.build(stored.document)
     group_nodes = {}
     all_nodes: dict[str, str] = {}
     for group in strategy.groups:

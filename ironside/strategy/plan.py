@@ -24,7 +24,7 @@ from collections.abc import Sequence
 
 import networkx as nx
 
-from ironside.strategy.document import Group
+from ironside.strategy.model import Group
 
 
 class Plan:

@@ -37,11 +37,12 @@ from ironside.common.conf import CONF
 from ironside.db import models
 from ironside.db import site as site_db
 from ironside.db import site_models
-from ironside.strategy import document
 from ironside.strategy import node_flow
 from ironside.strategy import progress as site_progress
 from ironside.strategy import seam
+from ironside.strategy.model import Group
 from ironside.strategy.plan import Plan
+from ironside.strategy.reader import shipyard
 
 LOG = logging.getLogger(__name__)
 
@@ -115,7 +116,7 @@ class ActionRunner:
         action = site_db.get_action(action_uuid)
         self.action_id = action.id
         self.uuid = action.uuid
-        self.strategy = document.build(action.document)
+        self.strategy = shipyard.build(action.document)
         self.progress = action.progress
         self.plan = Plan(self.strategy.groups,
                          {name: g['nodes'] for name, g in
@@ -186,7 +187,7 @@ class ActionRunner:
 
     # Groups
 
-    def _begin(self, group: document.Group) -> None:
+    def _begin(self, group: Group) -> None:
         state = self.progress['groups'][group.name]
         self.progress['order'].append(group.name)
         failed = [d for d in group.depends_on if site_progress.group_failed(
@@ -202,7 +203,7 @@ class ActionRunner:
             self._start_phase(group, node_flow.PREPARE)
         self._save()
 
-    def _start_phase(self, group: document.Group, phase: str) -> None:
+    def _start_phase(self, group: Group, phase: str) -> None:
         state = self.progress['groups'][group.name]
         eligible = node_flow.ELIGIBLE[phase]
         state.update(state=phase, phase_started_at=_iso(self.clock()),
@@ -212,7 +213,7 @@ class ActionRunner:
                  'nodes', self.uuid, phase, group.name,
                  len(state['phase_nodes']), len(state['nodes']))
 
-    def _advance(self, group: document.Group) -> None:
+    def _advance(self, group: Group) -> None:
         state = self.progress['groups'][group.name]
         phase = state['state']
         outcome = self._run_phase(group, phase)
@@ -231,7 +232,7 @@ class ActionRunner:
             state.update(state=site_progress.DONE, deploy=outcome)
         self._save()
 
-    def _judge(self, group: document.Group, phase: str) -> dict[str, Any]:
+    def _judge(self, group: Group, phase: str) -> dict[str, Any]:
         nodes = self.progress['groups'][group.name]['nodes']
         successful = [u for u in nodes if self.records[u].status in
                       node_flow.SUCCESSFUL[phase]]
@@ -243,13 +244,13 @@ class ActionRunner:
 
     # Phases
 
-    def _deadline(self, group: document.Group, phase: str
+    def _deadline(self, group: Group, phase: str
                   ) -> datetime.datetime:
         started = datetime.datetime.fromisoformat(
             self.progress['groups'][group.name]['phase_started_at'])
         return started + datetime.timedelta(seconds=_timeout(phase))
 
-    def _run_phase(self, group: document.Group, phase: str
+    def _run_phase(self, group: Group, phase: str
                    ) -> dict[str, Any] | None:
         """Drive the phase's nodes to the end; None if told to stop."""
         nodes = self.progress['groups'][group.name]['phase_nodes']
@@ -277,7 +278,7 @@ class ActionRunner:
             self.stop.wait(delay)
         return None
 
-    def _step(self, group: document.Group, phase: str, in_flight: list,
+    def _step(self, group: Group, phase: str, in_flight: list,
               candidates: list) -> bool:
         """Read the nodes' states once and act on them; True if any
         node moved on."""
@@ -301,7 +302,7 @@ class ActionRunner:
                     changed |= self._submit(group, record, decision.verb)
         return changed
 
-    def _submit(self, group: document.Group, record: NodeRecord,
+    def _submit(self, group: Group, record: NodeRecord,
                 verb: str) -> bool:
         try:
             if verb == seam.DEPLOY:
@@ -335,7 +336,7 @@ class ActionRunner:
             LOG.info('Site action %s: node %s failed: %s', self.uuid,
                      record.name, reason)
 
-    def _time_out(self, group: document.Group, phase: str,
+    def _time_out(self, group: Group, phase: str,
                   waiting: list[str]) -> dict[str, Any]:
         timeout = _timeout(phase)
         for uuid in waiting:

@@ -22,7 +22,7 @@ from ironside.common import states
 from ironside.db import history as history_db
 from ironside.db import nodes as nodes_db
 from ironside.db import site as site_db
-from ironside.strategy import report
+from ironside.osc import report_text
 from tests import utils
 from tests.functional.fixtures import services
 from tests.unit.strategy import spec_flows
@@ -105,7 +105,7 @@ def site(split):
 def test_spec_runs_split_from_the_api(site, failures, flow):
     site.enroll(failures)
     result = site.wait_finished(site.deploy())
-    assert report.flow_text(result) == flow
+    assert report_text.flow_text(result) == flow
     assert result['owner'] in HOSTS
 
 
@@ -140,7 +140,7 @@ def test_conductor_killed_mid_action(site, split):
     split.conductors[owner].kill()
     survivor = next(h for h in HOSTS if h != owner)
     result = site.wait_finished(action, timeout=180)
-    assert report.flow_text(result) == spec_flows.ALL_SUCCESS
+    assert report_text.flow_text(result) == spec_flows.ALL_SUCCESS
     assert result['owner'] == survivor
     assert 'taken over from %s' % owner in split.conductors[survivor].log()
     for name, node_uuid in uuids.items():

@@ -10,8 +10,8 @@ from ironside.common import exception
 from ironside.db import site as site_db
 from ironside.db import site_models
 from ironside.strategy import actions
-from ironside.strategy import document
 from ironside.strategy import seam
+from ironside.strategy.reader import shipyard
 
 
 def _send(resp: falcon.Response, body: Any,
@@ -92,7 +92,7 @@ class Root:
                           for name in ('strategies', 'actions',
                                        'nodes/filter')},
             'actions': list(actions.ACTIONS),
-            'schemas': list(document.SCHEMAS),
+            'schemas': list(shipyard.SCHEMAS),
         })
 
 
@@ -114,7 +114,7 @@ class Strategies:
 
 class Validate:
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        errors = document.validate(_source(_body(req)))
+        errors = shipyard.validate(_source(_body(req)))
         _send(resp, {'valid': not errors,
                      'errors': [dict(e.as_dict(), text=str(e))
                                 for e in errors]})
@@ -163,7 +163,7 @@ class NodeFilter:
         self.nodes = nodes
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        selectors = document.check_selectors(
+        selectors = shipyard.check_selectors(
             _body(req).get('selectors', []))
         _send(resp, {'nodes': [
             {'name': n.name, 'uuid': n.uuid, 'rack': n.rack,

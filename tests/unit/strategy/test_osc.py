@@ -12,7 +12,7 @@ from openstackclient import shell
 from ironside.api import app as api_app
 from ironside.api import site as site_api
 from ironside.db import site_models
-from ironside.osc import commands
+from ironside.osc import actions as osc_actions
 from ironside.strategy import actions
 from ironside.strategy import conductor_nodes
 from ironside.strategy import service as site_service
@@ -153,7 +153,7 @@ def test_progress_redraws_in_place_on_a_terminal(spec_strategy,
     row = actions.create_action(memory_site, 'deploy_site',
                                 'deployment-strategy')
     terminal = Terminal()
-    progress = commands.Progress(terminal)
+    progress = osc_actions.Progress(terminal)
     report = actions.action_report(row.uuid)
     progress.show(report)
     progress.show(report)

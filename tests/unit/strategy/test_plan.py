@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ironside.strategy import document
 from ironside.strategy.plan import Plan
+from ironside.strategy.reader import shipyard
 from tests.unit.strategy.conftest import SPEC_STRATEGY
 
 # Group sizes of the example site (examples/site/inventory.yaml).
@@ -12,7 +12,7 @@ SPEC_SIZES = {'ntp-node': 1, 'control-nodes': 4, 'monitoring-nodes': 2,
 
 
 def spec_plan(sizes=SPEC_SIZES):
-    strategy = document.load(SPEC_STRATEGY)
+    strategy = shipyard.load(SPEC_STRATEGY)
     return Plan(strategy.groups, {name: ['n%d' % i for i in range(size)]
                                   for name, size in sizes.items()})
 

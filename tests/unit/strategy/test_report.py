@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import threading
 
+from ironside.db import site_models
+from ironside.osc import report_text
 from ironside.strategy import actions
+from ironside.strategy import node_flow
+from ironside.strategy import progress as site_progress
 from ironside.strategy import report
 from ironside.strategy import runner
 from tests.unit.strategy.conftest import run_action
@@ -14,7 +18,7 @@ from tests.unit.strategy.test_runner_rules import StopAfter
 
 def test_details_of_a_failed_run(spec_strategy, memory_site):
     memory_site.by_name('ntp01').fail_prepare = True
-    text = report.text(run_action(memory_site))
+    text = report_text.text(run_action(memory_site))
     assert '''
 Groups:
   ntp-node (critical): 1 nodes; prepare failed: criteria \
@@ -53,7 +57,7 @@ def test_live_report(spec_strategy, memory_site):
     live = actions.action_report(row.uuid)
     assert live['state'] == 'running'
     assert live['result'] is None
-    text = report.flow_text(live)
+    text = report_text.flow_text(live)
     assert text.startswith('''Start
 |
 | prepare ntp-node           <SUCCESS>
@@ -79,4 +83,20 @@ def test_queued_report(spec_strategy, memory_site):
     assert [g['name'] for g in queued['groups']] == [
         'ntp-node', 'control-nodes', 'monitoring-nodes', 'compute-nodes-2',
         'compute-nodes-1']
-    assert report.flow_text(queued).endswith('|\n(queued)')
+    assert report_text.flow_text(queued).endswith('|\n(queued)')
+
+
+def test_client_text_knows_the_report_vocabulary():
+    """The client renders the report without importing server modules;
+    its words must be the server's."""
+    assert report_text.STATUSES == report.STATUSES
+    results = {site_progress.SUCCESS, site_progress.FAILED_CRITERIA,
+               site_progress.FAILED_TIMEOUT, site_progress.FAILED_PREPARE,
+               site_progress.FAILED_DEPENDENCY, site_progress.PENDING}
+    assert set(report_text._LABELS) == results
+    assert set(report_text._FINISH) == {site_progress.ACTION_SUCCESS,
+                                        site_progress.ACTION_PARTIAL}
+    assert report_text.RUNNING == report.RUNNING
+    assert report_text.FINISHED == site_models.FINISHED
+    assert (report_text.PREPARE, report_text.DEPLOY) == (node_flow.PREPARE,
+                                                         node_flow.DEPLOY)

@@ -14,9 +14,9 @@ from ironside.common import states
 from ironside.db import deploy_templates as templates_db
 from ironside.db import history as history_db
 from ironside.db import nodes as nodes_db
+from ironside.osc import report_text
 from ironside.strategy import actions
 from ironside.strategy import conductor_nodes
-from ironside.strategy import report
 from tests import utils
 from tests.unit.strategy import spec_flows
 from tests.unit.strategy.conftest import INVENTORY
@@ -54,14 +54,14 @@ def _states(uuids):
 def test_spec_all_success(spec_strategy, site, nodes):
     uuids = site()
     result = run_action(nodes)
-    assert report.flow_text(result) == spec_flows.ALL_SUCCESS
+    assert report_text.flow_text(result) == spec_flows.ALL_SUCCESS
     assert set(_states(uuids).values()) == {states.ACTIVE}
 
 
 def test_spec_ntp_prepare_fails(spec_strategy, site, nodes):
     uuids = site({'ntp01': FAIL_CLEANING})
     result = run_action(nodes)
-    assert report.flow_text(result) == spec_flows.NTP_PREPARE_FAILS
+    assert report_text.flow_text(result) == spec_flows.NTP_PREPARE_FAILS
     assert result['result'] == 'failed: critical group ntp-node failed'
     found = _states(uuids)
     assert found['ntp01'] == states.CLEANFAIL
@@ -76,7 +76,7 @@ def test_spec_ntp_prepare_fails(spec_strategy, site, nodes):
 def test_spec_compute_2_deploy_fails(spec_strategy, site, nodes):
     uuids = site({'cmp-r2-01': FAIL_DEPLOY, 'cmp-r2-02': FAIL_DEPLOY})
     result = run_action(nodes)
-    assert report.flow_text(result) == spec_flows.COMPUTE_2_DEPLOY_FAILS
+    assert report_text.flow_text(result) == spec_flows.COMPUTE_2_DEPLOY_FAILS
     assert result['result'] == 'success with some nodes or groups failed'
     compute_2 = next(g for g in result['groups']
                      if g['name'] == 'compute-nodes-2')
@@ -95,7 +95,7 @@ def test_active_nodes_are_not_redeployed(spec_strategy, site, nodes, rpc,
     deploys = {name: _deploy_starts(uuid) for name, uuid in uuids.items()}
     assert set(deploys.values()) == {1}
     result = run_action(nodes, action='update_site')
-    assert report.flow_text(result) == spec_flows.ALL_SUCCESS
+    assert report_text.flow_text(result) == spec_flows.ALL_SUCCESS
     assert {name: _deploy_starts(uuid)
             for name, uuid in uuids.items()} == deploys
 
@@ -121,7 +121,7 @@ def test_no_free_conductor_worker_is_retried(spec_strategy, site, nodes,
     finally:
         for _ in held:
             conductor._slots.release()
-    assert report.flow_text(result) == spec_flows.ALL_SUCCESS
+    assert report_text.flow_text(result) == spec_flows.ALL_SUCCESS
 
 
 def test_second_action_on_overlapping_nodes_is_refused(spec_strategy, site,

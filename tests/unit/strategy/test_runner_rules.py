@@ -9,9 +9,9 @@ import pytest
 
 from ironside.common import states
 from ironside.db import site as site_db
+from ironside.osc import report_text
 from ironside.strategy import actions
 from ironside.strategy import memory_nodes
-from ironside.strategy import report
 from ironside.strategy import runner
 from tests.unit.strategy.conftest import run_action
 from tests.unit.strategy.conftest import start_action
@@ -314,7 +314,7 @@ def test_phase_timeout_fails_the_group(db, conf, phase):
     assert _node(result, 'n1')['in_flight'] is None
     assert result['result'] == 'failed: critical group a failed'
     assert '| %s<FAILED, due to timeout>' % ('%s a' % phase).ljust(12) in \
-        report.flow_text(result)
+        report_text.flow_text(result)
 
 
 # Durability

@@ -11,8 +11,8 @@ from ironside.db import models
 from ironside.db import session as db_session
 from ironside.db import site as site_db
 from ironside.db import site_models
+from ironside.osc import report_text
 from ironside.strategy import actions
-from ironside.strategy import report
 from ironside.strategy import service as site_service
 from tests.unit.strategy import spec_flows
 from tests.unit.strategy.conftest import start_action
@@ -53,7 +53,7 @@ def test_queued_action_is_claimed_and_run(spec_strategy, memory_site,
     action = wait_for(lambda: _finished(row.uuid), what='action to finish')
     assert action.owner == 'conductor-1'
     assert action.result == 'success'
-    assert report.flow_text(actions.action_report(row.uuid)) == \
+    assert report_text.flow_text(actions.action_report(row.uuid)) == \
         spec_flows.ALL_SUCCESS
 
 

@@ -106,7 +106,7 @@ def test_validate(client):
     assert bad.status_code == 200
     assert bad.json == {'valid': False, 'errors': [{
         'document': 'deployment-strategy', 'group': 'compute-nodes-1',
-        'field': 'critical', 'line': 28,
+        'task': None, 'field': 'critical', 'line': 28,
         'message': 'must be true or false, not "maybe"',
         'text': 'document "deployment-strategy", group "compute-nodes-1", '
                 'field "critical": must be true or false, not "maybe" '

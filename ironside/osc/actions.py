@@ -1,123 +1,17 @@
-"""``openstack site strategy ...`` and ``openstack site action ...``."""
+"""``openstack site action ...``."""
 
 from __future__ import annotations
 
 import json
-import sys
 import time
 
-import yaml
-from osc_lib import exceptions
 from osc_lib.command import command
 
-from ironside.strategy import report as site_report
+from ironside.osc import report_text
+from ironside.osc.common import site_client
 
 FINISHED = 'finished'
 
-
-def _read(path: str) -> str:
-    try:
-        if path == '-':
-            return sys.stdin.read()
-        with open(path, encoding='utf-8') as stream:
-            return stream.read()
-    except OSError as exc:
-        raise exceptions.CommandError('Cannot read %s: %s'
-                                      % (path, exc.strerror)) from None
-
-
-def _client(cmd):
-    return cmd.app.client_manager.site
-
-
-# Strategies
-
-class _FileArgument:
-    """Commands that read a document from a file."""
-
-    def get_parser(self, prog_name):
-        parser = super().get_parser(prog_name)
-        parser.add_argument('file', metavar='<file>',
-                            help='YAML or JSON document ("-" for stdin)')
-        return parser
-
-
-class _StrategyArgument:
-    """Commands about one stored strategy."""
-
-    def get_parser(self, prog_name):
-        parser = super().get_parser(prog_name)
-        parser.add_argument('strategy', metavar='<strategy>',
-                            help='Name or UUID of the strategy')
-        return parser
-
-
-class ValidateStrategy(_FileArgument, command.Command):
-    """Validate a DeploymentStrategy document without storing it."""
-
-    def take_action(self, parsed_args):
-        result = _client(self).validate_strategy(_read(parsed_args.file))
-        if result['valid']:
-            self.app.stdout.write('%s is valid\n' % parsed_args.file)
-            return 0
-        for error in result['errors']:
-            self.app.stdout.write(error['text'] + '\n')
-        return 1
-
-
-class CreateStrategy(_FileArgument, command.ShowOne):
-    """Store a DeploymentStrategy document."""
-
-    def get_parser(self, prog_name):
-        parser = super().get_parser(prog_name)
-        parser.add_argument('--name', metavar='<name>',
-                            help='Store it under this name (default: the '
-                                 'document\'s metadata.name)')
-        return parser
-
-    def take_action(self, parsed_args):
-        strategy = _client(self).create_strategy(_read(parsed_args.file),
-                                                 parsed_args.name)
-        return _strategy_columns(strategy)
-
-
-def _strategy_columns(strategy: dict):
-    columns = ('name', 'uuid', 'schema', 'groups', 'created_at')
-    values = [strategy[c] for c in columns]
-    values[3] = ', '.join(values[3])
-    if 'document' in strategy:
-        columns += ('document',)
-        values.append(yaml.safe_dump(strategy['document'],
-                                     default_flow_style=False,
-                                     sort_keys=False))
-    return columns, values
-
-
-class ListStrategies(command.Lister):
-    """List stored deployment strategies."""
-
-    def take_action(self, parsed_args):
-        rows = [(s['name'], s['uuid'], s['schema'], ', '.join(s['groups']))
-                for s in _client(self).list_strategies()]
-        return ('Name', 'UUID', 'Schema', 'Groups'), rows
-
-
-class ShowStrategy(_StrategyArgument, command.ShowOne):
-    """Show a deployment strategy and its document."""
-
-    def take_action(self, parsed_args):
-        return _strategy_columns(
-            _client(self).get_strategy(parsed_args.strategy))
-
-
-class DeleteStrategy(_StrategyArgument, command.Command):
-    """Delete a deployment strategy."""
-
-    def take_action(self, parsed_args):
-        _client(self).delete_strategy(parsed_args.strategy)
-
-
-# Actions
 
 class CreateAction(command.Command):
     """Start deploy_site or update_site with a strategy."""
@@ -140,7 +34,7 @@ class CreateAction(command.Command):
         return parser
 
     def take_action(self, parsed_args):
-        client = _client(self)
+        client = site_client(self)
         created = client.create_action(parsed_args.action,
                                        parsed_args.strategy)
         self.app.stdout.write('Site action %s: %s with strategy %s\n' % (
@@ -150,7 +44,7 @@ class CreateAction(command.Command):
         final = Progress(self.app.stdout).follow(
             lambda: client.get_action(created['uuid']),
             parsed_args.poll_interval)
-        self.app.stdout.write('\n' + site_report.text(final) + '\n')
+        self.app.stdout.write('\n' + report_text.text(final) + '\n')
         return 1 if (final['result'] or '').startswith('failed') else 0
 
 
@@ -176,7 +70,7 @@ class Progress:
             time.sleep(interval)
 
     def show(self, current: dict) -> None:
-        flow = site_report.flow_text(current)
+        flow = report_text.flow_text(current)
         if self.tty:
             counts = current['node_counts']
             lines = flow.splitlines() + ['Nodes: ' + ', '.join(
@@ -207,7 +101,7 @@ class ListActions(command.Lister):
         columns = ('uuid', 'action', 'strategy', 'state', 'result',
                    'owner', 'created_at')
         rows = [[a[c] for c in columns]
-                for a in _client(self).list_actions(parsed_args.limit)]
+                for a in site_client(self).list_actions(parsed_args.limit)]
         return ('UUID', 'Action', 'Strategy', 'State', 'Result', 'Owner',
                 'Created At'), rows
 
@@ -227,9 +121,9 @@ class ShowAction(command.Command):
         return parser
 
     def take_action(self, parsed_args):
-        current = _client(self).get_action(parsed_args.action)
+        current = site_client(self).get_action(parsed_args.action)
         if parsed_args.report_format == 'json':
             self.app.stdout.write(json.dumps(current, indent=2) + '\n')
         else:
-            self.app.stdout.write(site_report.text(
+            self.app.stdout.write(report_text.text(
                 current, nodes=not parsed_args.no_nodes) + '\n')

@@ -21,18 +21,29 @@ document, the group and the field, and for YAML input the line.
 
 from __future__ import annotations
 
-import dataclasses
 import json
+from collections.abc import Callable
 from collections.abc import Mapping
-from collections.abc import Sequence
 from typing import Any
 
 import jsonschema
 import networkx as nx
-import yaml
 
 from ironside.common import exception
 from ironside.strategy.criteria import SuccessCriteria
+from ironside.strategy.model import ONE_BY_ONE
+from ironside.strategy.model import PARALLEL
+from ironside.strategy.model import Group
+from ironside.strategy.model import GroupStrategy
+from ironside.strategy.model import Strategy
+from ironside.strategy.reader.errors import DocumentError
+from ironside.strategy.reader.errors import ErrorCollector
+from ironside.strategy.reader.errors import Place
+from ironside.strategy.reader.errors import document_name
+from ironside.strategy.reader.schema import schema_errors
+from ironside.strategy.reader.source import Path
+from ironside.strategy.reader.source import SourceError
+from ironside.strategy.reader.source import read_documents as source_read
 from ironside.strategy.selectors import LabelError
 from ironside.strategy.selectors import Selector
 from ironside.strategy.selectors import parse_label
@@ -40,9 +51,6 @@ from ironside.strategy.selectors import parse_label
 SHIPYARD_SCHEMA = 'shipyard/DeploymentStrategy/v1'
 IRONSIDE_SCHEMA = 'ironside/DeploymentStrategy/v1'
 SCHEMAS = (SHIPYARD_SCHEMA, IRONSIDE_SCHEMA)
-
-ONE_BY_ONE = 'one_by_one'
-PARALLEL = 'parallel'
 
 _STRINGS = {'type': 'array', 'items': {'type': 'string'}}
 
@@ -134,112 +142,7 @@ _SELECTORS_VALIDATOR = jsonschema.Draft202012Validator({
     'properties': {'selectors': {'type': 'array', 'items': SELECTOR_SCHEMA}},
 })
 
-_TYPE_NAMES = {'object': 'a mapping', 'array': 'a list', 'string': 'a string',
-               'boolean': 'true or false', 'integer': 'an integer',
-               'number': 'a number', 'null': 'null'}
-
-Path = tuple[Any, ...]
-
-
-@dataclasses.dataclass(frozen=True)
-class DocumentError:
-    """One problem in a document, and where it is."""
-
-    document: str
-    message: str
-    group: str | None = None
-    field: str | None = None
-    line: int | None = None
-
-    def __str__(self) -> str:
-        where = ['document "%s"' % self.document]
-        if self.group is not None:
-            where.append('group "%s"' % self.group)
-        if self.field:
-            where.append('field "%s"' % self.field)
-        line = ' (line %d)' % self.line if self.line else ''
-        return '%s: %s%s' % (', '.join(where), self.message, line)
-
-    def as_dict(self) -> dict[str, Any]:
-        return dataclasses.asdict(self)
-
-
-@dataclasses.dataclass(frozen=True)
-class GroupStrategy:
-    type: str = PARALLEL
-    amount: int | None = None
-
-    def wave_size(self, nodes: int) -> int:
-        if self.type == ONE_BY_ONE:
-            return 1
-        return self.amount or max(nodes, 1)
-
-    def as_dict(self) -> dict[str, Any]:
-        value: dict[str, Any] = {'type': self.type}
-        if self.amount:
-            value['amount'] = self.amount
-        return value
-
-
-@dataclasses.dataclass(frozen=True)
-class Group:
-    name: str
-    critical: bool
-    depends_on: tuple[str, ...]
-    selectors: tuple[Selector, ...]
-    success_criteria: SuccessCriteria
-    strategy: GroupStrategy
-    deploy_steps: tuple[dict, ...] = ()
-    deploy_templates: tuple[str, ...] = ()
-    # Position in the document (0-based): the last tie-breaker of order.
-    index: int = 0
-
-
-@dataclasses.dataclass(frozen=True)
-class Strategy:
-    name: str
-    schema: str
-    groups: tuple[Group, ...]
-    # The document as validated, for storing.
-    document: dict
-
-    def group(self, name: str) -> Group:
-        for group in self.groups:
-            if group.name == name:
-                return group
-        raise KeyError(name)
-
-
 # Reading
-
-def _line_map(node: yaml.Node, path: Path = (),
-              lines: dict[Path, int] | None = None) -> dict[Path, int]:
-    """Line (1-based) of every mapping key and list item, by path."""
-    lines = {} if lines is None else lines
-    lines.setdefault(path, node.start_mark.line + 1)
-    if isinstance(node, yaml.MappingNode):
-        for key_node, value_node in node.value:
-            key = key_node.value
-            lines[path + (key,)] = key_node.start_mark.line + 1
-            _line_map(value_node, path + (key,), lines)
-    elif isinstance(node, yaml.SequenceNode):
-        for index, item in enumerate(node.value):
-            _line_map(item, path + (index,), lines)
-    return lines
-
-
-def _yaml_documents(text: str) -> list[tuple[Any, dict[Path, int]]]:
-    loader = yaml.SafeLoader(text)
-    documents = []
-    try:
-        while loader.check_node():
-            node = loader.get_node()
-            documents.append((loader.construct_document(node),
-                              _line_map(node)))
-    finally:
-        loader.dispose()
-    return documents
-
 
 def _is_strategy(document: Any) -> bool:
     return isinstance(document, Mapping) and \
@@ -258,14 +161,11 @@ def read(source: str | Mapping[str, Any], name: str = '<input>'
     if not isinstance(source, str):
         return source, {}
     try:
-        documents = _yaml_documents(source)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, 'problem_mark', None)
-        problem = getattr(exc, 'problem', None) or str(exc)
+        documents = [(d.data, d.lines) for d in source_read(source)]
+    except SourceError as exc:
         raise exception.InvalidStrategy([DocumentError(
-            name, 'not valid YAML or JSON: %s' % problem,
-            line=mark.line + 1 if mark else None)]) from None
-    documents = [(d, lines) for d, lines in documents if d is not None]
+            name, 'not valid YAML or JSON: %s' % exc.problem,
+            line=exc.line)]) from None
     strategies = [(d, lines) for d, lines in documents if _is_strategy(d)]
     if len(strategies) == 1:
         return strategies[0]
@@ -282,113 +182,27 @@ def read(source: str | Mapping[str, Any], name: str = '<input>'
 
 # Validation
 
-def _document_name(document: Any, default: str) -> str:
-    if isinstance(document, Mapping):
-        metadata = document.get('metadata')
-        if isinstance(metadata, Mapping) and \
-                isinstance(metadata.get('name'), str) and metadata['name']:
-            return metadata['name']
-    return default
-
-
 def _groups(document: Any) -> list:
     data = document.get('data') if isinstance(document, Mapping) else None
     groups = data.get('groups') if isinstance(data, Mapping) else None
     return groups if isinstance(groups, list) else []
 
 
-def _field(path: Sequence[Any]) -> str:
-    text = ''
-    for part in path:
-        if isinstance(part, int):
-            text += '[%d]' % part
-        else:
-            text += ('.' if text else '') + str(part)
-    return text
-
-
-def _line(lines: Mapping[Path, int], path: Path) -> int | None:
-    while True:
-        if path in lines:
-            return lines[path]
-        if not path:
-            return None
-        path = path[:-1]
-
-
-class _Errors:
-    """Collects errors, placing each in its group, field and line."""
-
-    def __init__(self, document: Any, name: str,
-                 lines: Mapping[Path, int]) -> None:
-        self.groups = _groups(document)
-        self.name = name
-        self.lines = lines
-        self.errors: list[DocumentError] = []
-
-    def group_name(self, index: int) -> str:
-        group = self.groups[index] if index < len(self.groups) else None
-        if isinstance(group, Mapping) and isinstance(group.get('name'), str) \
-                and group['name']:
-            return group['name']
-        return '#%d' % (index + 1)
-
-    def add(self, path: Path, message: str) -> None:
-        path = tuple(path)
-        group = None
-        field_path: Path = path
+def _locate(groups: list) -> Callable[[Path], Place]:
+    """Errors under ``data.groups[i]`` belong to that group."""
+    def locate(path: Path) -> Place:
         if len(path) >= 3 and path[:2] == ('data', 'groups') and \
                 isinstance(path[2], int):
-            group = self.group_name(path[2])
-            field_path = path[3:]
-        self.errors.append(DocumentError(
-            self.name, message, group=group, field=_field(field_path) or None,
-            line=_line(self.lines, path)))
+            group = groups[path[2]] if path[2] < len(groups) else None
+            name = group.get('name') if isinstance(group, Mapping) else None
+            if not isinstance(name, str) or not name:
+                name = '#%d' % (path[2] + 1)
+            return Place(path[3:], group=name)
+        return Place(path)
+    return locate
 
 
-def _describe(value: Any) -> str:
-    return json.dumps(value, default=str, sort_keys=True)
-
-
-def _schema_errors(validator: jsonschema.Validator, document: Any,
-                   errors: _Errors) -> None:
-    seen = set()
-    for error in validator.iter_errors(document):
-        path = tuple(error.absolute_path)
-        instance = error.instance
-        kind = error.validator
-        if kind == 'required':
-            for name in error.validator_value:
-                if isinstance(instance, Mapping) and name not in instance \
-                        and (path, name) not in seen:
-                    seen.add((path, name))
-                    errors.add(path + (name,), 'missing required field')
-        elif kind == 'additionalProperties':
-            known = set(error.schema.get('properties', {}))
-            for name in sorted(set(instance) - known, key=str):
-                errors.add(path + (name,), 'unknown field')
-        elif kind == 'type':
-            wanted = error.validator_value
-            wanted = wanted if isinstance(wanted, list) else [wanted]
-            errors.add(path, 'must be %s, not %s' % (
-                ' or '.join(_TYPE_NAMES.get(w, w) for w in wanted),
-                _describe(instance)))
-        elif kind == 'enum':
-            errors.add(path, 'must be one of %s, not %s' % (
-                ', '.join(error.validator_value), _describe(instance)))
-        elif kind == 'minimum':
-            errors.add(path, 'must be at least %s, not %s'
-                       % (error.validator_value, _describe(instance)))
-        elif kind == 'maximum':
-            errors.add(path, 'must be at most %s, not %s'
-                       % (error.validator_value, _describe(instance)))
-        elif kind == 'minLength':
-            errors.add(path, 'must not be empty')
-        else:
-            errors.add(path, error.message)
-
-
-def _label_errors(selectors: Any, path: Path, errors: _Errors) -> None:
+def _label_errors(selectors: Any, path: Path, errors: ErrorCollector) -> None:
     if not isinstance(selectors, list):
         return
     for s_index, selector in enumerate(selectors):
@@ -430,7 +244,7 @@ def _dependency_graph(groups: list) -> nx.DiGraph:
     return graph
 
 
-def _semantic_errors(groups: list, errors: _Errors) -> None:
+def _semantic_errors(groups: list, errors: ErrorCollector) -> None:
     first: dict[str, int] = {}
     for index, group in enumerate(groups):
         if not isinstance(group, Mapping):
@@ -479,10 +293,12 @@ def _semantic_errors(groups: list, errors: _Errors) -> None:
 def check(document: Any, lines: Mapping[Path, int] | None = None,
           name: str = '<input>') -> list[DocumentError]:
     """Every problem of a parsed document; empty if it is valid."""
-    errors = _Errors(document, _document_name(document, name), lines or {})
-    _schema_errors(_VALIDATOR, document, errors)
-    _semantic_errors(_groups(document), errors)
-    return sorted(errors.errors, key=lambda e: (e.line or 0,))
+    groups = _groups(document)
+    errors = ErrorCollector(document_name(document, name), lines,
+                            _locate(groups))
+    schema_errors(_VALIDATOR, document, errors)
+    _semantic_errors(groups, errors)
+    return errors.sorted()
 
 
 def validate(source: str | Mapping[str, Any], name: str = '<input>'
@@ -499,8 +315,8 @@ def check_selectors(selectors: Any, name: str = 'node filter'
                     ) -> list[Selector]:
     """Selectors given on their own (the node filter API), validated."""
     wrapped = {'selectors': selectors}
-    errors = _Errors(wrapped, name, {})
-    _schema_errors(_SELECTORS_VALIDATOR, wrapped, errors)
+    errors = ErrorCollector(name)
+    schema_errors(_SELECTORS_VALIDATOR, wrapped, errors)
     _label_errors(selectors, ('selectors',), errors)
     if errors.errors:
         raise exception.InvalidStrategy(errors.errors)

@@ -1,11 +1,12 @@
-"""Strategy documents: the spec's example loads; every error is precise."""
+"""DeploymentStrategy documents: the spec's example loads; every error
+is precise."""
 
 from __future__ import annotations
 
 import pytest
 
 from ironside.common import exception
-from ironside.strategy import document
+from ironside.strategy.reader import shipyard
 from tests.unit.strategy.conftest import SPEC_STRATEGY
 
 MINIMAL = """\
@@ -27,7 +28,7 @@ data:
 
 
 def _errors(text):
-    return [str(e) for e in document.validate(text)]
+    return [str(e) for e in shipyard.validate(text)]
 
 
 def _replace(text, old, new):
@@ -36,7 +37,7 @@ def _replace(text, old, new):
 
 
 def test_spec_example_loads_unchanged():
-    strategy = document.load(SPEC_STRATEGY)
+    strategy = shipyard.load(SPEC_STRATEGY)
     assert strategy.name == 'deployment-strategy'
     assert strategy.schema == 'shipyard/DeploymentStrategy/v1'
     assert [g.name for g in strategy.groups] == [
@@ -60,7 +61,7 @@ def test_spec_example_loads_unchanged():
 def test_spec_example_loads_under_ironside_schema():
     text = SPEC_STRATEGY.replace('shipyard/DeploymentStrategy/v1',
                                  'ironside/DeploymentStrategy/v1')
-    strategy = document.load(text)
+    strategy = shipyard.load(text)
     assert strategy.schema == 'ironside/DeploymentStrategy/v1'
     assert len(strategy.groups) == 5
 
@@ -68,13 +69,13 @@ def test_spec_example_loads_under_ironside_schema():
 def test_document_among_others_in_a_stream():
     text = 'schema: deckhand/Other/v1\nmetadata: {name: x}\ndata: {}\n' \
         '---\n' + MINIMAL
-    assert document.load(text).name == 'small'
+    assert shipyard.load(text).name == 'small'
 
 
 def test_json_document_loads():
     text = ('{"schema": "ironside/DeploymentStrategy/v1", "metadata": '
             '{"name": "j"}, "data": {"groups": []}}')
-    assert document.load(text).groups == ()
+    assert shipyard.load(text).groups == ()
 
 
 def test_ironside_extensions():
@@ -87,7 +88,7 @@ def test_ironside_extensions():
         - {interface: bios, step: apply_configuration, priority: 150,
            args: {settings: []}}
 ''')
-    strategy = document.load(text)
+    strategy = shipyard.load(text)
     first = strategy.group('first')
     assert first.strategy.wave_size(10) == 4
     assert first.deploy_templates == ('CUSTOM_RAID',)
@@ -98,13 +99,13 @@ def test_ironside_extensions():
 def test_one_by_one_waves():
     text = _replace(MINIMAL, '      selectors: []\n', '      selectors: []\n'
                     '      strategy: {type: one_by_one}\n')
-    assert document.load(text).group('first').strategy.wave_size(5) == 1
-    assert document.load(MINIMAL).group('first').strategy.wave_size(5) == 5
+    assert shipyard.load(text).group('first').strategy.wave_size(5) == 1
+    assert shipyard.load(MINIMAL).group('first').strategy.wave_size(5) == 5
 
 
 def test_valid_document_has_no_errors():
-    assert document.validate(MINIMAL) == []
-    assert document.validate(SPEC_STRATEGY) == []
+    assert shipyard.validate(MINIMAL) == []
+    assert shipyard.validate(SPEC_STRATEGY) == []
 
 
 def test_missing_required_fields():
@@ -275,7 +276,7 @@ def test_good_labels():
                     '            - "ucp:enabled"\n'
                     '            - "zone: east"\n'
                     '            - ucp_control_plane: enabled\n')
-    (selector,) = document.load(text).group('second').selectors
+    (selector,) = shipyard.load(text).group('second').selectors
     assert selector.node_labels == {('ucp', 'enabled'), ('zone', 'east'),
                                     ('ucp_control_plane', 'enabled')}
 
@@ -297,7 +298,7 @@ def test_strategy_errors():
 
 def test_yaml_syntax_error_has_a_line():
     text = _replace(MINIMAL, 'depends_on: [first]', 'depends_on: [first')
-    (error,) = document.validate(text)
+    (error,) = shipyard.validate(text)
     assert error.line == 13
     assert str(error).startswith('document "<input>": not valid YAML or '
                                  'JSON: ')
@@ -320,16 +321,17 @@ def test_mapping_input_has_no_lines():
              'metadata': {'name': 'm'},
              'data': {'groups': [{'name': 'g', 'critical': True,
                                   'depends_on': ['x'], 'selectors': []}]}}
-    (error,) = document.validate(value)
+    (error,) = shipyard.validate(value)
     assert error.as_dict() == {
-        'document': 'm', 'group': 'g', 'field': 'depends_on[0]',
+        'document': 'm', 'group': 'g', 'task': None,
+        'field': 'depends_on[0]',
         'line': None, 'message': 'depends on unknown group "x"'}
 
 
 def test_load_raises_with_every_error():
     text = _replace(MINIMAL, 'depends_on: [first]', 'depends_on: [x, y]')
     with pytest.raises(exception.InvalidStrategy) as err:
-        document.load(text)
+        shipyard.load(text)
     assert len(err.value.errors) == 2
     assert err.value.code == 400
     assert 'unknown group "x"' in str(err.value)
@@ -337,10 +339,10 @@ def test_load_raises_with_every_error():
 
 
 def test_node_filter_selectors():
-    selectors = document.check_selectors([{'rack_names': ['r1']}, {}])
+    selectors = shipyard.check_selectors([{'rack_names': ['r1']}, {}])
     assert selectors[1].selects_all
     with pytest.raises(exception.InvalidStrategy) as err:
-        document.check_selectors([{'node_labels': ['bad']},
+        shipyard.check_selectors([{'node_labels': ['bad']},
                                   {'racks': ['r1']}])
     assert [str(e) for e in err.value.errors] == [
         'document "node filter", field "selectors[1].racks": unknown field',

@@ -1,0 +1,34 @@
+"""What the ``openstack site`` commands share."""
+
+from __future__ import annotations
+
+import sys
+
+from osc_lib import exceptions
+
+
+def read_file(path: str) -> str:
+    """The text of ``path`` ("-" for stdin); CommandError naming the file
+    if it cannot be read."""
+    try:
+        if path == '-':
+            return sys.stdin.read()
+        with open(path, encoding='utf-8') as stream:
+            return stream.read()
+    except OSError as exc:
+        raise exceptions.CommandError('Cannot read %s: %s'
+                                      % (path, exc.strerror)) from None
+
+
+def site_client(cmd):
+    return cmd.app.client_manager.site
+
+
+class FileArgument:
+    """Commands that read a document from a file."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('file', metavar='<file>',
+                            help='YAML or JSON document ("-" for stdin)')
+        return parser

@@ -1,0 +1,86 @@
+"""``openstack site strategy ...``."""
+
+from __future__ import annotations
+
+import yaml
+from osc_lib.command import command
+
+from ironside.osc.common import FileArgument
+from ironside.osc.common import read_file
+from ironside.osc.common import site_client
+
+
+class _StrategyArgument:
+    """Commands about one stored strategy."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('strategy', metavar='<strategy>',
+                            help='Name or UUID of the strategy')
+        return parser
+
+
+class ValidateStrategy(FileArgument, command.Command):
+    """Validate a DeploymentStrategy document without storing it."""
+
+    def take_action(self, parsed_args):
+        result = site_client(self).validate_strategy(
+            read_file(parsed_args.file))
+        if result['valid']:
+            self.app.stdout.write('%s is valid\n' % parsed_args.file)
+            return 0
+        for error in result['errors']:
+            self.app.stdout.write(error['text'] + '\n')
+        return 1
+
+
+class CreateStrategy(FileArgument, command.ShowOne):
+    """Store a DeploymentStrategy document."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('--name', metavar='<name>',
+                            help='Store it under this name (default: the '
+                                 'document\'s metadata.name)')
+        return parser
+
+    def take_action(self, parsed_args):
+        strategy = site_client(self).create_strategy(
+            read_file(parsed_args.file), parsed_args.name)
+        return _strategy_columns(strategy)
+
+
+def _strategy_columns(strategy: dict):
+    columns = ('name', 'uuid', 'schema', 'groups', 'created_at')
+    values = [strategy[c] for c in columns]
+    values[3] = ', '.join(values[3])
+    if 'document' in strategy:
+        columns += ('document',)
+        values.append(yaml.safe_dump(strategy['document'],
+                                     default_flow_style=False,
+                                     sort_keys=False))
+    return columns, values
+
+
+class ListStrategies(command.Lister):
+    """List stored deployment strategies."""
+
+    def take_action(self, parsed_args):
+        rows = [(s['name'], s['uuid'], s['schema'], ', '.join(s['groups']))
+                for s in site_client(self).list_strategies()]
+        return ('Name', 'UUID', 'Schema', 'Groups'), rows
+
+
+class ShowStrategy(_StrategyArgument, command.ShowOne):
+    """Show a deployment strategy and its document."""
+
+    def take_action(self, parsed_args):
+        return _strategy_columns(
+            site_client(self).get_strategy(parsed_args.strategy))
+
+
+class DeleteStrategy(_StrategyArgument, command.Command):
+    """Delete a deployment strategy."""
+
+    def take_action(self, parsed_args):
+        site_client(self).delete_strategy(parsed_args.strategy)

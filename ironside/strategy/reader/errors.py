@@ -1,0 +1,93 @@
+"""Document errors, and where they are.
+
+Validation reports every problem of a document at once, each placed in
+its document, its group or task, its field and its line, so that the
+person who wrote the document can go straight to it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from collections.abc import Mapping
+from typing import Any
+
+from ironside.strategy.reader.source import Path
+from ironside.strategy.reader.source import field_name
+from ironside.strategy.reader.source import line_of
+
+
+@dataclasses.dataclass(frozen=True)
+class DocumentError:
+    """One problem in a document, and where it is."""
+
+    document: str
+    message: str
+    group: str | None = None
+    task: str | None = None
+    field: str | None = None
+    line: int | None = None
+
+    def __str__(self) -> str:
+        where = ['document "%s"' % self.document]
+        if self.group is not None:
+            where.append('group "%s"' % self.group)
+        if self.task is not None:
+            where.append('task "%s"' % self.task)
+        if self.field:
+            where.append('field "%s"' % self.field)
+        line = ' (line %d)' % self.line if self.line else ''
+        return '%s: %s%s' % (', '.join(where), self.message, line)
+
+    def as_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+@dataclasses.dataclass(frozen=True)
+class Place:
+    """What a path inside a document is part of: a group or a task (by
+    name), and the rest of the path, which is the field."""
+
+    field_path: Path
+    group: str | None = None
+    task: str | None = None
+
+
+# Tells which group or task of its document a path belongs to.
+Locator = Callable[[Path], Place]
+
+
+def whole_document(path: Path) -> Place:
+    return Place(path)
+
+
+def document_name(document: Any, default: str) -> str:
+    """``metadata.name`` of a document, or ``default``."""
+    if isinstance(document, Mapping):
+        metadata = document.get('metadata')
+        if isinstance(metadata, Mapping) and \
+                isinstance(metadata.get('name'), str) and metadata['name']:
+            return metadata['name']
+    return default
+
+
+class ErrorCollector:
+    """Collects a document's errors, placing each by its path."""
+
+    def __init__(self, name: str, lines: Mapping[Path, int] | None = None,
+                 locate: Locator = whole_document) -> None:
+        self.name = name
+        self.lines = lines or {}
+        self.locate = locate
+        self.errors: list[DocumentError] = []
+
+    def add(self, path: Path, message: str) -> None:
+        path = tuple(path)
+        place = self.locate(path)
+        self.errors.append(DocumentError(
+            self.name, message, group=place.group, task=place.task,
+            field=field_name(place.field_path) or None,
+            line=line_of(self.lines, path)))
+
+    def sorted(self) -> list[DocumentError]:
+        return sorted(self.errors, key=lambda e: e.line or 0)
