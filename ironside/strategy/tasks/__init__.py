@@ -1,0 +1,1 @@
+"""Tasks that run on deployed nodes, and the runners that run them."""
