@@ -24,7 +24,7 @@ ENTRY_POINT_GROUP = 'ironside.site.task_runners'
 
 # TaskResult.status values.
 SUCCESS = 'success'
-FAILED = 'failed'          # ran, and exited non-zero (or the task's check failed)
+FAILED = 'failed'          # ran, and exited non-zero
 TIMEOUT = 'timeout'        # did not finish within the task's timeout
 UNREACHABLE = 'unreachable'  # the node could not be reached or logged in to
 
