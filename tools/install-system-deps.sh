@@ -9,6 +9,9 @@ set -eu
 
 PACKAGES='
 ipmitool ipmitool
+etcd etcd-server
+etcdctl etcd-client
+kubectl kubernetes-client
 '
 
 missing=
