@@ -43,8 +43,6 @@ from urllib import parse
 import jsonschema
 
 from ironside.common import exception
-# One error format and one YAML line mapping for every design document:
-# the DeploymentStrategy reader's.
 from ironside.strategy.document import DocumentError
 from ironside.strategy.document import _field
 from ironside.strategy.document import _line
@@ -115,6 +113,8 @@ DOCUMENT_SCHEMA = {
     'additionalProperties': False,
 }
 
+# Errors are reported as the DeploymentStrategy reader reports its own:
+# one format, and the same YAML line mapping, for every design document.
 _VALIDATOR = jsonschema.Draft202012Validator(DOCUMENT_SCHEMA)
 
 Path = tuple[Any, ...]
