@@ -395,14 +395,21 @@ class ConfigInvalid(IronsideException):
 
 # The site layer (deployment strategies and site actions)
 
-class InvalidStrategy(Invalid):
-    """A deployment strategy document is invalid; ``errors`` lists why."""
+class InvalidDesignDocument(Invalid):
+    """A site design document is invalid; ``errors`` lists why."""
 
-    msg_fmt = "Invalid deployment strategy: %(details)s"
+    msg_fmt = "Invalid design document: %(details)s"
 
     def __init__(self, errors: list) -> None:
         self.errors = list(errors)
         super().__init__(details='; '.join(str(e) for e in self.errors))
+
+
+class InvalidStrategy(InvalidDesignDocument):
+    """A deployment strategy document is invalid; ``errors`` lists why."""
+
+    msg_fmt = "Invalid deployment strategy: %(details)s"
+
 
 
 class StrategyNotFound(NotFound):
@@ -424,16 +431,6 @@ class SiteActionConflict(Conflict):
 
 
 # Decommissioning nodes from the clusters they host
-
-class InvalidDesignDocument(Invalid):
-    """A site design document is invalid; ``errors`` lists why."""
-
-    msg_fmt = "Invalid design document: %(details)s"
-
-    def __init__(self, errors: list) -> None:
-        self.errors = list(errors)
-        super().__init__(details='; '.join(str(e) for e in self.errors))
-
 
 class DecommissionFailed(IronsideException):
     """A decommission step ended in a failure status; ``status`` is it

@@ -76,6 +76,8 @@ def test_removal_below_the_minimum_is_refused(cluster):
 
 def test_removal_with_a_member_down_is_refused(cluster):
     cluster.kill(1)
+    wait_for(lambda: cluster.healthy(0) and cluster.healthy(2), timeout=15,
+             what='a new leader')
     gw = gateway(cluster, minimum_healthy_members=2)
     refused = gw.remove_node_members('node-0', timeout=30)
     assert refused.reason == 'RemoveEtcdError'
@@ -134,6 +136,9 @@ def test_wait_succeeds_once_the_cluster_recovers(cluster):
 def test_health_per_member(cluster):
     gw = gateway(cluster)
     cluster.kill(2)
+    # If node-2 led, the others elect a new leader first.
+    wait_for(lambda: cluster.healthy(0) and cluster.healthy(1), timeout=15,
+             what='a new leader')
     health = gw.health('kubernetes')
     assert (health.status, health.code) == ('Success', 200)
     assert [(m.name, m.message, m.error) for m in health.messages] == [

@@ -270,3 +270,17 @@ def running_tasks(system, uris: list[str], what: str) -> list[str]:
                                 % (what, task_state,
                                      messages or 'no message'))
     return running
+
+
+def tasks_done(task, key: str, what: str) -> bool:
+    """Whether the BMC tasks listed in ``driver_internal_info[key]`` are
+    all done (the key is then dropped); raises if one failed."""
+    info = task.node.driver_internal_info
+    uris = info.get(key) or []
+    running = call(task, 'poll %ss' % what,
+                   lambda system: running_tasks(system, uris, what))
+    if running:
+        info[key] = running
+        return False
+    info.pop(key, None)
+    return True

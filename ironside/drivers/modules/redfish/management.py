@@ -148,15 +148,9 @@ class RedfishManagement(base.ManagementInterface):
         return None
 
     def poll_async_step(self, task, step) -> bool:
-        info = task.node.driver_internal_info
-        uris = info.get(ERASE_TASKS_KEY) or []
-        running = common.call(task, 'poll drive erase tasks',
-                              lambda system: common.running_tasks(
-                                  system, uris, 'Drive erase task'))
-        if running:
-            info[ERASE_TASKS_KEY] = running
+        if not common.tasks_done(task, ERASE_TASKS_KEY, 'drive erase task'):
             return False
-        info.pop(ERASE_TASKS_KEY, None)
+        info = task.node.driver_internal_info
         info[local_storage.WIPED_KEY] = info.pop(ERASING_KEY, None)
         return True
 

@@ -168,15 +168,8 @@ class RedfishRAID(base.RAIDInterface):
                                          delete_existing=delete_existing)
 
     def poll_async_step(self, task, step) -> bool:
-        info = task.node.driver_internal_info
-        uris = info.get(TASKS_KEY) or []
-        running = common.call(task, 'poll RAID tasks',
-                              lambda system: common.running_tasks(
-                                  system, uris, 'RAID task'))
-        if running:
-            info[TASKS_KEY] = running
+        if not common.tasks_done(task, TASKS_KEY, 'RAID task'):
             return False
-        info.pop(TASKS_KEY, None)
         self._record(task)
         return True
 
