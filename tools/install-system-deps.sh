@@ -4,11 +4,17 @@
 # only what is missing, and does nothing when everything is there.
 #
 # Each line of PACKAGES is "<command that proves it is installed>
-# <Debian package>".
+# <Debian package>". etcd-server and etcd-client run the real etcd
+# clusters of the decommission tests; any kubectl already on the PATH
+# will do for their second opinion (Debian's kubernetes-client would
+# clash with another package's /usr/bin/kubectl).
 set -eu
 
 PACKAGES='
 ipmitool ipmitool
+etcd etcd-server
+etcdctl etcd-client
+kubectl kubernetes-client
 '
 
 missing=

@@ -395,14 +395,20 @@ class ConfigInvalid(IronsideException):
 
 # The site layer (deployment strategies and site actions)
 
-class InvalidStrategy(Invalid):
-    """A deployment strategy document is invalid; ``errors`` lists why."""
+class InvalidDesignDocument(Invalid):
+    """A site design document is invalid; ``errors`` lists why."""
 
-    msg_fmt = "Invalid deployment strategy: %(details)s"
+    msg_fmt = "Invalid design document: %(details)s"
 
     def __init__(self, errors: list) -> None:
         self.errors = list(errors)
         super().__init__(details='; '.join(str(e) for e in self.errors))
+
+
+class InvalidStrategy(InvalidDesignDocument):
+    """A deployment strategy document is invalid; ``errors`` lists why."""
+
+    msg_fmt = "Invalid deployment strategy: %(details)s"
 
 
 class StrategyNotFound(NotFound):
@@ -421,3 +427,18 @@ class SiteActionConflict(Conflict):
     msg_fmt = ("Site action %(action)s is still running on nodes %(nodes)s; "
                "a second action on the same nodes is refused until it "
                "finishes.")
+
+
+# Decommissioning nodes from the clusters they host
+
+class DecommissionFailed(IronsideException):
+    """A decommission step ended in a failure status; ``status`` is it
+    (an ironside.strategy.decommission.status.Status)."""
+
+    msg_fmt = "%(reason)s: %(message)s"
+    failure_reason = 'DecommissionFailed'
+
+    def __init__(self, status) -> None:
+        self.status = status
+        super().__init__(reason=status.reason, message=status.message,
+                         code=status.code)

@@ -23,6 +23,10 @@ tests and demos steer them from ``driver_info``:
     ``true`` makes the asynchronous steps wait for a callback
     (``continue_node_deploy`` / ``continue_node_clean``), as a ramdisk
     agent would send, instead of being polled.
+``fake_disks``
+    The node's disks, ``[{"name": "/dev/sda", "serial": ..., "size": GiB},
+    ...]`` (or names only); default one ``/dev/sda`` of
+    ``properties.local_gb``. ``management.wipe_local_storage`` wipes them.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from typing import Any
 from ironside.common import exception
 from ironside.common import states
 from ironside.drivers import base
+from ironside.drivers.modules import local_storage
 
 PROPERTIES = {
     'fake_step_delay': 'Seconds every fake step takes. Optional.',
@@ -48,6 +53,8 @@ PROPERTIES = {
                           'Optional.',
     'fake_async_callback': 'true: asynchronous steps wait for a callback '
                            'instead of being polled. Optional.',
+    'fake_disks': 'The disks, as [{"name": "/dev/sda", "serial": ..., '
+                  '"size": GiB}, ...]. Optional; default one /dev/sda.',
 }
 
 
@@ -132,6 +139,8 @@ class FakeInterfaceMixin:
                     '"interface.step": seconds')
         for value in delays.values():
             _number(task, 'fake_step_delays', value)
+        if 'fake_disks' in info:
+            fake_disks(task.node)
         if self.interface_type in _as_list(info.get('fake_validate_fail')):
             raise exception.InvalidParameterValue(
                 err='fake %s validation failure requested by driver_info '
@@ -199,6 +208,38 @@ class FakeManagement(FakeInterfaceMixin, base.ManagementInterface):
 
     def inject_nmi(self, task) -> None:
         pass
+
+    @base.clean_step(priority=0, argsinfo=local_storage.ARGSINFO)
+    def wipe_local_storage(self, task,
+                           preserve_local_storage: bool = False) -> None:
+        """Wipe every disk, or only the OS disk (see local_storage)."""
+        run_fake_step(task, 'management.wipe_local_storage')
+        chosen = local_storage.select(task.node, fake_disks(task.node),
+                                      preserve_local_storage)
+        local_storage.record(task.node, chosen, preserve_local_storage)
+
+
+def fake_disks(node) -> list[local_storage.Disk]:
+    """The disks of a fake node: driver_info fake_disks, or one disk."""
+    value = node.driver_info.get('fake_disks')
+    if value is None:
+        size = (node.properties or {}).get('local_gb')
+        return [local_storage.Disk('/dev/sda', size=int(size)
+                                   if isinstance(size, int) else None)]
+    disks = []
+    for item in value if isinstance(value, list) else [None]:
+        if isinstance(item, str):
+            item = {'name': item}
+        if not isinstance(item, dict) or not isinstance(
+                item.get('name'), str) or \
+                set(item) - set(local_storage.HINTS):
+            raise exception.InvalidParameterValue(
+                err='driver_info fake_disks must be a list of disk names or '
+                    'of {"name": ..., "serial": ..., "model": ..., '
+                    '"vendor": ..., "wwn": ..., "size": GiB}, not %r'
+                    % (value,))
+        disks.append(local_storage.Disk(**item))
+    return disks
 
 
 class FakeBoot(FakeInterfaceMixin, base.BootInterface):

@@ -244,3 +244,43 @@ def validate(task) -> RedfishInfo:
         LOG.info('Could not reach BMC %s while validating node %s: %s',
                  info.address, task.node.uuid, exc)
     return info
+
+
+def running_tasks(system, uris: list[str], what: str) -> list[str]:
+    """The BMC task monitors among ``uris`` still running; raises
+    RedfishError naming ``what`` if one of them failed."""
+    root = system.root
+    running = []
+    for uri in uris:
+        try:
+            monitor = root.get_task_monitor(uri)
+        except sushy_exc.ResourceNotFoundError:
+            continue  # a finished task some BMCs forget at once
+        if monitor.is_processing:
+            running.append(uri)
+            continue
+        body = monitor.response.json() if monitor.response.content else {}
+        task_state = body.get('TaskState')
+        if task_state in ('Exception', 'Killed', 'Cancelled') or \
+                body.get('TaskStatus') in ('Critical',):
+            messages = '; '.join(m.get('Message', '')
+                                 for m in body.get('Messages') or [])
+            raise exception.RedfishError(
+                bmc=uri, reason='%s ended %s: %s'
+                                % (what, task_state,
+                                     messages or 'no message'))
+    return running
+
+
+def tasks_done(task, key: str, what: str) -> bool:
+    """Whether the BMC tasks listed in ``driver_internal_info[key]`` are
+    all done (the key is then dropped); raises if one failed."""
+    info = task.node.driver_internal_info
+    uris = info.get(key) or []
+    running = call(task, 'poll %ss' % what,
+                   lambda system: running_tasks(system, uris, what))
+    if running:
+        info[key] = running
+        return False
+    info.pop(key, None)
+    return True

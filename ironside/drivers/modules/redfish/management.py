@@ -1,4 +1,14 @@
-"""Boot device, boot mode and sensors of redfish nodes through sushy."""
+"""Boot device, boot mode and sensors of redfish nodes through sushy,
+and the ``wipe_local_storage`` clean step.
+
+Wiping erases drives with the Redfish ``Drive.SecureErase`` action, on
+every drive of the system's storage, or on the OS disk only (see
+:mod:`ironside.drivers.modules.local_storage`). A drive whose BMC does
+not offer the action fails the step before any drive is erased, naming
+the drives; sushy-tools' own emulator offers none. Erases the BMC runs
+as tasks (HTTP 202) leave the node waiting, polled every
+[redfish]task_poll_interval seconds.
+"""
 
 from __future__ import annotations
 
@@ -7,10 +17,17 @@ from typing import Any
 import sushy
 
 from ironside.common import exception
+from ironside.common.conf import CONF
 from ironside.drivers import base
+from ironside.drivers.modules import local_storage
 from ironside.drivers.modules.redfish import common
 
 BootDevice = base.BootDevice
+
+SECURE_ERASE = '#Drive.SecureErase'
+ERASE_TASKS_KEY = 'redfish_erase_tasks'
+ERASING_KEY = 'redfish_erasing_disks'
+GIB = 1024 ** 3
 
 _TO_REDFISH = {BootDevice.PXE: sushy.BootSource.PXE,
                BootDevice.DISK: sushy.BootSource.HDD,
@@ -89,3 +106,65 @@ class RedfishManagement(base.ManagementInterface):
     def inject_nmi(self, task) -> None:
         common.call(task, 'inject NMI',
                     lambda system: system.reset_system(sushy.ResetType.NMI))
+
+    @base.clean_step(priority=0, argsinfo=local_storage.ARGSINFO)
+    def wipe_local_storage(self, task, preserve_local_storage: bool = False
+                           ) -> str | None:
+        """Secure-erase every drive, or only the OS disk."""
+        def _erase(system):
+            drives = _drives(system)
+            chosen = local_storage.select(task.node, list(drives),
+                                          preserve_local_storage)
+            targets = {}
+            for disk in chosen:
+                action = (drives[disk].json.get('Actions') or {}).get(
+                    SECURE_ERASE) or {}
+                targets[disk] = action.get('target')
+            missing = sorted(d.name for d, t in targets.items() if not t)
+            if missing:
+                raise exception.UnsupportedDriverExtension(
+                    driver='redfish', extension='wiping drives %s: the BMC '
+                    'offers no Drive.SecureErase action for them'
+                    % ', '.join(missing))
+            uris = []
+            for target in targets.values():
+                # sushy has no method for this action: its connection
+                # posts it, as sushy's own resources do.
+                response = system._conn.post(target, data={})
+                if response.status_code == 202 and \
+                        response.headers.get('Location'):
+                    uris.append(response.headers['Location'])
+            return chosen, uris
+
+        chosen, uris = common.call(task, 'erase drives', _erase)
+        if uris:
+            info = task.node.driver_internal_info
+            info[ERASE_TASKS_KEY] = uris
+            info[ERASING_KEY] = {'disks': [d.as_dict() for d in chosen],
+                                 'os_disk_only': local_storage.as_bool(
+                                     preserve_local_storage)}
+            return base.poll_later(task, CONF.redfish.task_poll_interval)
+        local_storage.record(task.node, chosen, preserve_local_storage)
+        return None
+
+    def poll_async_step(self, task, step) -> bool:
+        if not common.tasks_done(task, ERASE_TASKS_KEY, 'drive erase task'):
+            return False
+        info = task.node.driver_internal_info
+        info[local_storage.WIPED_KEY] = info.pop(ERASING_KEY, None)
+        return True
+
+
+def _drives(system) -> dict:
+    """{Disk: sushy Drive} of every storage subsystem, in BMC order."""
+    found = {}
+    for storage in system.storage.get_members():
+        for drive in storage.drives:
+            disk = local_storage.Disk(
+                name=drive.name or drive.identity,
+                serial=drive.serial_number, model=drive.model,
+                vendor=drive.manufacturer,
+                size=(drive.capacity_bytes or 0) // GIB or None,
+                location=drive.path)
+            found[disk] = drive
+    return found

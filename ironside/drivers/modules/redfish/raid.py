@@ -13,8 +13,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from sushy import exceptions as sushy_exc
-
 from ironside.common import exception
 from ironside.common.conf import CONF
 from ironside.drivers import base
@@ -170,14 +168,8 @@ class RedfishRAID(base.RAIDInterface):
                                          delete_existing=delete_existing)
 
     def poll_async_step(self, task, step) -> bool:
-        info = task.node.driver_internal_info
-        uris = info.get(TASKS_KEY) or []
-        running = common.call(task, 'poll RAID tasks',
-                              lambda system: _running(system, uris))
-        if running:
-            info[TASKS_KEY] = running
+        if not common.tasks_done(task, TASKS_KEY, 'RAID task'):
             return False
-        info.pop(TASKS_KEY, None)
         self._record(task)
         return True
 
@@ -194,30 +186,6 @@ def _delete_all(system) -> list[str]:
             if uri:
                 uris.append(uri)
     return uris
-
-
-def _running(system, uris: list[str]) -> list[str]:
-    """Task monitors still running; raises if one of them failed."""
-    root = system.root
-    running = []
-    for uri in uris:
-        try:
-            monitor = root.get_task_monitor(uri)
-        except sushy_exc.ResourceNotFoundError:
-            continue  # a finished task some BMCs forget at once
-        if monitor.is_processing:
-            running.append(uri)
-            continue
-        body = monitor.response.json() if monitor.response.content else {}
-        task_state = body.get('TaskState')
-        if task_state in ('Exception', 'Killed', 'Cancelled') or \
-                body.get('TaskStatus') in ('Critical',):
-            messages = '; '.join(m.get('Message', '')
-                                 for m in body.get('Messages') or [])
-            raise exception.RedfishError(
-                bmc=uri, reason='RAID task ended %s: %s'
-                                % (task_state, messages or 'no message'))
-    return running
 
 
 def _volumes(system) -> list[dict]:

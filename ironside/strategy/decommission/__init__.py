@@ -1,0 +1,15 @@
+"""Decommissioning a node from the clusters it hosts (teardown spec).
+
+What a ``redeploy_server`` action calls:
+
+- :class:`.sequence.Decommission` ``(kubernetes, etcd, options).run(node,
+  labels, done, record)``: the whole decommission, resumable;
+- :class:`.sequence.DecommissionOptions` ``.from_parameters(params)``:
+  the spec's timeouts from the action's parameters (BadRequest first);
+- :meth:`.k8s.KubernetesApi.from_kubeconfig` and its
+  ``remove_from_cluster(node)``: the Kubernetes side, and deleting the
+  node after the server is destroyed;
+- :func:`.etcd_clusters.load` and :class:`.etcd.EtcdGateway`: the
+  EtcdClusters document and the etcd side;
+- :mod:`.status`: the status responses every one of them answers with.
+"""
