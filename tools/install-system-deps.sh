@@ -9,6 +9,7 @@ set -eu
 
 PACKAGES='
 ipmitool ipmitool
+/usr/sbin/sshd openssh-server
 '
 
 missing=
