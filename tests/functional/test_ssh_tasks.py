@@ -465,6 +465,19 @@ def test_reconnects_after_the_node_restarts(ssh_nodes, runner):
     assert node.logins() == 2
 
 
+def test_idle_connections_are_closed(ssh_nodes):
+    node = ssh_nodes(1)[0]
+    runner = SSHTaskRunner(idle_timeout=1)
+    try:
+        assert runner.run(node.target(), shell('true')).succeeded
+        wait_for(lambda: 'Disconnected from user' in node.log(), timeout=10,
+                 what='the idle connection to be closed')
+        assert runner.run(node.target(), shell('true')).succeeded
+    finally:
+        runner.close()
+    assert node.logins() == 2
+
+
 def test_many_nodes_at_once(ssh_nodes, runner):
     nodes = ssh_nodes(30)
 
