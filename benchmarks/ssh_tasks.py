@@ -53,6 +53,7 @@ from ironside.strategy.tasks.base import TaskResult  # noqa: E402
 from ironside.strategy.tasks.base import TaskSpec  # noqa: E402
 from ironside.strategy.tasks.base import TaskTarget  # noqa: E402
 from ironside.strategy.tasks.ssh import SSHTaskRunner  # noqa: E402
+from tests.functional.fixtures import process  # noqa: E402
 from tests.functional.fixtures import sshd  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / 'results'
@@ -136,21 +137,15 @@ def measure_round(run_task: RunTask, targets: Sequence[TaskTarget],
 def fleet_cpu_seconds(fleet: sshd.SSHNodes) -> float:
     """CPU the nodes' side used so far: every sshd, its connection
     processes and (through their reaped children) the tasks' shells."""
-    ticks = os.sysconf('SC_CLK_TCK')
+    stats = process.process_stats()
     pids = []
     for node in fleet:
         pids.append(node.process.pid)
         pids.extend(sshd.descendants(node.process.pid))
-    total = 0
-    for pid in pids:
-        try:
-            with open('/proc/%d/stat' % pid) as stat:
-                fields = stat.read().rsplit(')', 1)[1].split()
-        except OSError:
-            continue
-        # utime, stime, cutime, cstime: fields 14-17 of proc(5).
-        total += sum(int(value) for value in fields[11:15])
-    return total / ticks
+    # utime, stime, cutime, cstime
+    ticks = sum(int(value) for pid in pids if pid in stats
+                for value in stats[pid][11:15])
+    return ticks / os.sysconf('SC_CLK_TCK')
 
 
 def measured_round(fleet: sshd.SSHNodes, *args, **kwargs) -> Round:
