@@ -133,6 +133,21 @@ def test_timeout_kills_the_remote_processes(ssh_nodes, runner):
     assert node.connections() == 1
 
 
+def test_a_noisy_login_shell_neither_hides_nor_breaks(ssh_nodes, runner):
+    # bash run by sshd reads ~/.bashrc (HOME is the node's directory);
+    # what it writes on stderr comes before the runner's pid line.
+    node = ssh_nodes(1)[0]
+    node.file('.bashrc').write_text('echo rc-noise >&2\n')
+    marker = '62.%d' % (uuid.uuid4().int % 10000)
+    result = runner.run(node.target(), shell('echo started; sleep %s'
+                                             % marker, timeout=0.5))
+    assert result.status == base.TIMEOUT
+    # Written before stderr joined stdout: either order.
+    assert sorted(result.output_tail.splitlines()) == ['rc-noise', 'started']
+    wait_for(lambda: not _processes_with('sleep\x00%s' % marker),
+             timeout=5, what='the task to be killed')
+
+
 def test_task_timeout_field_wins_over_parameters(ssh_nodes, runner):
     node = ssh_nodes(1)[0]
     task = TaskSpec('t', 'shell', {'cmd': 'sleep 5', 'timeout': 600},
@@ -325,12 +340,8 @@ def test_puppet_timeout(ssh_nodes, runner):
     result = runner.run(node.target(), TaskSpec('p', 'puppet',
                                                 {'timeout': 0.5}))
     assert result.status == base.TIMEOUT
-    wait_for(lambda: not _processes_with(str(nodes_bin(node) / 'puppet')),
+    wait_for(lambda: not _processes_with(str(node.run.bin_dir / 'puppet')),
              timeout=5, what='puppet to be killed')
-
-
-def nodes_bin(node):
-    return node.run.bin_dir
 
 
 # Unreachable nodes.

@@ -25,9 +25,8 @@ import asyncssh
 from ironside.strategy.tasks.output import OutputTail
 
 _PID_MARKER = b'ironside-task-pid '
-# Output before the marker line, if it ever came, is kept; a marker
-# longer than this is not one.
-_MARKER_LIMIT = 64
+# A line of stderr this long without an end is not the marker line.
+_MARKER_LIMIT = 4096
 
 
 @dataclasses.dataclass
@@ -82,21 +81,26 @@ class _Session(asyncssh.SSHClientSession):
         self.tail.append(data)
 
     def _take_marker(self, data: bytes) -> None:
+        """Find the pid line in stderr; anything the login shell wrote
+        there before it (a noisy rc file) stays in the output."""
         self._stderr_start += data
-        line, newline, rest = self._stderr_start.partition(b'\n')
-        if not newline and len(self._stderr_start) < _MARKER_LIMIT:
-            return
-        self._marker_done = True
-        if newline and line.startswith(_PID_MARKER):
-            try:
+        while not self._marker_done:
+            line, newline, rest = self._stderr_start.partition(b'\n')
+            if not newline:
+                if len(self._stderr_start) > _MARKER_LIMIT:
+                    self.tail.append(self._stderr_start)
+                    self._stderr_start = b''
+                return
+            self._stderr_start = rest
+            if line.startswith(_PID_MARKER) and \
+                    line[len(_PID_MARKER):].isdigit():
                 self.pid = int(line[len(_PID_MARKER):])
-            except ValueError:
-                rest = self._stderr_start
-        else:
-            rest = self._stderr_start
-        self._stderr_start = b''
-        if rest:
-            self.tail.append(rest)
+                self._marker_done = True
+            else:
+                self.tail.append(line + newline)
+        if self._stderr_start:
+            self.tail.append(self._stderr_start)
+            self._stderr_start = b''
 
     def exit_status_received(self, status: int) -> None:
         self.exit_status = status
