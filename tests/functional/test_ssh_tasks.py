@@ -12,6 +12,7 @@ import concurrent.futures
 import logging
 import os
 import pwd
+import signal
 import stat
 import time
 import uuid
@@ -473,6 +474,31 @@ def test_reconnects_after_the_node_restarts(ssh_nodes, runner):
     node.start()
     result = runner.run(node.target(), shell('echo back'))
     assert (result.status, result.output_tail) == (base.SUCCESS, 'back')
+    assert node.logins() == 2
+
+
+def test_a_hung_connection_is_replaced(ssh_nodes):
+    node = ssh_nodes(1)[0]
+    runner = SSHTaskRunner(connect_timeout=1)
+    try:
+        assert runner.run(node.target(), shell('true')).succeeded
+        # The node's side of the open connection stops answering, as
+        # after a network partition; its sshd still takes new ones.
+        hung = sshd.descendants(node.process.pid)
+        for pid in hung:
+            os.kill(pid, signal.SIGSTOP)
+        try:
+            started = time.monotonic()
+            result = runner.run(node.target(), shell('echo again'))
+            elapsed = time.monotonic() - started
+        finally:
+            for pid in hung:
+                os.kill(pid, signal.SIGCONT)
+        assert runner.connections_opened == 2
+    finally:
+        runner.close()
+    assert (result.status, result.output_tail) == (base.SUCCESS, 'again')
+    assert 1 <= elapsed < 4
     assert node.logins() == 2
 
 

@@ -62,10 +62,15 @@ from ironside.strategy.tasks.ssh_connections import Unreachable
 
 LOG = logging.getLogger(__name__)
 
+
+class _SessionTimeout(Exception):
+    """A kept connection gave no session in time: hung, as good as dead."""
+
+
 # Errors that mean the connection died under us, not that the task failed.
 _CONNECTION_ERRORS = (asyncssh.ChannelOpenError, asyncssh.ConnectionLost,
                       asyncssh.DisconnectError, ConnectionError,
-                      BrokenPipeError, EOFError)
+                      BrokenPipeError, EOFError, _SessionTimeout)
 
 # puppet apply --detailed-exitcodes: 0 nothing to change, 2 changes
 # applied (both success, as Fuel judged them); the rest fail.
@@ -190,21 +195,31 @@ class SSHTaskRunner:
                     opener: Callable[[asyncssh.SSHClientConnection],
                                      Awaitable[Any]]):
         """``opener(connection)`` on the node's connection; once more on
-        a new connection when the kept one turns out dead (the work had
-        not started)."""
+        a new connection when the kept one turns out dead or hung (no
+        session within ``connect_timeout``)."""
         connection = await self._pool.connection(target)
         try:
-            return connection, await opener(connection)
+            return connection, await self._opened(connection, opener)
         except _CONNECTION_ERRORS as exc:
             LOG.debug('SSH connection to %s unusable (%s); reconnecting',
-                      target.node_name, exc)
+                      target.node_name, _why(exc, self.connect_timeout))
         connection = await self._pool.connection(target, failed=connection)
         try:
-            return connection, await opener(connection)
+            return connection, await self._opened(connection, opener)
         except _CONNECTION_ERRORS as exc:
             raise Unreachable('%s:%d accepted the login but no session: '
-                              '%s' % (target.address, target.port, exc)
+                              '%s' % (target.address, target.port,
+                                      _why(exc, self.connect_timeout))
                               ) from None
+
+    async def _opened(self, connection: asyncssh.SSHClientConnection,
+                      opener: Callable[[asyncssh.SSHClientConnection],
+                                       Awaitable[Any]]) -> Any:
+        try:
+            return await asyncio.wait_for(opener(connection),
+                                          self.connect_timeout)
+        except (asyncio.TimeoutError, TimeoutError):
+            raise _SessionTimeout() from None
 
     async def _command(self, target: TaskTarget, task: TaskSpec,
                        params: dict, timeout: float,
@@ -269,6 +284,12 @@ def _result(target: TaskTarget, task: TaskSpec, started: float, status: str,
             **values: Any) -> TaskResult:
     return TaskResult(task=task.id, node=target.node_name, status=status,
                       duration=time.monotonic() - started, **values)
+
+
+def _why(exc: Exception, timeout: float) -> str:
+    if isinstance(exc, _SessionTimeout):
+        return 'no session within %gs' % timeout
+    return str(exc) or type(exc).__name__
 
 
 def _log_result(result: TaskResult) -> None:
