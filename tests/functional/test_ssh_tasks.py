@@ -568,3 +568,23 @@ def test_close_then_run_again(ssh_nodes, runner):
     runner.close()
     assert runner.run(node.target(), shell('true')).succeeded
     assert node.logins() == 2
+
+
+def test_the_fixture_journal_shows_what_ran_where_in_order(ssh_nodes,
+                                                           runner):
+    nodes = ssh_nodes(2)
+    nodes.install_script('run_setup_network.sh',
+                         '#!/bin/sh\nrecord setup_network "$@"\n')
+    for node in nodes:
+        assert runner.run(node.target(), shell(
+            'run_setup_network.sh --fast')).succeeded
+        assert runner.run(node.target(), TaskSpec('setup_services', 'puppet', {
+            'puppet_manifest': '/etc/puppet/manifests/controller.pp'})
+        ).succeeded
+    assert [(entry.node, entry.what) for entry in nodes.journal()] == [
+        ('node-1', 'setup_network --fast'),
+        ('node-1', 'puppet /etc/puppet/manifests/controller.pp'),
+        ('node-2', 'setup_network --fast'),
+        ('node-2', 'puppet /etc/puppet/manifests/controller.pp')]
+    times = [entry.time for entry in nodes.journal()]
+    assert times == sorted(times) and times[0] > time.time() - 60
