@@ -20,6 +20,8 @@ from pathlib import Path
 
 import requests
 
+from tests.functional.fixtures import process
+
 START_TIMEOUT = 120.0
 STOP_TIMEOUT = 30.0
 
@@ -142,19 +144,10 @@ class Server:
         if self.process is None:
             return 0.0
         ticks = os.sysconf('SC_CLK_TCK')
-        total = 0
-        for entry in os.listdir('/proc'):
-            if not entry.isdigit():
-                continue
-            try:
-                with open('/proc/%s/stat' % entry) as stat:
-                    fields = stat.read().rsplit(')', 1)[1].split()
-            except OSError:
-                continue
-            # After the ")" that ends the command name: field 0 is the
-            # state, 3 the session id, 11 utime, 12 stime.
-            if int(fields[3]) == self.process.pid:
-                total += int(fields[11]) + int(fields[12])
+        # Field 3 is the session id, 11 utime, 12 stime.
+        total = sum(int(fields[11]) + int(fields[12])
+                    for fields in process.process_stats().values()
+                    if int(fields[3]) == self.process.pid)
         return total / ticks
 
     def stop(self) -> None:

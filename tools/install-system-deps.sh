@@ -15,6 +15,7 @@ ipmitool ipmitool
 etcd etcd-server
 etcdctl etcd-client
 kubectl kubernetes-client
+/usr/sbin/sshd openssh-server
 '
 
 missing=

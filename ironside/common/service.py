@@ -11,7 +11,8 @@ from ironside.common.conf import CONF
 _LOG_LEVELS = ['amqp=WARN', 'amqplib=WARN', 'kombu=WARN',
                'oslo_messaging=INFO', 'sqlalchemy=WARN', 'stevedore=INFO',
                'urllib3=WARN', 'cheroot=WARN', 'oslo.messaging=INFO',
-               'futurist=INFO', 'sushy=INFO', 'pyghmi=INFO']
+               'futurist=INFO', 'sushy=INFO', 'pyghmi=INFO',
+               'asyncssh=WARN']
 
 log.register_options(CONF)
 

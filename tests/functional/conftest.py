@@ -15,6 +15,7 @@ from ironside.db import session as db_session
 from tests.functional.fixtures import ironside_process
 from tests.functional.fixtures import processes
 from tests.functional.fixtures import services
+from tests.functional.fixtures import sshd
 from tests.utils import wait_for
 
 FAST_CONDUCTOR = {
@@ -136,3 +137,21 @@ def _split(backend, tmp_path, conf, database, exchange, transport_url):
 def ironside(tmp_path):
     """An all-in-one Ironside on a free port, with SQLite in tmp_path."""
     yield from ironside_process.serve(tmp_path)
+
+
+@pytest.fixture
+def ssh_nodes(tmp_path):
+    """Start OpenSSH servers standing in for deployed nodes:
+    ``ssh_nodes(8)`` gives node-1..node-8 (an ``sshd.SSHNodes``), each
+    call a run of its own; all are stopped when the test ends."""
+    runs = []
+
+    def start(count: int = 1, prefix: str = 'node') -> sshd.SSHNodes:
+        nodes = sshd.SSHNodes(tmp_path / ('ssh-%d' % len(runs)), count,
+                              prefix)
+        runs.append(nodes)
+        return nodes.start()
+
+    yield start
+    for nodes in runs:
+        nodes.stop()

@@ -92,3 +92,21 @@ def test_list_only_spec():
                                                        'ironic39': 0}
     assert provision.parse_list_only('ironic39:10000', servers) == {
         'ironic39': 10000}
+
+
+def test_tiny_ssh_tasks_run(tmp_path, capsys):
+    from benchmarks import ssh_tasks
+
+    output = tmp_path / 'ssh.json'
+    code = ssh_tasks.main(['--nodes', '3', '--tasks', '2',
+                           '--output', str(output)])
+    assert code == 0
+    document = json.loads(output.read_text())
+    assert [r['name'] for r in document['rounds']] == [
+        'connect', 'true', 'sleep 0.1', 'sleep 0.1, 8 at once']
+    assert [r['tasks'] for r in document['rounds']] == [3, 6, 6, 3]
+    assert all(r['failed'] == 0 and r['tasks_per_second'] > 0
+               for r in document['rounds'])
+    assert document['connections_opened'] == 3
+    assert document['one_connection_per_node'] is True
+    assert 'tasks/s' in capsys.readouterr().out

@@ -11,6 +11,7 @@ from ironside.common.conf import default
 from ironside.common.conf import ipmi
 from ironside.common.conf import redfish
 from ironside.common.conf import site
+from ironside.common.conf import ssh_tasks
 
 CONF = cfg.CONF
 
@@ -21,6 +22,7 @@ database.register_opts(CONF)
 ipmi.register_opts(CONF)
 redfish.register_opts(CONF)
 site.register_opts(CONF)
+ssh_tasks.register_opts(CONF)
 
 # oslo.messaging registers transport_url and control_exchange only when a
 # transport is first made; register them now so config files and tests can

@@ -6,6 +6,7 @@ from ironside.common.conf import default
 from ironside.common.conf import ipmi
 from ironside.common.conf import redfish
 from ironside.common.conf import site
+from ironside.common.conf import ssh_tasks
 
 
 def list_opts():
@@ -16,5 +17,6 @@ def list_opts():
         ('ipmi', ipmi.opts),
         ('redfish', redfish.opts),
         ('site', site.opts),
+        ('ssh_tasks', ssh_tasks.opts),
     ]
 
