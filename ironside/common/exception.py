@@ -421,3 +421,18 @@ class SiteActionConflict(Conflict):
     msg_fmt = ("Site action %(action)s is still running on nodes %(nodes)s; "
                "a second action on the same nodes is refused until it "
                "finishes.")
+
+
+class ExpressionFailed(Invalid):
+    """A ``yaql_exp`` expression failed when a site action evaluated it.
+
+    ``error`` (an ``expressions.fields.ExpressionError``) says which: the
+    task or group, the field, the node, the expression and YAQL's
+    message.
+    """
+
+    msg_fmt = "%(error)s"
+
+    def __init__(self, error: Any) -> None:
+        self.error = error
+        super().__init__(error=error)
