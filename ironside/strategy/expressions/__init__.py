@@ -47,8 +47,8 @@ The API:
 ``build_context(target, live, deployed) -> SiteContext``
     the two states from a design, the live nodes and the old design.
 ``Evaluation(context)``
-    one action's evaluation: ``condition()``, ``resolve()``,
-    ``evaluate()``, ``reads_node()``, ``results``.
+    one action's evaluation: ``condition()``, ``select_nodes()``,
+    ``resolve()``, ``evaluate()``, ``reads_node()``, ``results``.
 ``check_expressions(value, path, owner) -> list[ExpressionError]``
     what a design commit refuses.
 ``find_expressions(value, path) -> list[FoundExpression]``

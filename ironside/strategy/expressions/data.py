@@ -11,6 +11,7 @@ costs an identity check.
 
 from __future__ import annotations
 
+import datetime
 from collections.abc import Mapping
 from typing import Any
 
@@ -35,18 +36,22 @@ UNDEFINED = _Undefined()
 
 
 def plain(value: Any, engine: Any = None) -> Any:
-    """A value as plain JSON-like data: dicts, lists, scalars, None."""
+    """A value as JSON data: dicts, lists, strings, numbers, booleans,
+    None. Undefined is None; dates and times are ISO 8601 text; any
+    other value its text."""
     if value is UNDEFINED:
         return None
     if isinstance(value, _ATOMS):
         return value
     if isinstance(value, Mapping):
-        return {plain(k, engine): plain(v, engine) for k, v in value.items()}
+        return {str(k): plain(v, engine) for k, v in value.items()}
     if utils.is_iterable(value):
         items = value if engine is None else \
             utils.limit_iterable(value, engine)
         return [plain(item, engine) for item in items]
-    return value
+    if isinstance(value, (datetime.date, datetime.time)):
+        return value.isoformat()
+    return str(value)
 
 
 def freeze(value: Any, clean: set[int] | None = None) -> Any:

@@ -54,10 +54,14 @@ def load_functions() -> list[Callable]:
 
 
 def _root_context(functions: Iterable[Callable]) -> contexts.Context:
-    context = yaql.create_context(
+    """YAQL's standard library, hardened, and above it the functions of
+    the entry points (one of them named like a standard function wins
+    where both accept the arguments)."""
+    standard = yaql.create_context(
         convention=conventions.CamelCaseConvention(), yaqlized=False,
         delegates=False, finalizer=sandbox.finalize)
-    sandbox.harden(context)
+    sandbox.harden(standard)
+    context = standard.create_child_context()
     for function in functions:
         context.register_function(function)
     return context

@@ -60,6 +60,7 @@ OPTIONS = {
     'yaql.memoryQuota': MEMORY_QUOTA,
 }
 
+
 class Refused(yaql_exceptions.YaqlException):
     """An operation the sandbox refuses (too big)."""
 
@@ -79,10 +80,13 @@ class TimedOut(yaql_exceptions.YaqlException):
         super().__init__('evaluation took longer than %g s' % limit)
 
 
+def _too_big() -> Refused:
+    return Refused('integer of more than %d bits refused' % MAX_INTEGER_BITS)
+
+
 def _check_integer(value: Any) -> Any:
     if isinstance(value, int) and value.bit_length() > MAX_INTEGER_BITS:
-        raise Refused('integer of more than %d bits refused'
-                       % MAX_INTEGER_BITS)
+        raise _too_big()
     return value
 
 
@@ -94,8 +98,7 @@ def _check_integer(value: Any) -> Any:
 def _multiplication(left: Any, right: Any) -> Any:
     if isinstance(left, int) and isinstance(right, int) and \
             left.bit_length() + right.bit_length() > MAX_INTEGER_BITS:
-        raise Refused('integer of more than %d bits refused'
-                       % MAX_INTEGER_BITS)
+        raise _too_big()
     return left * right
 
 
@@ -107,8 +110,7 @@ def _power(a: Any, b: Any, c: Any = None) -> Any:
     if c is None and isinstance(a, int) and isinstance(b, int) and \
             b > 0 and abs(a) > 1 and \
             (abs(a).bit_length() - 1) * b > MAX_INTEGER_BITS:
-        raise Refused('integer of more than %d bits refused'
-                       % MAX_INTEGER_BITS)
+        raise _too_big()
     return _check_integer(pow(a, b, c))
 
 
@@ -179,12 +181,13 @@ def harden(context: contexts.ContextBase) -> None:
 
 
 def depth(parsed: Any) -> int:
+    """Levels of nesting of a parsed expression."""
     deepest = 0
     stack = [(parsed, 1)]
     while stack:
-        node, depth = stack.pop()
-        deepest = max(deepest, depth)
-        stack.extend((child, depth + 1) for child in memo.children(node))
+        node, level = stack.pop()
+        deepest = max(deepest, level)
+        stack.extend((child, level + 1) for child in memo.children(node))
     return deepest
 
 

@@ -307,3 +307,12 @@ def test_old_that_fails_is_undefined_but_new_that_fails_is_an_error():
     assert evaluation.evaluate('changed($.configs.glance.a)') is True
     with pytest.raises(exception.ExpressionFailed):
         evaluation.evaluate('changed($.configs.cinder.a)')
+
+
+def test_values_are_json_data():
+    evaluation = sites.unchanged()
+    assert isinstance(evaluation.evaluate('now()'), str)
+    assert evaluation.evaluate("now() > datetime(2020, 1, 1)") is True
+    assert evaluation.evaluate('set(1, 2, 2)') == [1, 2]
+    assert evaluation.evaluate('dict(1 => 2)') == {'1': 2}
+    assert evaluation.evaluate('[1, [2, {a => [3]}]]') == [1, [2, {'a': [3]}]]
