@@ -138,6 +138,9 @@ def plugin(tmp_path, monkeypatch):
         @specs.parameter('whole', int)
         def percent_of(part, whole):
             return 100 * part // whole if whole else 0
+
+        def now():
+            return 'pinned'
     '''))
     info = tmp_path / 'ironside_test_functions-1.0.dist-info'
     info.mkdir()
@@ -147,6 +150,7 @@ def plugin(tmp_path, monkeypatch):
     (info / 'entry_points.txt').write_text(textwrap.dedent('''
         [ironside.site.expression_functions]
         percentOf = ironside_test_functions:percent_of
+        now = ironside_test_functions:now
         broken = ironside_test_functions:no_such_function
     '''))
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -166,6 +170,8 @@ def test_a_plugin_function_is_loaded_and_used(plugin, caplog):
     assert evaluation.evaluate(text) == 83
     assert evaluation.evaluate('changed($.nodes)') is True
     assert engine.check('broken()')[1] == 'unknown function "broken"'
+    # A plugin function named like a standard one wins.
+    assert evaluation.evaluate('now()') == 'pinned'
     assert expression_engine.get_engine().check(text)[1] == \
         'unknown function "percentOf"'
 
