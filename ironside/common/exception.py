@@ -442,3 +442,16 @@ class DecommissionFailed(IronsideException):
         self.status = status
         super().__init__(reason=status.reason, message=status.message,
                          code=status.code)
+class ExpressionFailed(Invalid):
+    """A ``yaql_exp`` expression failed when a site action evaluated it.
+
+    ``error`` (an ``expressions.fields.ExpressionError``) says which: the
+    task or group, the field, the node, the expression and YAQL's
+    message.
+    """
+
+    msg_fmt = "%(error)s"
+
+    def __init__(self, error: Any) -> None:
+        self.error = error
+        super().__init__(error=error)

@@ -12,4 +12,5 @@
 ``service``      the site action service in each conductor
 ``seam``         the one interface to nodes, with two implementations:
                  ``conductor_nodes`` (Ironside) and ``memory_nodes``
+``expressions``  computed (``yaql_exp``) task and group fields
 """

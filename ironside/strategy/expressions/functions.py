@@ -1,0 +1,171 @@
+"""Ironside's own expression functions: the helpers of the spec and Fuel's.
+
+Each is registered through the entry point group
+``ironside.site.expression_functions`` (``setup.cfg``), the way a user's
+functions are. YAQL's convention names them in camelCase
+(``changed_any`` is ``changedAny``).
+
+``new(expr)``, ``old(expr)``
+    ``expr`` evaluated over the new state (``$`` the target site,
+    ``$node`` the node's new record) or over the old one (the site as
+    the last successful action left it, ``$node`` the node's record
+    then). ``old`` is undefined when there is no old state, or when
+    ``expr`` fails on it (a key the old design did not have).
+``changed(expr)``
+    ``new(expr)`` differs from ``old(expr)``; true when ``old(expr)``
+    is undefined.
+``changedAll(expr, ...)``, ``changedAny(expr, ...)``
+    Every / any ``expr`` changed.
+``added(expr)``
+    What ``new(expr)`` has that ``old(expr)`` has not: for mappings the
+    keys only the new one has (nested mappings compared key by key), for
+    lists the items only the new one has, for other values the new value
+    if it differs, else null. ``new(expr)`` whole when old is undefined.
+``deleted(expr)``
+    The reverse: what ``old(expr)`` has that ``new(expr)`` has not; null
+    when old is undefined.
+``isUndef(value)``
+    Whether ``value`` is undefined (what ``old`` gives without an old
+    state). Undefined is false in a condition, equal to nothing, and
+    null in a result.
+``toJson(value)``, ``toYaml(value)``
+    ``value`` as JSON (keys sorted, compact) or YAML text.
+
+``new``, ``old``, ``changed`` and the others evaluate their argument
+against the whole state: inside them ``$`` is the site, even within a
+``where``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from collections.abc import Mapping
+from typing import Any
+
+import yaml
+from yaql.language import specs
+from yaql.language import utils
+from yaql.language import yaqltypes
+
+from ironside.strategy.expressions.data import UNDEFINED
+from ironside.strategy.expressions.data import plain
+
+# Context names an expression cannot spell (``$`` is followed by word
+# characters only): the evaluation's scope, and the node of a per-node
+# evaluation.
+SCOPE = '$%scope'
+NODE = '$%node'
+
+
+def _is_sequence(value: Any) -> bool:
+    return isinstance(value, (tuple, list))
+
+
+def diff_added(old: Any, new: Any) -> Any:
+    """What ``new`` has that ``old`` has not (see ``added``)."""
+    if old is UNDEFINED:
+        return new
+    if isinstance(old, Mapping) and isinstance(new, Mapping):
+        result = {}
+        for key, value in new.items():
+            if key not in old:
+                result[key] = value
+            elif isinstance(value, Mapping) and \
+                    isinstance(old[key], Mapping):
+                nested = diff_added(old[key], value)
+                if nested:
+                    result[key] = nested
+        return utils.FrozenDict(result)
+    if _is_sequence(old) and _is_sequence(new):
+        try:
+            known: Any = set(old)
+        except TypeError:
+            known = old
+        return tuple(item for item in new if item not in known)
+    return None if new == old else new
+
+
+def diff_deleted(old: Any, new: Any) -> Any:
+    """What ``old`` has that ``new`` has not (see ``deleted``)."""
+    if old is UNDEFINED:
+        return None
+    return diff_added(new, old)
+
+
+def _scope(context: Any) -> Any:
+    scope = context.get_data(SCOPE)
+    if scope is None:
+        raise RuntimeError('new(), old() and changed() need an evaluation '
+                           'of a site action')
+    return scope
+
+
+_EXPRESSION = yaqltypes.Lambda(with_context=True)
+
+
+@specs.parameter('expression', _EXPRESSION)
+@specs.inject('context', yaqltypes.Context())
+def new(context: Any, expression: Callable) -> Any:
+    return _scope(context).value(context, expression, old=False)
+
+
+@specs.parameter('expression', _EXPRESSION)
+@specs.inject('context', yaqltypes.Context())
+def old(context: Any, expression: Callable) -> Any:
+    return _scope(context).value(context, expression, old=True)
+
+
+@specs.parameter('expression', _EXPRESSION)
+@specs.inject('context', yaqltypes.Context())
+def changed(context: Any, expression: Callable) -> bool:
+    return _scope(context).changed(context, expression)
+
+
+@specs.parameter('expressions', _EXPRESSION)
+@specs.inject('context', yaqltypes.Context())
+def changed_all(context: Any, *expressions: Callable) -> bool:
+    scope = _scope(context)
+    return all(scope.changed(context, e) for e in expressions)
+
+
+@specs.parameter('expressions', _EXPRESSION)
+@specs.inject('context', yaqltypes.Context())
+def changed_any(context: Any, *expressions: Callable) -> bool:
+    scope = _scope(context)
+    return any(scope.changed(context, e) for e in expressions)
+
+
+@specs.parameter('expression', _EXPRESSION)
+@specs.inject('context', yaqltypes.Context())
+def added(context: Any, expression: Callable) -> Any:
+    scope = _scope(context)
+    return diff_added(scope.value(context, expression, old=True),
+                      scope.value(context, expression, old=False))
+
+
+@specs.parameter('expression', _EXPRESSION)
+@specs.inject('context', yaqltypes.Context())
+def deleted(context: Any, expression: Callable) -> Any:
+    scope = _scope(context)
+    return diff_deleted(scope.value(context, expression, old=True),
+                        scope.value(context, expression, old=False))
+
+
+@specs.parameter('value', nullable=True)
+def is_undef(value: Any) -> bool:
+    return value is UNDEFINED
+
+
+@specs.parameter('value', nullable=True)
+@specs.inject('engine', yaqltypes.Engine())
+def to_json(engine: Any, value: Any) -> str:
+    return json.dumps(plain(value, engine), sort_keys=True,
+                      separators=(',', ':'), default=str)
+
+
+@specs.parameter('value', nullable=True)
+@specs.inject('engine', yaqltypes.Engine())
+def to_yaml(engine: Any, value: Any) -> str:
+    return yaml.safe_dump(json.loads(to_json(engine, value)),
+                          default_flow_style=False, sort_keys=True)
