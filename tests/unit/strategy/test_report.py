@@ -41,8 +41,14 @@ def test_report_json(spec_strategy, memory_site):
     assert result['state'] == 'finished'
     ntp = result['groups'][0]
     assert ntp == {'name': 'ntp-node', 'critical': True, 'nodes': ['ntp01'],
+                   'depends_on': [], 'strategy': {'type': 'parallel'},
                    'prepare': {'result': 'success'},
                    'deploy': {'result': 'success'}}
+    edges = {g['name']: g['depends_on'] for g in result['groups']}
+    assert edges == {'ntp-node': [], 'monitoring-nodes': [],
+                     'control-nodes': ['ntp-node'],
+                     'compute-nodes-1': ['control-nodes'],
+                     'compute-nodes-2': ['control-nodes']}
     assert result['nodes'][0]['status'] == 'success'
     assert result['node_counts'] == {'not started': 0, 'prepared': 0,
                                      'success': 14, 'failure': 0}
