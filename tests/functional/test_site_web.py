@@ -319,3 +319,21 @@ def test_metrics_move_during_a_deploy(ironside):
     labels = {value for samples in after.values() for _name, have in samples
               for _key, value in have}
     assert not [v for v in labels if re.search(r'metrics-\d{5}', v)]
+
+
+# Scale
+
+def test_the_page_stays_responsive_at_10000_nodes(db, tmp_path, capsys):
+    """One running action of 10,000 nodes (over the in-memory node twin,
+    by ``benchmarks/site_web.py``): the node table shows a page of rows,
+    and drawing a new report stays well under a second."""
+    services.require(browser.available() is None,
+                     'headless Chromium: %s' % browser.available())
+    figures = site_web.run(10000, tmp_path)
+    with capsys.disabled():
+        print('\nsite web view at 10,000 nodes: %s' % figures)
+    assert figures['node_rows'] == 100
+    assert figures['dom_elements'] < 3000
+    assert figures['first_render_ms'] < 10000
+    assert figures['update_ms_max'] < 1000
+    assert figures['filter_ms'] < 500

@@ -17,6 +17,7 @@ from typing import Any
 
 import falcon
 
+from ironside.common import exception
 from ironside.db import nodes as nodes_db
 from ironside.strategy import conductor_nodes
 from ironside.strategy import selectors as site_selectors
@@ -56,7 +57,12 @@ def _values(req: falcon.Request, name: str) -> list[str]:
 class NodeStatus:
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         selector = {key: _values(req, key) for key in SELECTOR_PARAMS}
-        selectors = shipyard.check_selectors([selector], 'node status query')
+        try:
+            selectors = shipyard.check_selectors([selector],
+                                                 'node status query')
+        except exception.InvalidStrategy as exc:
+            raise exception.InvalidParameterValue(err='; '.join(
+                str(e) for e in exc.errors)) from None
         pattern = req.get_param('name')
         wanted_states = set(_values(req, 'provision_state'))
         rows = {row.uuid: row for row in nodes_db.list_node_columns(
