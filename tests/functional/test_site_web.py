@@ -198,6 +198,106 @@ def test_the_list_of_actions_links_to_each(ironside, tmp_path):
                 '#/actions/' + listed['actions'][0]['uuid'])
 
 
+# A report with what newer servers add: a design revision and its diff,
+# per-node task results, a phase the view does not know, several groups
+# running at once, and a field it has never heard of.
+FUTURE_REPORT = {
+    'uuid': '6f1c0000-0000-4000-8000-000000000001', 'action': 'deploy_site',
+    'strategy': 'future', 'state': 'running', 'result': None,
+    'owner': 'conductor-1', 'created_at': '2026-01-01T10:00:00',
+    'started_at': '2026-01-01T10:00:01', 'finished_at': None,
+    'revision': {'revision': 7, 'tag': 'site-action-success'},
+    'diff': [{'op': 'changed', 'path': 'nodes/n1/image', 'old': 'a',
+              'new': 'b'}],
+    'checkpoint': {'stage': 3},
+    'groups': [
+        {'name': 'a', 'critical': False, 'nodes': ['n1', 'n2'],
+         'depends_on': [], 'strategy': {'type': 'parallel', 'amount': 1},
+         'prepare': {'result': 'success'},
+         'deploy': {'result': 'running', 'total': 2, 'done': 1},
+         'tasks': {'result': 'pending'}},
+        {'name': 'b', 'critical': True, 'nodes': ['n3'], 'depends_on': [],
+         'strategy': {'type': 'one_by_one'},
+         'prepare': {'result': 'running', 'total': 1, 'done': 0},
+         'deploy': {'result': 'pending'}},
+        {'name': 'c', 'critical': False, 'nodes': ['n4'],
+         'depends_on': ['a', 'b'],
+         'prepare': {'result': 'failed: dependency', 'dependencies': ['b']},
+         'deploy': {'result': 'failed: dependency', 'dependencies': ['b']}},
+    ],
+    'nodes': [
+        {'name': 'n1', 'uuid': 'u1', 'status': 'success', 'in_flight': None,
+         'reason': None, 'tasks': [
+             {'task': 'install', 'status': 'success', 'duration': 1.5,
+              'exit_status': 0, 'output_tail': 'ok'},
+             {'task': 'configure', 'status': 'failed', 'duration': 0.2,
+              'exit_status': 1, 'reason': 'exit status 1',
+              'output_tail': 'boom'}]},
+        {'name': 'n2', 'uuid': 'u2', 'status': 'prepared',
+         'in_flight': 'deploy', 'reason': None,
+         'provision_state': 'deploying', 'step': 'deploy.write_image'},
+        {'name': 'n3', 'uuid': 'u3', 'status': 'not started',
+         'in_flight': 'prepare', 'reason': None,
+         'provision_state': 'cleaning', 'task': 'puppet apply'},
+        {'name': 'n4', 'uuid': 'u4', 'status': 'not started',
+         'in_flight': None, 'reason': None},
+    ],
+    'node_counts': {'not started': 2, 'prepared': 1, 'success': 1,
+                    'failure': 0},
+}
+
+DRAW = """
+var box = document.createElement('div');
+document.body.appendChild(box);
+new Ironside.ActionView(box).update(arguments[0]);
+var text = function (css) {
+  var el = box.querySelector(css);
+  return el ? el.textContent : null;
+};
+box.querySelector('tr[data-node="n1"] button.details').click();
+return {
+  groups: Array.prototype.map.call(box.querySelectorAll('g.group'),
+    function (g) { return [g.dataset.group, g.dataset.state,
+                           g.textContent]; }),
+  edges: Array.prototype.map.call(box.querySelectorAll('path.edge'),
+    function (e) { return [e.dataset.from, e.dataset.to]; }),
+  waves: Array.prototype.map.call(box.querySelectorAll('.wave'),
+    function (w) { return [w.dataset.group, w.textContent]; }),
+  revision: text('#revision'), diff: text('#diff'), more: text('.more'),
+  n1: text('tr[data-node="n1"]'), n3: text('tr[data-node="n3"]'),
+  tasks: text('table.tasks')
+};
+"""
+
+
+def test_the_view_shows_what_newer_reports_add(ironside, tmp_path):
+    services.require(browser.available() is None,
+                     'headless Chromium: %s' % browser.available())
+    with browser.headless_chromium(tmp_path) as page:
+        page.get(ironside.endpoint + '/site/')
+        wait_for(lambda: page.execute_script(
+            'return !!(window.Ironside && Ironside.ActionView)'),
+            timeout=30, what='the scripts')
+        shown = page.execute_script(DRAW, FUTURE_REPORT)
+    groups = {name: (state, text) for name, state, text in shown['groups']}
+    assert groups['a'][0] == 'running'
+    assert 'tasks: ○ not started' in groups['a'][1]
+    assert groups['b'][0] == 'running'
+    assert groups['c'][0] == 'failed'
+    assert 'dependency b failed' in groups['c'][1]
+    assert sorted(map(tuple, shown['edges'])) == [('a', 'c'), ('b', 'c')]
+    assert [w[0] for w in shown['waves']] == ['a', 'b']
+    assert 'n2 — deploying, deploy.write_image' in shown['waves'][0][1]
+    assert 'n3 — cleaning, puppet apply' in shown['waves'][1][1]
+    assert 'revision 7, tag site-action-success' in shown['revision']
+    assert 'changed nodes/n1/image: a → b' in shown['diff']
+    assert 'checkpoint' in shown['more'] and '"stage": 3' in shown['more']
+    assert '1 success, 1 failed' in shown['n1']
+    assert 'puppet apply' in shown['n3']
+    for text in ('install', 'configure', 'exit status 1', 'boom', '1.5 s'):
+        assert text in shown['tasks'], text
+
+
 # Metrics
 
 FAMILIES = ('ironside_api_requests', 'ironside_api_request_duration_seconds',

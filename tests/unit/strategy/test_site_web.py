@@ -280,3 +280,45 @@ def test_http_basic_guards_the_page_too(conf):
     assert asks('/site') == 'auth'
     assert asks('/site/static/app.js') == 'auth'
     assert asks('/v1') == 'app'
+
+
+# Colours
+
+def _luminance(colour: str) -> float:
+    channels = [int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+              for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def contrast(one: str, other: str) -> float:
+    high, low = sorted((_luminance(one), _luminance(other)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def test_state_colours_meet_wcag_aa():
+    """Text on every state's background at least 4.5:1; borders and
+    arrows at least 3:1 on the page and on the graph's background."""
+    css = (web.STATIC_DIR / 'site.css').read_text()
+    colours = dict(re.findall(r'--([a-z-]+):\s*(#[0-9a-fA-F]{6})', css))
+    states = {name[:-3] for name in colours if name.endswith('-bg')}
+    assert states >= {'pending', 'running', 'success', 'partial', 'failed'}
+    for state in states:
+        assert contrast(colours[state + '-bg'],
+                        colours[state + '-ink']) >= 4.5, state
+        for background in ('#ffffff', '#f8f9fa'):
+            assert contrast(colours[state + '-line'], background) >= 3, state
+    for name in ('ink', 'muted'):
+        assert contrast(colours[name], '#ffffff') >= 4.5, name
+        assert contrast(colours[name], '#f8f9fa') >= 4.5, name
+
+
+def test_every_state_has_an_icon_and_words():
+    """Readable without colour: the words and icons the page uses."""
+    common = (web.STATIC_DIR / 'common.js').read_text()
+    for state, word in (('pending', 'not started'), ('running', 'running'),
+                        ('success', 'success'),
+                        ('partial', 'success with failures'),
+                        ('failed', 'failed')):
+        assert re.search(r"%s: \{icon: '[^']+', word: '%s'\}"
+                         % (state, word), common), state

@@ -154,6 +154,10 @@
   I.ActionView.prototype.renderRevision = function (report) {
     var has = report.revision !== undefined && report.revision !== null;
     var hasDiff = report.diff !== undefined && report.diff !== null;
+    // Drawn again only when it changes, so an opened diff stays open.
+    var key = JSON.stringify([report.revision, report.diff]);
+    if (key === this.revisionKey) return;
+    this.revisionKey = key;
     this.revision.hidden = !has && !hasDiff;
     I.clear(this.revision);
     if (this.revision.hidden) return;
@@ -247,6 +251,9 @@
     var extra = Object.keys(report).filter(function (k) {
       return KNOWN.indexOf(k) < 0;
     });
+    var key = JSON.stringify(extra.map(function (k) { return report[k]; }));
+    if (key === this.moreKey) return;
+    this.moreKey = key;
     this.more.hidden = !extra.length;
     I.clear(this.more);
     if (!extra.length) return;
