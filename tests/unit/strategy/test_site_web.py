@@ -3,14 +3,10 @@ API, the report's fields the view draws from, and the node-status API."""
 
 from __future__ import annotations
 
-import json
 import re
-import threading
 
 import pytest
-from falcon import testing
 
-from ironside.api import app as api_app
 from ironside.api import auth
 from ironside.api import site as site_api
 from ironside.api.site import web
@@ -19,27 +15,11 @@ from ironside.strategy import actions
 from ironside.strategy import conductor_nodes
 from ironside.strategy import runner
 from tests.unit.strategy.conftest import INVENTORY
-from tests.unit.strategy.conftest import node_values
+from tests.unit.strategy.conftest import fault
+from tests.unit.strategy.conftest import run_partly
 from tests.unit.strategy.conftest import start_action
-from tests.unit.strategy.test_runner_rules import StopAfter
 
 BASE = '/site/v1'
-
-
-@pytest.fixture
-def client(db):
-    return testing.TestClient(api_app.build_app(
-        None, extra_apis=[(site_api.DEFAULT_PREFIX, site_api.register)]))
-
-
-@pytest.fixture
-def enrolled(make_node):
-    return {entry['name']: make_node(**node_values(entry)).uuid
-            for entry in INVENTORY['nodes']}
-
-
-def fault(response):
-    return json.loads(response.json['error_message'])['faultstring']
 
 
 # The page and its assets
@@ -123,10 +103,8 @@ def test_etag_changes_when_the_report_does(client, spec_strategy,
     row = start_action(memory_site)
     path = BASE + '/actions/' + row.uuid
     before = client.simulate_get(path).headers['etag']
-    stop = threading.Event()
-    runner.ActionRunner(row.uuid, 'test-host',
-                        StopAfter(memory_site, 4, stop),
-                        runner.InFlightLimit(100), stop).run()
+    assert runner.ActionRunner(row.uuid, 'test-host', memory_site,
+                               runner.InFlightLimit(100)).run()
     after = client.simulate_get(path, headers={'If-None-Match': before})
     assert after.status_code == 200
     assert after.headers['etag'] != before
@@ -142,11 +120,7 @@ def test_errors_carry_no_etag(client):
 
 def test_report_shows_the_state_and_step_of_nodes_in_flight(
         spec_strategy, memory_site):
-    row = start_action(memory_site)
-    stop = threading.Event()
-    runner.ActionRunner(row.uuid, 'test-host',
-                        StopAfter(memory_site, 8, stop),
-                        runner.InFlightLimit(100), stop).run()
+    row = run_partly(memory_site, 8)
     plain = actions.action_report(row.uuid)
     assert any(n['in_flight'] for n in plain['nodes'])
     assert not any('provision_state' in n for n in plain['nodes'])
