@@ -3,10 +3,14 @@ API, the report's fields the view draws from, and the node-status API."""
 
 from __future__ import annotations
 
+import base64
 import re
 
+import bcrypt
 import pytest
+from falcon import testing
 
+from ironside.api import app as api_app
 from ironside.api import auth
 from ironside.api import site as site_api
 from ironside.api.site import web
@@ -214,46 +218,49 @@ def test_root_names_the_node_status_endpoint(client):
 
 # Authentication of the page
 
-def _public(conf, strategy):
-    conf.set(auth_strategy=strategy)
-    calls = []
-
-    def _app(environ, start_response):
-        calls.append('app')
-        start_response('200 OK', [])
-        return [b'']
-
-    def _authenticated(environ, start_response):
-        calls.append('auth')
-        start_response('401 Unauthorized', [])
-        return [b'']
-
-    paths = web.public_paths(site_api.DEFAULT_PREFIX)
-    routes = auth.PublicRoutes(_authenticated, _app, paths)
-
-    def _asks(path):
-        calls.clear()
-        routes({'REQUEST_METHOD': 'GET', 'PATH_INFO': path},
-               lambda *a: None)
-        return calls[0]
-    return _asks
+def _wrapped(rpc):
+    return testing.TestClient(auth.wrap(api_app.build_app(
+        rpc, extra_apis=[(site_api.DEFAULT_PREFIX, site_api.register)])))
 
 
-def test_keystone_serves_the_page_without_a_token(conf):
-    asks = _public(conf, 'keystone')
-    assert asks('/site') == 'app'
-    assert asks('/site/') == 'app'
-    assert asks('/site/static/app.js') == 'app'
-    assert asks('/site/static/../v1/actions') == 'auth'
-    assert asks('/site/v1/actions') == 'auth'
-    assert asks('/site/v1/nodes/status') == 'auth'
+def test_http_basic_guards_the_page_its_data_and_metrics(rpc, conf,
+                                                         tmp_path):
+    path = tmp_path / 'htpasswd'
+    path.write_text('admin:%s\n' % bcrypt.hashpw(
+        b's3cret', bcrypt.gensalt(rounds=4)).decode())
+    conf.set(auth_strategy='http_basic', http_basic_auth_user_file=str(path))
+    conf.set('metrics', enabled=True)
+    client = _wrapped(rpc)
+    basic = {'Authorization': 'Basic ' +
+             base64.b64encode(b'admin:s3cret').decode()}
+    for url in ('/site', '/site/', '/site/static/app.js',
+                '/site/v1/actions', '/site/v1/nodes/status', '/metrics'):
+        refused = client.simulate_get(url)
+        assert refused.status_code == 401, url
+        # The browser asks for credentials once, then sends them along.
+        assert refused.headers['WWW-Authenticate'].startswith('Basic')
+        assert client.simulate_get(url, headers=basic).status_code == 200, \
+            url
+    conf.set('metrics', api_unauthenticated=True)
+    assert _wrapped(rpc).simulate_get('/metrics').status_code == 200
 
 
-def test_http_basic_guards_the_page_too(conf):
-    asks = _public(conf, 'http_basic')
-    assert asks('/site') == 'auth'
-    assert asks('/site/static/app.js') == 'auth'
-    assert asks('/v1') == 'app'
+def test_keystone_serves_the_page_and_asks_for_a_token(rpc, conf):
+    from keystonemiddleware import auth_token  # registers its options
+    assert auth_token.AuthProtocol
+    conf.set(auth_strategy='keystone')
+    conf.set('keystone_authtoken',
+             www_authenticate_uri='http://keystone.invalid/identity')
+    client = _wrapped(rpc)
+    page = client.simulate_get('/site/')
+    assert page.status_code == 200
+    assert '<meta name="ironside-auth" content="keystone">' in page.text
+    for name in re.findall(r'/site/static/([a-z]+\.(?:js|css))', page.text):
+        assert client.simulate_get('/site/static/' + name).status_code == \
+            200, name
+    for url in ('/site/v1/actions', '/site/v1/nodes/status',
+                '/site/static/../v1/actions', '/site/static/nope.js'):
+        assert client.simulate_get(url).status_code == 401, url
 
 
 # Colours
