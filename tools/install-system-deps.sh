@@ -7,7 +7,8 @@
 # <Debian package>". etcd-server and etcd-client run the real etcd
 # clusters of the decommission tests; any kubectl already on the PATH
 # will do for their second opinion (Debian's kubernetes-client would
-# clash with another package's /usr/bin/kubectl).
+# clash with another package's /usr/bin/kubectl). chromium and
+# chromium-driver run the web view's browser tests (headless).
 set -eu
 
 PACKAGES='
@@ -15,6 +16,8 @@ ipmitool ipmitool
 etcd etcd-server
 etcdctl etcd-client
 kubectl kubernetes-client
+chromium chromium
+chromedriver chromium-driver
 /usr/sbin/sshd openssh-server
 '
 

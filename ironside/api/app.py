@@ -26,6 +26,7 @@ from ironside.api import conductors
 from ironside.api import deploy_templates
 from ironside.api import drivers
 from ironside.api import errors
+from ironside.api import metrics
 from ironside.api import node_actions
 from ironside.api import node_parts
 from ironside.api import node_states
@@ -46,7 +47,7 @@ RegisterFn = Callable[[falcon.App, str, object], None]
 # Every module that contributes routes under / and /v1.
 RESOURCE_MODULES = (root, openapi, nodes, node_states, node_actions,
                     node_parts, ports, portgroups, drivers, conductors,
-                    allocations, deploy_templates, chassis, volume)
+                    allocations, deploy_templates, chassis, volume, metrics)
 
 REQUEST_ID_HEADER = 'X-OpenStack-Request-Id'
 

@@ -27,7 +27,10 @@ import webob.exc
 from oslo_middleware import basic_auth
 
 from ironside.api import errors
+from ironside.api import metrics
+from ironside.api import site as site_api
 from ironside.api import versions
+from ironside.api.site import web as site_web
 from ironside.common import exception
 from ironside.common.conf import CONF
 
@@ -129,15 +132,18 @@ def _message(status: int, data: bytes) -> str:
 
 
 class PublicRoutes:
-    """Send discovery requests around the authentication layer."""
+    """Send discovery requests (and GETs of ``paths``) around the
+    authentication layer."""
 
-    def __init__(self, authenticated, app) -> None:
+    def __init__(self, authenticated, app,
+                 paths: tuple[str, ...] = ()) -> None:
         self.authenticated = authenticated
         self.app = app
+        self.paths = PUBLIC_PATHS | frozenset(paths)
 
     def __call__(self, environ, start_response):
         if environ.get('REQUEST_METHOD') in ('GET', 'HEAD') and \
-                environ.get('PATH_INFO', '/') in PUBLIC_PATHS:
+                environ.get('PATH_INFO', '/') in self.paths:
             return self.app(environ, start_response)
         return self.authenticated(environ, start_response)
 
@@ -181,4 +187,7 @@ def wrap(app):
         from keystonemiddleware import auth_token
         authenticated = auth_token.AuthProtocol(
             app, {'oslo_config_config': CONF})
-    return IronicHeaders(PublicRoutes(authenticated, app))
+    # The web view's page and assets (keystone), /metrics (if so set).
+    public = site_web.public_paths(site_api.DEFAULT_PREFIX) + \
+        metrics.public_paths()
+    return IronicHeaders(PublicRoutes(authenticated, app, public))

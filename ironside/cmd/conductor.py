@@ -4,6 +4,10 @@ It also runs the site action service, which runs site actions
 (deploy_site, update_site) and takes over those of dead conductors.
 """
 
+import sys
+
+from ironside.common import exception
+from ironside.common import metrics
 from ironside.common import service
 from ironside.conductor import service as conductor_service
 from ironside.strategy import service as site_service
@@ -12,6 +16,10 @@ from ironside.strategy import service as site_service
 def main() -> None:
     service.prepare_service()
     conductor = conductor_service.ConductorService()
+    try:
+        metrics.serve_conductor()
+    except exception.ConfigInvalid as exc:
+        sys.exit(str(exc))
     conductor.start()
     site_actions = site_service.SiteActionService.for_manager(
         conductor.manager)

@@ -18,6 +18,7 @@ from collections.abc import Iterable
 import futurist
 
 from ironside.common import exception
+from ironside.common import metrics
 from ironside.common import states
 from ironside.common.conf import CONF
 from ironside.conductor import cleaning
@@ -211,6 +212,7 @@ SYNC_EXCLUDED_STATES = sorted(states.WORKING_STATES | states.WAIT_STATES |
 _SYNC_BATCH = 100
 
 
+@metrics.timed_power_sync
 def sync_power_states(manager) -> None:
     """Read the power state of this conductor's nodes, a few at a time.
 

@@ -7,6 +7,7 @@ import threading
 import time
 
 from ironside.common import exception
+from ironside.common import metrics
 from ironside.common import states
 from ironside.common.conf import CONF
 from ironside.conductor import utils
@@ -156,6 +157,7 @@ def sync_power_state(task, failures: SyncFailures) -> None:
         real = task.driver.power.get_power_state(task)
     except Exception as exc:
         count = failures.failed(node.uuid)
+        metrics.power_sync_failed()
         LOG.warning('Power state read of node %s failed (%d in a row): %s',
                     node.uuid, count, exc)
         if count >= CONF.conductor.power_state_sync_max_retries and \

@@ -16,6 +16,7 @@ import oslo_messaging as messaging
 
 from ironside.common import exception
 from ironside.common import hash_ring
+from ironside.common import metrics
 from ironside.common import rpc
 from ironside.common.conf import CONF
 from ironside.db import allocations as allocations_db
@@ -58,6 +59,7 @@ class ConductorAPI:
             target = messaging.Target(topic=rpc.TOPIC,
                                       version=rpc.RPC_API_VERSION)
             self._client = rpc.get_client(target)
+        self._client = metrics.CountedRpcClient(self._client)
 
     def _client_for(self, node_ident: str):
         route = nodes_db.node_route(node_ident)

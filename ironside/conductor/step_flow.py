@@ -20,6 +20,7 @@ import time
 from collections.abc import Callable
 
 from ironside.common import exception
+from ironside.common import metrics
 from ironside.common import states
 from ironside.common.conf import CONF
 from ironside.conductor import steps as steps_mod
@@ -132,6 +133,8 @@ def run_steps(task, flow: StepFlow, start_index: int) -> None:
             LOG.info('%s step %s failed on node %s: %s', flow.kind, name,
                      node.uuid, exc, exc_info=not isinstance(
                          exc, exception.IronsideException))
+            metrics.step_finished(flow.kind, step, 'failed',
+                                  time.monotonic() - started)
             flow.on_fail(task, '%s step %s failed: %s'
                          % (flow.kind.capitalize(), name,
                             utils.describe(exc)), utils.reason_of(exc))
@@ -153,6 +156,8 @@ def run_steps(task, flow: StepFlow, start_index: int) -> None:
         task.record('%s step %s finished in %.2fs'
                     % (flow.kind.capitalize(), name,
                        time.monotonic() - started), flow.event_type)
+        metrics.step_finished(flow.kind, step, 'success',
+                              time.monotonic() - started)
     setattr(node, flow.step_field, {})
     info = node.driver_internal_info
     for key in (flow.steps_key, flow.index_key):
@@ -188,6 +193,8 @@ def resume(task, flow: StepFlow) -> None:
     if skip:
         task.record('%s step %s finished' % (flow.kind.capitalize(), name),
                     flow.event_type)
+        metrics.step_finished(flow.kind, step, 'success',
+                              since=node.provision_updated_at)
     # Saved with the next step's start (or the failure or the end).
     task.process_event('resume', save=False)
     if skip and info.get('%s_abort_after' % flow.kind):
@@ -207,6 +214,8 @@ def poll(task, flow: StepFlow) -> bool | None:
     try:
         return bool(iface.poll_async_step(task, step))
     except Exception as exc:
+        metrics.step_finished(flow.kind, step, 'failed',
+                              since=task.node.provision_updated_at)
         flow.on_fail(task, '%s step %s failed: %s'
                      % (flow.kind.capitalize(), steps_mod.step_name(step),
                         utils.describe(exc)), utils.reason_of(exc))

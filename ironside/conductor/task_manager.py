@@ -21,6 +21,7 @@ from typing import Any
 from typing import Protocol
 
 from ironside.common import exception
+from ironside.common import metrics
 from ironside.common import states
 from ironside.common.conf import CONF
 from ironside.conductor import utils as conductor_utils
@@ -93,12 +94,17 @@ class TaskManager:
             if self._retry else 1
         interval = CONF.conductor.node_locked_retry_interval
         attempt = 0
+        started = time.monotonic()
         while True:
             attempt += 1
             try:
-                return nodes_db.reserve_node(self.host, node_id)
+                node = nodes_db.reserve_node(self.host, node_id)
+                metrics.lock_acquired(time.monotonic() - started)
+                return node
             except exception.NodeLocked:
-                if not self._patient and attempt >= attempts:
+                refused = not self._patient and attempt >= attempts
+                metrics.lock_conflict(refused)
+                if refused:
                     raise
                 time.sleep(interval or 0.05)
 
@@ -198,6 +204,7 @@ class TaskManager:
         self.node.provision_state = new_state
         self.node.target_provision_state = target_state
         self.node.provision_updated_at = models.utcnow()
+        metrics.provision_transition(previous[0], new_state)
         if callback is not None:
             self.spawn_after(callback, *call_args)
             self._on_spawn_error = err_handler or \

@@ -73,6 +73,10 @@ class SiteClient:
     def get_action(self, uuid: str) -> dict:
         return self._request('GET', '/actions/%s' % uuid)
 
+    def node_status(self, params: dict[str, Any]) -> list[dict]:
+        return self._request('GET', '/nodes/status',
+                             params=params)['nodes']
+
     def filter_nodes(self, selectors: list[dict]) -> list[dict]:
         return self._request('POST', '/nodes/filter',
                              json={'selectors': selectors})['nodes']

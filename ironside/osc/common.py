@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
+import yaml
 from osc_lib import exceptions
 
 
@@ -32,3 +34,18 @@ class FileArgument:
         parser.add_argument('file', metavar='<file>',
                             help='YAML or JSON document ("-" for stdin)')
         return parser
+
+
+def load_yaml_file(path: str) -> Any:
+    """The YAML (or JSON) document in ``path`` ("-" for stdin);
+    CommandError naming the file and the line if it is not YAML."""
+    text = read_file(path)
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, 'problem_mark', None)
+        where = ', line %d, column %d' % (mark.line + 1, mark.column + 1) \
+            if mark is not None else ''
+        problem = getattr(exc, 'problem', None) or str(exc)
+        raise exceptions.CommandError('%s%s: not valid YAML: %s'
+                                      % (path, where, problem)) from None

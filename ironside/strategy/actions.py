@@ -67,6 +67,12 @@ def create_action(nodes: seam.NodeBackend, action: str,
     return row
 
 
-def action_report(uuid: str) -> dict[str, Any]:
+def action_report(uuid: str, nodes: seam.NodeBackend | None = None
+                  ) -> dict[str, Any]:
+    """The action's report; with ``nodes``, the nodes in flight show
+    their provision state and current step too."""
     action = site_db.get_action(uuid)
-    return report.build(action, site_db.action_nodes(action.id))
+    rows = site_db.action_nodes(action.id)
+    in_flight = [r.node_uuid for r in rows if r.phase]
+    live = nodes.read_states(in_flight) if nodes and in_flight else None
+    return report.build(action, rows, live)

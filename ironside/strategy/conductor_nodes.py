@@ -63,12 +63,14 @@ class ConductorNodes:
         uuids = list(node_uuids)
         for start in range(0, len(uuids), _CHUNK):
             for row in nodes_db.list_node_columns(
-                    ('uuid', 'provision_state', 'last_error', 'maintenance'),
+                    ('uuid', 'provision_state', 'last_error', 'maintenance',
+                     'deploy_step', 'clean_step'),
                     {'uuid_in': uuids[start:start + _CHUNK]}):
                 states[row.uuid] = seam.NodeState(
                     uuid=row.uuid, provision_state=row.provision_state,
                     last_error=row.last_error,
-                    maintenance=bool(row.maintenance))
+                    maintenance=bool(row.maintenance),
+                    step=step_name(row.deploy_step or row.clean_step))
         return states
 
     def _request(self, node_uuid: str, call: Callable[[], object]) -> None:
@@ -95,6 +97,13 @@ class ConductorNodes:
         self._request(node_uuid, lambda: self.rpcapi.do_node_deploy(
             self._context, node_uuid,
             deploy_steps=list(steps.values()) or None))
+
+
+def step_name(step: dict | None) -> str | None:
+    """``interface.step`` of a node's deploy_step or clean_step."""
+    if not step or not step.get('step'):
+        return None
+    return '%s.%s' % (step.get('interface'), step['step'])
 
 
 def template_steps(names: Sequence[str]) -> dict[tuple[str, str], dict]:

@@ -36,9 +36,25 @@ def _phase(group: Mapping[str, Any], phase: str,
             'done': sum(1 for u in nodes if statuses[u] in finished)}
 
 
+def _node(node: site_models.SiteActionNode,
+          live: Mapping[str, Any]) -> dict[str, Any]:
+    entry = {'name': node.node_name, 'uuid': node.node_uuid,
+             'status': node.status, 'in_flight': node.phase,
+             'reason': node.reason}
+    state = live.get(node.node_uuid) if node.phase else None
+    if state is not None:
+        entry.update(provision_state=state.provision_state, step=state.step)
+    return entry
+
+
 def build(action: site_models.SiteAction,
-          nodes: Sequence[site_models.SiteActionNode]) -> dict[str, Any]:
-    """The report of ``action`` as a JSON-ready mapping."""
+          nodes: Sequence[site_models.SiteActionNode],
+          live: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The report of ``action`` as a JSON-ready mapping.
+
+    ``live`` (node UUID → :class:`~.seam.NodeState`) adds the provision
+    state and the step now running to the nodes in flight.
+    """
     strategy = shipyard.build(action.document)
     progress = action.progress
     names = {n.node_uuid: n.node_name for n in nodes}
@@ -51,6 +67,8 @@ def build(action: site_models.SiteAction,
         groups.append({
             'name': name,
             'critical': strategy.group(name).critical,
+            'depends_on': list(strategy.group(name).depends_on),
+            'strategy': strategy.group(name).strategy.as_dict(),
             'nodes': sorted(names[u] for u in group['nodes']),
             'prepare': _phase(group, node_flow.PREPARE, statuses),
             'deploy': _phase(group, node_flow.DEPLOY, statuses),
@@ -67,9 +85,7 @@ def build(action: site_models.SiteAction,
         'started_at': _time(action.started_at),
         'finished_at': _time(action.finished_at),
         'groups': groups,
-        'nodes': [{'name': n.node_name, 'uuid': n.node_uuid,
-                   'status': n.status, 'in_flight': n.phase,
-                   'reason': n.reason}
+        'nodes': [_node(n, live or {})
                   for n in sorted(nodes, key=lambda n: n.node_name)],
         'node_counts': {status: counts.get(status, 0)
                         for status in STATUSES},

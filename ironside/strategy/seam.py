@@ -42,6 +42,8 @@ class NodeState:
     provision_state: str | None
     last_error: str | None = None
     maintenance: bool = False
+    # The deploy or clean step running now, as "interface.step".
+    step: str | None = None
 
 
 class NodeBackend(Protocol):

@@ -9,6 +9,8 @@ Routes, relative to the prefix:
 ``GET|POST /v1/actions``                  list or create site actions
 ``GET /v1/actions/{uuid}``                an action with its report
 ``POST /v1/nodes/filter``                 the nodes selectors select
+``GET /v1/nodes/status``                  nodes' provision and power states
+``GET /`` and ``GET /static/{name}``      the web view (:mod:`.web`)
 
 Errors are IronsideExceptions, answered in Ironic's error format by the
 application's error handlers.
@@ -18,7 +20,9 @@ from __future__ import annotations
 
 import falcon
 
+from ironside.api.site import node_status
 from ironside.api.site import resources
+from ironside.api.site import web
 from ironside.strategy import conductor_nodes
 
 DEFAULT_PREFIX = '/site'
@@ -34,5 +38,7 @@ def register(app: falcon.App, prefix: str = DEFAULT_PREFIX,
     app.add_route(base + '/strategies/validate', resources.Validate())
     app.add_route(base + '/strategies/{name}', resources.Strategy())
     app.add_route(base + '/actions', resources.Actions(nodes))
-    app.add_route(base + '/actions/{uuid}', resources.Action())
+    app.add_route(base + '/actions/{uuid}', resources.Action(nodes))
     app.add_route(base + '/nodes/filter', resources.NodeFilter(nodes))
+    app.add_route(base + '/nodes/status', node_status.NodeStatus())
+    web.register(app, prefix)

@@ -90,7 +90,7 @@ class Root:
             'version': '1',
             'resources': {name: self.base + '/' + name
                           for name in ('strategies', 'actions',
-                                       'nodes/filter')},
+                                       'nodes/filter', 'nodes/status')},
             'actions': list(actions.ACTIONS),
             'schemas': list(shipyard.SCHEMAS),
         })
@@ -153,9 +153,12 @@ class Actions:
 
 
 class Action:
+    def __init__(self, nodes: seam.NodeBackend | None = None) -> None:
+        self.nodes = nodes
+
     def on_get(self, req: falcon.Request, resp: falcon.Response,
                uuid: str) -> None:
-        _send(resp, actions.action_report(uuid))
+        _send(resp, actions.action_report(uuid, self.nodes))
 
 
 class NodeFilter:

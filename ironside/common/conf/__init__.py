@@ -9,6 +9,7 @@ from ironside.common.conf import conductor
 from ironside.common.conf import database
 from ironside.common.conf import default
 from ironside.common.conf import ipmi
+from ironside.common.conf import metrics
 from ironside.common.conf import redfish
 from ironside.common.conf import site
 from ironside.common.conf import ssh_tasks
@@ -20,6 +21,7 @@ api.register_opts(CONF)
 conductor.register_opts(CONF)
 database.register_opts(CONF)
 ipmi.register_opts(CONF)
+metrics.register_opts(CONF)
 redfish.register_opts(CONF)
 site.register_opts(CONF)
 ssh_tasks.register_opts(CONF)

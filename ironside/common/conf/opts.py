@@ -4,6 +4,7 @@ from ironside.common.conf import api
 from ironside.common.conf import conductor
 from ironside.common.conf import default
 from ironside.common.conf import ipmi
+from ironside.common.conf import metrics
 from ironside.common.conf import redfish
 from ironside.common.conf import site
 from ironside.common.conf import ssh_tasks
@@ -15,6 +16,7 @@ def list_opts():
         ('api', api.opts),
         ('conductor', conductor.opts),
         ('ipmi', ipmi.opts),
+        ('metrics', metrics.opts),
         ('redfish', redfish.opts),
         ('site', site.opts),
         ('ssh_tasks', ssh_tasks.opts),

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import pathlib
+import threading
 
 import pytest
 import yaml
+from falcon import testing
 
+from ironside.api import app as api_app
+from ironside.api import site as site_api
 from ironside.db import site as site_db
 from ironside.strategy import actions
 from ironside.strategy import memory_nodes
@@ -42,6 +47,25 @@ def memory_site():
 
 
 @pytest.fixture
+def client(db):
+    """The API with the site API, in this process."""
+    return testing.TestClient(api_app.build_app(
+        None, extra_apis=[(site_api.DEFAULT_PREFIX, site_api.register)]))
+
+
+@pytest.fixture
+def enrolled(make_node):
+    """The example site's nodes, enrolled; their UUIDs by name."""
+    return {entry['name']: make_node(**node_values(entry)).uuid
+            for entry in INVENTORY['nodes']}
+
+
+def fault(response) -> str:
+    """The faultstring of an error in Ironic's format."""
+    return json.loads(response.json['error_message'])['faultstring']
+
+
+@pytest.fixture
 def spec_strategy(db):
     return actions.create_strategy(SPEC_STRATEGY)
 
@@ -51,6 +75,17 @@ def start_action(nodes, strategy='deployment-strategy',
     """Queue an action and claim it for ``host``, as a service would."""
     row = actions.create_action(nodes, action, strategy)
     assert site_db.claim_action(row.id, host, None, None)
+    return row
+
+
+def run_partly(nodes, reads: int, host: str = 'test-host'):
+    """Start the spec's action and run it until its runner has read node
+    states ``reads`` times; returns the action's row."""
+    from tests.unit.strategy.test_runner_rules import StopAfter
+    row = start_action(nodes, host=host)
+    stop = threading.Event()
+    runner.ActionRunner(row.uuid, host, StopAfter(nodes, reads, stop),
+                        runner.InFlightLimit(100), stop).run()
     return row
 
 

@@ -163,3 +163,95 @@ def test_progress_redraws_in_place_on_a_terminal(spec_strategy,
         'Nodes: 14 not started, 0 prepared, 0 success, 0 failure')
     assert terminal.written[1] == '\x1b[19F\x1b[J'
     assert terminal.written[2] == terminal.written[0]
+
+
+@pytest.fixture
+def enrolled(rpc, context):
+    for entry in INVENTORY['nodes']:
+        rpc.create_node(context, utils.fake_node_values(**node_values(entry)))
+
+
+def test_node_status(openstack, enrolled):
+    code, out = openstack('site', 'node', 'status', '--rack', 'rack02',
+                          '--tag', 'compute', '-f', 'json')
+    assert code == 0, out
+    nodes = json.loads(out)
+    assert [n['Name'] for n in nodes] == ['cmp-r2-01', 'cmp-r2-02',
+                                          'cmp-r2-03']
+    assert nodes[0] == {'Name': 'cmp-r2-01', 'Provision State': 'enroll',
+                        'Power State': None, 'Maintenance': False,
+                        'Fault': None, 'Step': None, 'Last Error': None}
+    code, out = openstack('site', 'node', 'status', '--name', 'ctl0[12]',
+                          '--long', '-f', 'value', '-c', 'Name', '-c',
+                          'Rack')
+    assert (code, out) == (0, 'ctl01 rack03\nctl02 rack03\n')
+    code, out = openstack('site', 'node', 'status', '--label',
+                          'ucp_control_plane:enabled', '--node-name',
+                          'ctl04', '--node-name', 'ntp01', '-f', 'value',
+                          '-c', 'Name')
+    assert (code, out) == (0, 'ctl04\n')
+    code, out = openstack('site', 'node', 'status', '--provision-state',
+                          'active', '-f', 'json')
+    assert (code, json.loads(out)) == (0, [])
+
+
+def test_node_status_bad_label(openstack, enrolled):
+    code, out = openstack('site', 'node', 'status', '--label', 'nocolon')
+    assert code == 1
+    assert 'label "nocolon" is not of the form key: value' in out
+    assert '(HTTP 400)' in out
+
+
+def test_node_filter(openstack, enrolled, tmp_path):
+    selectors = tmp_path / 'selectors.yaml'
+    selectors.write_text('- rack_names: [rack01]\n'
+                         '  node_tags: [monitoring]\n'
+                         '- node_names: [ntp01]\n')
+    code, out = openstack('site', 'node', 'filter', selectors, '-f', 'yaml')
+    assert code == 0, out
+    assert out == ('- Labels: \'\'\n  Name: mon01\n  Rack: rack01\n'
+                   '  Tags: monitoring\n  UUID: %s\n'
+                   '- Labels: \'\'\n  Name: ntp01\n  Rack: rack03\n'
+                   '  Tags: ntp\n  UUID: %s\n') % tuple(
+        line.split(': ')[1] for line in out.splitlines()
+        if 'UUID' in line)
+    selectors.write_text('selectors:\n  - node_labels: ["openstack-compute:'
+                         ' enabled"]\n    rack_names: [rack02]\n')
+    code, out = openstack('site', 'node', 'filter', selectors, '-f',
+                          'value', '-c', 'Name', '-c', 'Labels')
+    assert code == 0, out
+    assert out.splitlines() == ['cmp-r2-0%d openstack-compute: enabled' % i
+                                for i in (1, 2, 3)]
+    code, out = openstack('site', 'node', 'filter', '--rack', 'rack03',
+                          '--tag', 'ntp', '-f', 'value', '-c', 'Name')
+    assert (code, out) == (0, 'ntp01\n')
+    code, out = openstack('site', 'node', 'filter', '-f', 'value', '-c',
+                          'Name')
+    assert code == 0 and len(out.splitlines()) == len(INVENTORY['nodes'])
+
+
+@pytest.mark.parametrize('text, message', [
+    ('- rack_names: [rack01\n- node_names: []\n',
+     '%s, line 2, column 13: not valid YAML: expected \',\' or \']\', '
+     'but got \':\''),
+    ('rack_names: rack01\n',
+     '%s: expected a list of selectors, or a mapping with "selectors"'),
+    ('- node_labels: [nocolon]\n',
+     '%s: Invalid deployment strategy: document "node filter", field '
+     '"selectors[0].node_labels[0]": label "nocolon" is not of the form '
+     'key: value'),
+])
+def test_node_filter_file_errors_name_the_file(openstack, tmp_path, text,
+                                               message):
+    path = tmp_path / 'selectors.yaml'
+    path.write_text(text)
+    code, out = openstack('site', 'node', 'filter', path)
+    assert code == 1
+    assert message % path in out
+
+
+def test_node_filter_unreadable_file(openstack, tmp_path):
+    code, out = openstack('site', 'node', 'filter', tmp_path / 'nope.yaml')
+    assert code == 1
+    assert 'Cannot read %s: No such file or directory' % (
+        tmp_path / 'nope.yaml') in out

@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-import threading
-
 from ironside.db import site_models
 from ironside.osc import report_text
 from ironside.strategy import actions
 from ironside.strategy import node_flow
 from ironside.strategy import progress as site_progress
 from ironside.strategy import report
-from ironside.strategy import runner
 from tests.unit.strategy.conftest import run_action
-from tests.unit.strategy.conftest import start_action
-from tests.unit.strategy.test_runner_rules import StopAfter
+from tests.unit.strategy.conftest import run_partly
 
 
 def test_details_of_a_failed_run(spec_strategy, memory_site):
@@ -41,19 +37,21 @@ def test_report_json(spec_strategy, memory_site):
     assert result['state'] == 'finished'
     ntp = result['groups'][0]
     assert ntp == {'name': 'ntp-node', 'critical': True, 'nodes': ['ntp01'],
+                   'depends_on': [], 'strategy': {'type': 'parallel'},
                    'prepare': {'result': 'success'},
                    'deploy': {'result': 'success'}}
+    edges = {g['name']: g['depends_on'] for g in result['groups']}
+    assert edges == {'ntp-node': [], 'monitoring-nodes': [],
+                     'control-nodes': ['ntp-node'],
+                     'compute-nodes-1': ['control-nodes'],
+                     'compute-nodes-2': ['control-nodes']}
     assert result['nodes'][0]['status'] == 'success'
     assert result['node_counts'] == {'not started': 0, 'prepared': 0,
                                      'success': 14, 'failure': 0}
 
 
 def test_live_report(spec_strategy, memory_site):
-    row = start_action(memory_site)
-    stop = threading.Event()
-    runner.ActionRunner(row.uuid, 'test-host',
-                        StopAfter(memory_site, 8, stop),
-                        runner.InFlightLimit(100), stop).run()
+    row = run_partly(memory_site, 8)
     live = actions.action_report(row.uuid)
     assert live['state'] == 'running'
     assert live['result'] is None

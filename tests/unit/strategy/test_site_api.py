@@ -2,35 +2,12 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
-from falcon import testing
 
-from ironside.api import app as api_app
-from ironside.api import site as site_api
-from tests.unit.strategy.conftest import INVENTORY
 from tests.unit.strategy.conftest import SPEC_STRATEGY
-from tests.unit.strategy.conftest import node_values
+from tests.unit.strategy.conftest import fault
 
 BASE = '/site/v1'
-
-
-@pytest.fixture
-def client(db):
-    return testing.TestClient(api_app.build_app(
-        None, extra_apis=[(site_api.DEFAULT_PREFIX, site_api.register)]))
-
-
-@pytest.fixture
-def enrolled(make_node):
-    return {entry['name']: make_node(**node_values(entry)).uuid
-            for entry in INVENTORY['nodes']}
-
-
-def fault(response):
-    """The faultstring of an error in Ironic's format."""
-    return json.loads(response.json['error_message'])['faultstring']
 
 
 def test_root(client):
