@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import time
 
+from osc_lib import exceptions
 from osc_lib.command import command
 
 from ironside.osc import report_text
@@ -13,8 +14,21 @@ from ironside.osc.common import site_client
 FINISHED = 'finished'
 
 
+def _parameters(values: list[str]) -> dict[str, str]:
+    parameters = {}
+    for value in values:
+        name, sep, given = value.partition('=')
+        if not sep or not name:
+            raise exceptions.CommandError(
+                '--param takes NAME=VALUE, not "%s"' % value)
+        parameters[name] = given
+    return parameters
+
+
 class CreateAction(command.Command):
-    """Start deploy_site or update_site with a strategy."""
+    """Start deploy_site or update_site: on the committed design revision
+    (or another, with --param target-revision=...), or with a stored
+    strategy."""
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
@@ -22,8 +36,13 @@ class CreateAction(command.Command):
                             choices=['deploy_site', 'update_site'],
                             help='deploy_site or update_site')
         parser.add_argument('--strategy', metavar='<strategy>',
-                            required=True,
-                            help='Name of the deployment strategy')
+                            help='Name of a stored deployment strategy, '
+                                 'instead of the design')
+        parser.add_argument('--param', metavar='<name=value>',
+                            action='append', default=[], dest='params',
+                            help='An action parameter, e.g. '
+                                 'allow-intermediate-commits=true or '
+                                 'target-revision=3; repeat for more')
         parser.add_argument('--wait', action='store_true',
                             help='Show the progress until the action ends; '
                                  'exit with 1 if it failed')
@@ -36,9 +55,15 @@ class CreateAction(command.Command):
     def take_action(self, parsed_args):
         client = site_client(self)
         created = client.create_action(parsed_args.action,
-                                       parsed_args.strategy)
-        self.app.stdout.write('Site action %s: %s with strategy %s\n' % (
-            created['uuid'], created['action'], created['strategy']))
+                                       parsed_args.strategy,
+                                       _parameters(parsed_args.params))
+        revision = ' (design revision %d)' % created['revision'] \
+            if created.get('revision') else ''
+        self.app.stdout.write('Site action %s: %s with strategy %s%s\n' % (
+            created['uuid'], created['action'], created['strategy'],
+            revision))
+        for entry in created.get('log') or ():
+            self.app.stdout.write('  %s\n' % entry['message'])
         if not parsed_args.wait:
             return 0
         final = Progress(self.app.stdout).follow(
@@ -98,12 +123,12 @@ class ListActions(command.Lister):
         return parser
 
     def take_action(self, parsed_args):
-        columns = ('uuid', 'action', 'strategy', 'state', 'result',
-                   'owner', 'created_at')
+        columns = ('uuid', 'action', 'strategy', 'revision', 'state',
+                   'result', 'owner', 'created_at')
         rows = [[a[c] for c in columns]
                 for a in site_client(self).list_actions(parsed_args.limit)]
-        return ('UUID', 'Action', 'Strategy', 'State', 'Result', 'Owner',
-                'Created At'), rows
+        return ('UUID', 'Action', 'Strategy', 'Revision', 'State', 'Result',
+                'Owner', 'Created At'), rows
 
 
 class ShowAction(command.Command):

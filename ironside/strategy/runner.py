@@ -16,7 +16,10 @@ The rules (the spec's Process section):
   group failing them after prepare is not deployed;
 - a phase that outlives its timeout fails the group; its nodes still in
   flight fail;
-- at the end, a failed critical group fails the action.
+- at the end, a failed critical group fails the action; the design
+  revision the action ran, if it ran one, is tagged
+  ``site-action-success`` or ``site-action-failure`` (a failed action's
+  result starts with "failed") in the same transaction.
 
 Every change is written to the database before the runner relies on
 it, as the owner of the action: a runner that lost the action stops at
@@ -40,6 +43,7 @@ from ironside.db import site_models
 from ironside.strategy import node_flow
 from ironside.strategy import progress as site_progress
 from ironside.strategy import seam
+from ironside.strategy.designs import versions
 from ironside.strategy.model import Group
 from ironside.strategy.plan import Plan
 from ironside.strategy.reader import shipyard
@@ -168,7 +172,8 @@ class ActionRunner:
     def _save(self, result: str | None = None) -> None:
         site_db.save_progress(self.action_id, self.host, self.progress,
                               [r.row() for r in self._dirty.values()],
-                              result=result)
+                              result=result,
+                              tag=versions.action_tag(result))
         self._dirty.clear()
 
     def _save_nodes(self) -> None:

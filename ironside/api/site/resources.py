@@ -6,25 +6,16 @@ from typing import Any
 
 import falcon
 
+from ironside.api.site.common import isotime
+from ironside.api.site.common import send
 from ironside.common import exception
 from ironside.db import site as site_db
 from ironside.db import site_models
 from ironside.strategy import actions
+from ironside.strategy import parameters
 from ironside.strategy import seam
+from ironside.strategy.reader import kinds
 from ironside.strategy.reader import shipyard
-
-
-def _send(resp: falcon.Response, body: Any,
-          status: str = falcon.HTTP_200) -> None:
-    """A JSON answer; typed explicitly, as the main application leaves
-    answers untyped by default."""
-    resp.status = status
-    resp.content_type = falcon.MEDIA_JSON
-    resp.media = body
-
-
-def _time(value) -> str | None:
-    return value.isoformat() if value is not None else None
 
 
 def _body(req: falcon.Request) -> dict[str, Any]:
@@ -64,8 +55,8 @@ def strategy_view(strategy: site_models.SiteStrategy,
     view = {'uuid': strategy.uuid, 'name': strategy.name,
             'schema': strategy.schema,
             'groups': [g['name'] for g in groups],
-            'created_at': _time(strategy.created_at),
-            'updated_at': _time(strategy.updated_at)}
+            'created_at': isotime(strategy.created_at),
+            'updated_at': isotime(strategy.updated_at)}
     if detail:
         view['document'] = strategy.document
     return view
@@ -73,11 +64,12 @@ def strategy_view(strategy: site_models.SiteStrategy,
 
 def action_view(action: site_models.SiteAction) -> dict[str, Any]:
     return {'uuid': action.uuid, 'action': action.action,
-            'strategy': action.strategy_name, 'state': action.state,
+            'strategy': action.strategy_name,
+            'revision': action.revision_id, 'state': action.state,
             'result': action.result, 'owner': action.owner,
-            'created_at': _time(action.created_at),
-            'started_at': _time(action.started_at),
-            'finished_at': _time(action.finished_at)}
+            'created_at': isotime(action.created_at),
+            'started_at': isotime(action.started_at),
+            'finished_at': isotime(action.finished_at)}
 
 
 class Root:
@@ -85,20 +77,26 @@ class Root:
         self.base = base
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        _send(resp, {
+        send(resp, {
             'name': 'Ironside site API',
             'version': '1',
             'resources': {name: self.base + '/' + name
                           for name in ('strategies', 'actions',
-                                       'nodes/filter', 'nodes/status')},
+                                       'nodes/filter', 'nodes/status',
+                                       'designs/buffer', 'designs/commit',
+                                       'designs/documents',
+                                       'designs/rendered', 'designs/diff',
+                                       'revisions')},
             'actions': list(actions.ACTIONS),
             'schemas': list(shipyard.SCHEMAS),
+            'design_schemas': kinds.REGISTRY.schemas(),
+            'action_parameters': sorted(parameters.PARAMETERS),
         })
 
 
 class Strategies:
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        _send(resp, {'strategies': [strategy_view(s) for s in
+        send(resp, {'strategies': [strategy_view(s) for s in
                                     site_db.list_strategies()]})
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
@@ -109,13 +107,13 @@ class Strategies:
                 err='"name" must be a non-empty string')
         strategy = actions.create_strategy(_source(body), name)
         resp.location = '%s/%s' % (req.path, strategy.name)
-        _send(resp, strategy_view(strategy, detail=True), falcon.HTTP_201)
+        send(resp, strategy_view(strategy, detail=True), falcon.HTTP_201)
 
 
 class Validate:
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         errors = shipyard.validate(_source(_body(req)))
-        _send(resp, {'valid': not errors,
+        send(resp, {'valid': not errors,
                      'errors': [dict(e.as_dict(), text=str(e))
                                 for e in errors]})
 
@@ -123,7 +121,7 @@ class Validate:
 class Strategy:
     def on_get(self, req: falcon.Request, resp: falcon.Response,
                name: str) -> None:
-        _send(resp, strategy_view(site_db.get_strategy(name), detail=True))
+        send(resp, strategy_view(site_db.get_strategy(name), detail=True))
 
     def on_delete(self, req: falcon.Request, resp: falcon.Response,
                   name: str) -> None:
@@ -137,19 +135,25 @@ class Actions:
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         limit = req.get_param_as_int('limit', min_value=1)
-        _send(resp, {'actions': [action_view(a) for a in
+        send(resp, {'actions': [action_view(a) for a in
                                  site_db.list_actions(limit)]})
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         body = _body(req)
-        unknown = sorted(set(body) - {'action', 'strategy'})
+        unknown = sorted(set(body) - {'action', 'strategy', 'parameters'})
         if unknown:
             raise exception.InvalidParameterValue(
                 err='Unknown fields: %s' % ', '.join(unknown))
+        parameters = body.get('parameters', {})
+        if not isinstance(parameters, dict):
+            raise exception.InvalidParameterValue(
+                err='"parameters" must be a JSON object')
+        strategy = _string(body, 'strategy') \
+            if body.get('strategy') is not None else None
         action = actions.create_action(self.nodes, _string(body, 'action'),
-                                       _string(body, 'strategy'))
+                                       strategy, parameters)
         resp.location = '%s/%s' % (req.path, action.uuid)
-        _send(resp, actions.action_report(action.uuid), falcon.HTTP_201)
+        send(resp, actions.action_report(action.uuid), falcon.HTTP_201)
 
 
 class Action:
@@ -158,7 +162,7 @@ class Action:
 
     def on_get(self, req: falcon.Request, resp: falcon.Response,
                uuid: str) -> None:
-        _send(resp, actions.action_report(uuid, self.nodes))
+        send(resp, actions.action_report(uuid, self.nodes))
 
 
 class NodeFilter:
@@ -168,7 +172,7 @@ class NodeFilter:
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         selectors = shipyard.check_selectors(
             _body(req).get('selectors', []))
-        _send(resp, {'nodes': [
+        send(resp, {'nodes': [
             {'name': n.name, 'uuid': n.uuid, 'rack': n.rack,
              'tags': sorted(n.tags), 'labels': dict(sorted(n.labels))}
             for n in self.nodes.resolve(selectors)]})
