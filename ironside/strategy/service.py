@@ -130,7 +130,15 @@ class SiteActionService:
             LOG.exception('Running site action %s failed; it will be '
                           'picked up again', uuid)
         finally:
-            if not finished:
-                site_db.release_action(action_id, self.host)
+            # Forget the runner first: if the release cannot be written
+            # (the database is away), the action is still this host's,
+            # and the next check claims and resumes it.
             with self._lock:
                 self._runners.pop(action_id, None)
+            if not finished:
+                try:
+                    site_db.release_action(action_id, self.host)
+                except Exception:
+                    LOG.warning('Could not release site action %s; this '
+                                'conductor resumes it at its next check',
+                                uuid, exc_info=True)

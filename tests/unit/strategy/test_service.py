@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime
 
 import pytest
+from oslo_db import exception as db_exc
 
 from ironside.db import conductors as conductors_db
 from ironside.db import models
@@ -152,6 +153,40 @@ def test_actions_on_different_nodes_run_side_by_side(db, memory_site,
     second = actions.create_action(memory_site, 'deploy_site', 'rack-2')
     assert wait_for(lambda: _finished(second.uuid)).result == 'success'
     assert site_db.get_action(first.uuid).state == site_models.RUNNING
-    assert running.running() == [first.id]
+    # The second runner's thread leaves the list just after it finished.
+    wait_for(lambda: running.running() == [first.id],
+             what='only the first action to be running')
     memory_site.by_name('mon01').frozen = False
     assert wait_for(lambda: _finished(first.uuid)).result == 'success'
+
+
+def test_runner_that_cannot_release_its_action_is_forgotten(
+        spec_strategy, memory_site, service, monkeypatch):
+    """A runner that stops while the database is away cannot release its
+    action; the service must still forget it, so that its next check
+    claims the action again (it is this host's) and runs it to the end.
+    The outage is simulated (release_action raising), as a unit test
+    cannot take SQLite away between two statements."""
+    memory_site.by_name('ntp01').frozen = True
+    running = service(memory_site)
+    row = actions.create_action(memory_site, 'deploy_site',
+                                'deployment-strategy')
+    wait_for(lambda: running.running(), what='the runner to start')
+    released = site_db.release_action
+    calls = []
+
+    def _database_away(action_id, host):
+        calls.append(action_id)
+        if len(calls) == 1:
+            raise db_exc.DBConnectionError('database is away')
+        released(action_id, host)
+
+    monkeypatch.setattr(site_db, 'release_action', _database_away)
+    with running._lock:
+        (_thread, stop), = running._runners.values()
+    stop.set()
+    wait_for(lambda: calls, what='the runner to stop')
+    memory_site.by_name('ntp01').frozen = False
+    running.check()
+    assert wait_for(lambda: _finished(row.uuid)).result == 'success'
+    assert running.running() == []
