@@ -34,7 +34,15 @@ def test_database():
 
 @pytest.fixture
 def db(test_database):
-    """A migrated, empty database for one test."""
+    """A migrated, empty database for one test.
+
+    A test before it may have re-read the configuration (functional tests
+    of split deployments do), which drops the session's override: set it
+    again, so the test order never decides which database a test uses.
+    """
+    if CONF.database.connection != test_database.url:
+        CONF.set_override('connection', test_database.url, 'database')
+        db_session.dispose()
     dbs.truncate_all(db_session.get_engine())
     yield test_database
 
