@@ -67,11 +67,12 @@ class MemoryNodes:
 
     def add(self, name: str, rack: str | None = None,
             tags: Sequence[str] = (), labels: Mapping[str, str] | None = None,
-            **knobs) -> MemoryNode:
+            roles: Sequence[str] = (), **knobs) -> MemoryNode:
         node = MemoryNode(node=SiteNode(
             uuid='00000000-0000-4000-8000-%012d' % (len(self.nodes) + 1),
             name=name, rack=rack, tags=frozenset(tags),
-            labels=frozenset((labels or {}).items())), **knobs)
+            labels=frozenset((labels or {}).items()),
+            roles=frozenset(roles)), **knobs)
         self.nodes[node.node.uuid] = node
         return node
 
