@@ -23,6 +23,7 @@ from ironside.db import session as db_session
 from ironside.db import site_models
 from ironside.db.site_models import SiteAction
 from ironside.db.site_models import SiteActionNode
+from ironside.db.site_models import SiteActionTask
 from ironside.db.site_models import SiteNodeClaim
 from ironside.db.site_models import SiteStrategy
 
@@ -108,8 +109,11 @@ def _conflict_error(rows: Sequence[sa.Row]) -> exception.SiteActionConflict:
 
 def create_action(action: str, strategy_name: str, document: dict[str, Any],
                   progress: dict[str, Any],
-                  nodes: Sequence[tuple[str, str]]) -> SiteAction:
-    """Queue an action over ``nodes`` ((uuid, name) pairs), claiming them.
+                  nodes: Sequence[tuple[str, str]],
+                  tasks: Sequence[dict[str, Any]] = ()) -> SiteAction:
+    """Queue an action over ``nodes`` ((uuid, name) pairs), claiming them,
+    with its task runs (``node_uuid``, ``task``, ``position``,
+    ``stage``; each ``pending``).
 
     Refused with SiteActionConflict if an unfinished action holds any of
     the nodes; the claims' primary key makes this atomic.
@@ -135,6 +139,10 @@ def create_action(action: str, strategy_name: str, document: dict[str, Any],
                 session.execute(sa.insert(SiteNodeClaim), [
                     {'node_uuid': uuid, 'action_id': row.id,
                      'created_at': models.utcnow()} for uuid in uuids])
+            if tasks:
+                session.execute(sa.insert(SiteActionTask), [
+                    dict(run, action_id=row.id, status=site_models.PENDING)
+                    for run in tasks])
     except db_exc.DBDuplicateEntry:
         # Another action claimed a node between our check and insert.
         with db_session.reader() as session:
@@ -169,6 +177,15 @@ def action_nodes(action_id: int) -> list[SiteActionNode]:
             sa.select(SiteActionNode)
             .where(SiteActionNode.action_id == action_id)
             .order_by(SiteActionNode.node_name)))
+
+
+def action_tasks(action_id: int) -> list[SiteActionTask]:
+    """The task runs of an action, node by node, in their order."""
+    with db_session.reader() as session:
+        return list(session.scalars(
+            sa.select(SiteActionTask)
+            .where(SiteActionTask.action_id == action_id)
+            .order_by(SiteActionTask.node_uuid, SiteActionTask.position)))
 
 
 def node_claims(node_uuids: Iterable[str]) -> dict[str, int]:
@@ -262,13 +279,15 @@ def release_action(action_id: int, host: str) -> None:
 def save_progress(action_id: int, host: str,
                   progress: dict[str, Any] | None = None,
                   nodes: Sequence[dict[str, Any]] = (),
-                  result: str | None = None) -> None:
+                  result: str | None = None,
+                  tasks: Sequence[dict[str, Any]] = ()) -> None:
     """Write the runner's progress in one transaction, as the owner.
 
     ``nodes`` are changed node rows: dicts with ``id`` and the columns
-    ``status``, ``phase``, ``request`` and ``reason``. With ``result``
-    the action finishes and its node claims are released. Raises
-    NotOwner, writing nothing, if ``host`` no longer owns the action.
+    ``status``, ``phase``, ``request`` and ``reason``; ``tasks`` changed
+    task runs: ``id`` and any of their columns. With ``result`` the
+    action finishes and its node claims are released. Raises NotOwner,
+    writing nothing, if ``host`` no longer owns the action.
     """
     now = models.utcnow()
     values: dict[str, Any] = {'heartbeat_at': now}
@@ -289,6 +308,8 @@ def save_progress(action_id: int, host: str,
         if nodes:
             session.execute(sa.update(SiteActionNode), [
                 dict(n, updated_at=now) for n in nodes])
+        if tasks:
+            session.execute(sa.update(SiteActionTask), list(tasks))
         if result is not None:
             session.execute(sa.delete(SiteNodeClaim)
                             .where(SiteNodeClaim.action_id == action_id))

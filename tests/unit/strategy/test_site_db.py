@@ -1,4 +1,5 @@
-"""The site tables: migration 0002_site matches the models; claims."""
+"""The site tables: migrations 0002_site and 0004_site_action_tasks match
+the models; claims."""
 
 from __future__ import annotations
 
@@ -21,7 +22,8 @@ def test_site_models_match_the_migration(db):
     site_tables = {t for t in models.Base.metadata.tables
                    if t.startswith('site_')}
     assert site_tables == {'site_strategies', 'site_actions',
-                           'site_action_nodes', 'site_node_claims'}
+                           'site_action_nodes', 'site_node_claims',
+                           'site_action_tasks'}
     assert [d for d in diff if any(t in repr(d) for t in site_tables)] == []
 
 
