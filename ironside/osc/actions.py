@@ -3,18 +3,23 @@
 from __future__ import annotations
 
 import json
+import os
 import time
 
+import yaml
+from osc_lib import exceptions
 from osc_lib.command import command
 
 from ironside.osc import report_text
+from ironside.osc.common import read_file
 from ironside.osc.common import site_client
 
 FINISHED = 'finished'
 
 
 class CreateAction(command.Command):
-    """Start deploy_site or update_site with a strategy."""
+    """Start deploy_site or update_site with a strategy and/or task
+    graphs; with --tasks/--skip/--start/--end/--nodes, a partial run."""
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
@@ -22,8 +27,33 @@ class CreateAction(command.Command):
                             choices=['deploy_site', 'update_site'],
                             help='deploy_site or update_site')
         parser.add_argument('--strategy', metavar='<strategy>',
-                            required=True,
-                            help='Name of the deployment strategy')
+                            help='Name of a stored deployment strategy')
+        parser.add_argument('--task-graph', metavar='<file>',
+                            action='append', default=[],
+                            dest='task_graphs',
+                            help='A task graph (Fuel tasks.yaml, or an '
+                                 'ironside/TaskGraph/v1 document), or a '
+                                 'DeploymentStrategy document; repeat for '
+                                 'several')
+        parser.add_argument('--tasks', metavar='<task,...>',
+                            help='Run only these tasks')
+        parser.add_argument('--skip', metavar='<task,...>',
+                            help='Run every task but these')
+        parser.add_argument('--start', metavar='<task>',
+                            help='Start at this task (or group, or stage): '
+                                 'it and what comes after it')
+        parser.add_argument('--end', metavar='<task>',
+                            help='End at this task (or group, or stage): '
+                                 'it and what it needs first')
+        parser.add_argument('--nodes', metavar='<node,...>',
+                            help='Only these nodes (names or UUIDs)')
+        parser.add_argument('--access', metavar='<file>',
+                            help='YAML or JSON: "nodes", each node\'s '
+                                 '"address" (and "port", "user", '
+                                 '"host_key") to run its tasks over SSH')
+        parser.add_argument('--ssh-key', metavar='<file>',
+                            help='The private key to log in to the nodes '
+                                 'with')
         parser.add_argument('--wait', action='store_true',
                             help='Show the progress until the action ends; '
                                  'exit with 1 if it failed')
@@ -34,11 +64,23 @@ class CreateAction(command.Command):
         return parser
 
     def take_action(self, parsed_args):
+        if not parsed_args.strategy and not parsed_args.task_graphs:
+            raise exceptions.CommandError(
+                'Give --strategy and/or --task-graph')
         client = site_client(self)
-        created = client.create_action(parsed_args.action,
-                                       parsed_args.strategy)
-        self.app.stdout.write('Site action %s: %s with strategy %s\n' % (
+        parameters = {name: getattr(parsed_args, name) for name in
+                      ('tasks', 'skip', 'start', 'end', 'nodes')
+                      if getattr(parsed_args, name)}
+        created = client.create_action(
+            parsed_args.action, parsed_args.strategy,
+            documents=[{'name': os.path.basename(path),
+                        'document': read_file(path)}
+                       for path in parsed_args.task_graphs],
+            parameters=parameters, access=_access(parsed_args))
+        self.app.stdout.write('Site action %s: %s with %s\n' % (
             created['uuid'], created['action'], created['strategy']))
+        for warning in created.get('warnings') or ():
+            self.app.stdout.write('Warning: %s\n' % warning)
         if not parsed_args.wait:
             return 0
         final = Progress(self.app.stdout).follow(
@@ -46,6 +88,24 @@ class CreateAction(command.Command):
             parsed_args.poll_interval)
         self.app.stdout.write('\n' + report_text.text(final) + '\n')
         return 1 if (final['result'] or '').startswith('failed') else 0
+
+
+def _access(parsed_args) -> dict | None:
+    if not parsed_args.access and not parsed_args.ssh_key:
+        return None
+    access = {}
+    if parsed_args.access:
+        try:
+            access = yaml.safe_load(read_file(parsed_args.access)) or {}
+        except yaml.YAMLError as exc:
+            raise exceptions.CommandError('%s is not YAML or JSON: %s' % (
+                parsed_args.access, exc)) from None
+        if not isinstance(access, dict):
+            raise exceptions.CommandError(
+                '%s must hold a mapping with "nodes"' % parsed_args.access)
+    if parsed_args.ssh_key:
+        access['private_key'] = read_file(parsed_args.ssh_key)
+    return access
 
 
 class Progress:
@@ -75,17 +135,27 @@ class Progress:
             counts = current['node_counts']
             lines = flow.splitlines() + ['Nodes: ' + ', '.join(
                 '%d %s' % (n, status) for status, n in counts.items())]
+            lines += ['  %s: %s' % (node['name'], node['running'])
+                      for node in current['nodes'] if node.get('running')]
             if self.drawn:
                 self.stream.write('\x1b[%dF\x1b[J' % self.drawn)
             self.stream.write('\n'.join(lines) + '\n')
             self.drawn = len(lines)
         else:
-            for line in flow.splitlines():
-                if line.startswith('| ') and '<PENDING>' not in line and \
+            for line in self._finished_tasks(current) + flow.splitlines():
+                if line.startswith(('| ', '  ')) and \
+                        '<PENDING>' not in line and \
                         '<RUNNING' not in line and line not in self.printed:
                     self.printed.add(line)
                     self.stream.write(line + '\n')
         self.stream.flush()
+
+    @staticmethod
+    def _finished_tasks(current: dict) -> list[str]:
+        return ['  ' + report_text.task_line(node, run)
+                for node in current['nodes']
+                for run in node.get('tasks') or ()
+                if run['status'] not in report_text.TASK_WAITING]
 
 
 class ListActions(command.Lister):

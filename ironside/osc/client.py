@@ -62,9 +62,27 @@ class SiteClient:
     def delete_strategy(self, name: str) -> None:
         self._request('DELETE', '/strategies/%s' % name)
 
-    def create_action(self, action: str, strategy: str) -> dict:
-        return self._request('POST', '/actions', json={
-            'action': action, 'strategy': strategy})
+    def create_action(self, action: str, strategy: str | None = None,
+                      documents: list | None = None,
+                      parameters: dict | None = None,
+                      access: dict | None = None) -> dict:
+        body: dict[str, Any] = {'action': action}
+        for name, value in (('strategy', strategy), ('documents', documents),
+                            ('parameters', parameters), ('access', access)):
+            if value:
+                body[name] = value
+        return self._request('POST', '/actions', json=body)
+
+    def list_tasks(self, documents: list, start: str | None = None,
+                   end: str | None = None) -> list[dict]:
+        params = {k: v for k, v in (('start_task', start),
+                                    ('end_task', end)) if v}
+        return self._request('POST', '/tasks', params=params or None,
+                             json={'documents': documents})['tasks']
+
+    def validate_task_graph(self, text: str) -> dict:
+        return self._request('POST', '/tasks/validate',
+                             json={'document': text})
 
     def list_actions(self, limit: int | None = None) -> list[dict]:
         params = {'limit': limit} if limit else None

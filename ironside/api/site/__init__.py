@@ -9,6 +9,8 @@ Routes, relative to the prefix:
 ``GET|POST /v1/actions``                  list or create site actions
 ``GET /v1/actions/{uuid}``                an action with its report
 ``POST /v1/nodes/filter``                 the nodes selectors select
+``POST /v1/tasks``                        task graphs' tasks (start/end)
+``POST /v1/tasks/validate``               validate a task graph
 
 Errors are IronsideExceptions, answered in Ironic's error format by the
 application's error handlers.
@@ -19,6 +21,7 @@ from __future__ import annotations
 import falcon
 
 from ironside.api.site import resources
+from ironside.api.site import tasks
 from ironside.strategy import conductor_nodes
 
 DEFAULT_PREFIX = '/site'
@@ -36,3 +39,5 @@ def register(app: falcon.App, prefix: str = DEFAULT_PREFIX,
     app.add_route(base + '/actions', resources.Actions(nodes))
     app.add_route(base + '/actions/{uuid}', resources.Action())
     app.add_route(base + '/nodes/filter', resources.NodeFilter(nodes))
+    app.add_route(base + '/tasks', tasks.Tasks())
+    app.add_route(base + '/tasks/validate', tasks.Validate())

@@ -11,6 +11,7 @@ from ironside.db import site as site_db
 from ironside.db import site_models
 from ironside.strategy import actions
 from ironside.strategy import seam
+from ironside.strategy.reader import fuel
 from ironside.strategy.reader import shipyard
 
 
@@ -47,6 +48,14 @@ def _string(body: dict[str, Any], name: str) -> str:
     if not isinstance(value, str):
         raise exception.InvalidParameterValue(
             err='"%s" must be a string' % name)
+    return value
+
+
+def _mapping(body: dict[str, Any], name: str) -> dict[str, Any] | None:
+    value = body.get(name)
+    if value is not None and not isinstance(value, dict):
+        raise exception.InvalidParameterValue(
+            err='"%s" must be a JSON object' % name)
     return value
 
 
@@ -90,9 +99,9 @@ class Root:
             'version': '1',
             'resources': {name: self.base + '/' + name
                           for name in ('strategies', 'actions',
-                                       'nodes/filter')},
+                                       'nodes/filter', 'tasks')},
             'actions': list(actions.ACTIONS),
-            'schemas': list(shipyard.SCHEMAS),
+            'schemas': list(shipyard.SCHEMAS) + [fuel.SCHEMA],
         })
 
 
@@ -142,12 +151,21 @@ class Actions:
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         body = _body(req)
-        unknown = sorted(set(body) - {'action', 'strategy'})
+        unknown = sorted(set(body) - {'action', 'strategy', 'documents',
+                                      'parameters', 'access'})
         if unknown:
             raise exception.InvalidParameterValue(
                 err='Unknown fields: %s' % ', '.join(unknown))
-        action = actions.create_action(self.nodes, _string(body, 'action'),
-                                       _string(body, 'strategy'))
+        documents = body.get('documents') or []
+        if not isinstance(documents, list):
+            raise exception.InvalidParameterValue(
+                err='"documents" must be a list of documents')
+        strategy = _string(body, 'strategy') if 'strategy' in body or \
+            not documents else None
+        action = actions.create_action(
+            self.nodes, _string(body, 'action'), strategy,
+            documents=documents, options=_mapping(body, 'parameters'),
+            access=_mapping(body, 'access'))
         resp.location = '%s/%s' % (req.path, action.uuid)
         _send(resp, actions.action_report(action.uuid), falcon.HTTP_201)
 

@@ -1,0 +1,46 @@
+"""The site API's task graph resources.
+
+``POST /v1/tasks?start_task=&end_task=``
+    The tasks of the task graphs in the body (``{"documents": [...]}``,
+    with the strategy whose groups they use), in graph order, those from
+    ``start_task`` to ``end_task`` as a partial run walks them (Fuel's
+    ``deployment_tasks?start_task=&end_task=``). Once site designs hold
+    task graphs, a design version's tasks are listed the same way.
+``POST /v1/tasks/validate``
+    One task graph (``{"document": ...}``) checked on its own: errors,
+    and warnings for what only the rest of a site's documents settle.
+"""
+
+from __future__ import annotations
+
+import falcon
+
+from ironside.api.site.resources import _body
+from ironside.api.site.resources import _send
+from ironside.api.site.resources import _source
+from ironside.common import exception
+from ironside.strategy import actions
+from ironside.strategy.reader import fuel
+
+
+class Tasks:
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        body = _body(req)
+        documents = body.get('documents')
+        if not isinstance(documents, list) or not documents:
+            raise exception.MissingParameterValue(
+                err='The request body needs "documents": a list of task '
+                    'graphs')
+        _send(resp, {'tasks': actions.list_tasks(
+            documents, req.get_param('start_task'),
+            req.get_param('end_task'))})
+
+
+class Validate:
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        errors, warnings = fuel.validate(_source(_body(req)))
+        _send(resp, {'valid': not errors,
+                     'errors': [dict(e.as_dict(), text=str(e))
+                                for e in errors],
+                     'warnings': [dict(w.as_dict(), text=str(w))
+                                  for w in warnings]})
