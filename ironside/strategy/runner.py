@@ -185,7 +185,13 @@ class ActionRunner:
         delay = shortest
         try:
             while not self.stop.is_set():
-                changed = self._start_groups()
+                # Tasks that ended first: their nodes' next tasks start in
+                # this round, and one write records both.
+                changed = False
+                for record in self.flow.collect():
+                    self._task_ended(record)
+                    changed = True
+                changed |= self._start_groups()
                 running = self._running_groups()
                 if not running and not self.flow.futures:
                     self._finish()
@@ -194,9 +200,6 @@ class ActionRunner:
                 self._limited = False
                 for name in running:
                     changed |= self._advance(self.plan.group(name), blocked)
-                for record in self.flow.collect():
-                    self._task_ended(record)
-                    changed = True
                 self._save_nodes()
                 self.flow.launch()
                 if not changed and blocked and self._stuck(running):
