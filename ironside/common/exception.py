@@ -445,3 +445,54 @@ class SiteActionConflict(Conflict):
     msg_fmt = ("Site action %(action)s is still running on nodes %(nodes)s; "
                "a second action on the same nodes is refused until it "
                "finishes.")
+
+
+# Site designs
+
+class InvalidDesign(Invalid):
+    """Design documents are wrong; ``issues`` lists every problem."""
+
+    msg_fmt = "%(what)s:\n%(details)s"
+
+    def __init__(self, what: str, issues: list) -> None:
+        self.issues = list(issues)
+        super().__init__(what=what, details='\n'.join(
+            '  %s' % issue for issue in self.issues))
+
+
+class DesignBufferEmpty(Conflict):
+    msg_fmt = ("The buffer is empty: it holds no change to the committed "
+               "design, so there is nothing to commit.")
+
+
+class DesignCollectionUnchanged(Invalid):
+    msg_fmt = ("Collection %(collection)s is unchanged; nothing was added "
+               "to the buffer.")
+
+
+class DesignChanged(Conflict):
+    msg_fmt = ("The buffer or the committed design changed while "
+               "committing; nothing was committed. Commit again.")
+
+
+class InvalidDesignVersion(Invalid):
+    msg_fmt = ('Invalid version "%(version)s": expected buffer, committed, '
+               'successful-site-action, last-site-action or a revision '
+               'number.')
+
+
+class DesignVersionNotFound(NotFound):
+    msg_fmt = "%(what)s"
+
+
+class DesignIncomplete(Invalid):
+    msg_fmt = ("Design revision %(revision)s can not run a site action: "
+               "%(reason)s.")
+
+
+class IntermediateCommits(Conflict):
+    msg_fmt = ("Intermediate commit detected: %(details)s")
+
+
+class InvalidActionParameters(Invalid):
+    msg_fmt = "%(err)s"

@@ -18,6 +18,7 @@ from oslo_db import exception as db_exc
 from oslo_utils import uuidutils
 
 from ironside.common import exception
+from ironside.db import designs as designs_db
 from ironside.db import models
 from ironside.db import session as db_session
 from ironside.db import site_models
@@ -107,21 +108,35 @@ def _conflict_error(rows: Sequence[sa.Row]) -> exception.SiteActionConflict:
     return exception.SiteActionConflict(action=action, nodes=shown)
 
 
+def check_unclaimed(node_uuids: Sequence[str]) -> None:
+    """SiteActionConflict if an unfinished action holds any of the nodes."""
+    with db_session.reader() as session:
+        conflicts = _conflicts(session, list(node_uuids))
+    if conflicts:
+        raise _conflict_error(conflicts)
+
+
 def create_action(action: str, strategy_name: str, document: dict[str, Any],
                   progress: dict[str, Any],
                   nodes: Sequence[tuple[str, str]],
+                  revision_id: int | None = None,
+                  parameters: dict[str, Any] | None = None,
+                  log: list[dict[str, str]] | None = None,
                   tasks: Sequence[dict[str, Any]] = ()) -> SiteAction:
     """Queue an action over ``nodes`` ((uuid, name) pairs), claiming them,
     with its task runs (``node_uuid``, ``task``, ``position``,
     ``stage``; each ``pending``).
 
     Refused with SiteActionConflict if an unfinished action holds any of
-    the nodes; the claims' primary key makes this atomic.
+    the nodes; the claims' primary key makes this atomic. An action that
+    runs a design revision names it in ``revision_id``.
     """
     uuids = [uuid for uuid, _name in nodes]
     row = SiteAction(uuid=uuidutils.generate_uuid(), action=action,
                      strategy_name=strategy_name, document=document,
-                     state=site_models.QUEUED, progress=progress)
+                     state=site_models.QUEUED, progress=progress,
+                     revision_id=revision_id, parameters=parameters or {},
+                     log=log or [])
     try:
         with db_session.writer() as session:
             # Write first, then read: a transaction that reads first and
@@ -280,13 +295,15 @@ def save_progress(action_id: int, host: str,
                   progress: dict[str, Any] | None = None,
                   nodes: Sequence[dict[str, Any]] = (),
                   result: str | None = None,
+                  tag: str | None = None,
                   tasks: Sequence[dict[str, Any]] = ()) -> None:
     """Write the runner's progress in one transaction, as the owner.
 
     ``nodes`` are changed node rows: dicts with ``id`` and the columns
     ``status``, ``phase``, ``request`` and ``reason``; ``tasks`` changed
     task runs: ``id`` and any of their columns. With ``result`` the
-    action finishes and its node claims are released. Raises NotOwner,
+    action finishes and its node claims are released; with ``tag`` too,
+    the design revision it ran (if any) gets that tag. Raises NotOwner,
     writing nothing, if ``host`` no longer owns the action.
     """
     now = models.utcnow()
@@ -313,3 +330,10 @@ def save_progress(action_id: int, host: str,
         if result is not None:
             session.execute(sa.delete(SiteNodeClaim)
                             .where(SiteNodeClaim.action_id == action_id))
+        if result is not None and tag is not None:
+            action = session.execute(
+                sa.select(SiteAction.uuid, SiteAction.revision_id)
+                .where(SiteAction.id == action_id)).one()
+            if action.revision_id is not None:
+                designs_db.add_tag(session, action.revision_id, tag,
+                                   action.uuid)

@@ -2,7 +2,9 @@
 
 They live on the same ``Base`` as the other models so that one metadata
 describes the whole schema (migration ``0002_site`` creates them;
-``0004_site_action_tasks`` adds the task runs of an action).
+``0003_site_designs`` adds the design revision, parameters and log of
+an action, and the tables of :mod:`ironside.db.design_models`;
+``0004_site_action_tasks`` the task runs of an action).
 """
 
 from __future__ import annotations
@@ -12,8 +14,10 @@ import datetime
 import sqlalchemy as sa
 from sqlalchemy import orm
 
+from ironside.db import design_models  # noqa: F401 (the tables it references)
 from ironside.db.models import Base
 from ironside.db.models import JsonDict
+from ironside.db.models import JsonList
 from ironside.db.models import TimestampMixin
 from ironside.db.models import utcnow
 
@@ -86,6 +90,14 @@ class SiteAction(TimestampMixin, Base):
         sa.DateTime, nullable=True)
     finished_at: orm.Mapped[datetime.datetime | None] = orm.mapped_column(
         sa.DateTime, nullable=True)
+    # The design revision it runs (NULL: a stored strategy), its
+    # parameters, and what it says about itself ([{"at", "message"}]).
+    revision_id: orm.Mapped[int | None] = orm.mapped_column(
+        sa.ForeignKey('site_design_revisions.id'), nullable=True,
+        index=True)
+    parameters: orm.Mapped[dict] = orm.mapped_column(JsonDict,
+                                                     nullable=True)
+    log: orm.Mapped[list] = orm.mapped_column(JsonList, nullable=True)
 
 
 class SiteActionNode(Base):

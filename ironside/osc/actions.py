@@ -17,9 +17,22 @@ from ironside.osc.common import site_client
 FINISHED = 'finished'
 
 
+def _parameters(values: list[str]) -> dict[str, str]:
+    parameters = {}
+    for value in values:
+        name, sep, given = value.partition('=')
+        if not sep or not name:
+            raise exceptions.CommandError(
+                '--param takes NAME=VALUE, not "%s"' % value)
+        parameters[name] = given
+    return parameters
+
+
 class CreateAction(command.Command):
-    """Start deploy_site or update_site with a strategy and/or task
-    graphs; with --tasks/--skip/--start/--end/--nodes, a partial run."""
+    """Start deploy_site or update_site: on the committed design revision
+    (or another, with --param target-revision=...), or with a stored
+    strategy and/or task graphs given as files; with --tasks, --skip,
+    --start, --end or --nodes, a partial run."""
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
@@ -27,14 +40,20 @@ class CreateAction(command.Command):
                             choices=['deploy_site', 'update_site'],
                             help='deploy_site or update_site')
         parser.add_argument('--strategy', metavar='<strategy>',
-                            help='Name of a stored deployment strategy')
+                            help='Name of a stored deployment strategy, '
+                                 'instead of the design')
         parser.add_argument('--task-graph', metavar='<file>',
                             action='append', default=[],
                             dest='task_graphs',
                             help='A task graph (Fuel tasks.yaml, or an '
                                  'ironside/TaskGraph/v1 document), or a '
-                                 'DeploymentStrategy document; repeat for '
-                                 'several')
+                                 'DeploymentStrategy document, instead of '
+                                 'the design; repeat for several')
+        parser.add_argument('--param', metavar='<name=value>',
+                            action='append', default=[], dest='params',
+                            help='An action parameter, e.g. '
+                                 'allow-intermediate-commits=true or '
+                                 'target-revision=3; repeat for more')
         parser.add_argument('--tasks', metavar='<task,...>',
                             help='Run only these tasks')
         parser.add_argument('--skip', metavar='<task,...>',
@@ -48,12 +67,13 @@ class CreateAction(command.Command):
         parser.add_argument('--nodes', metavar='<node,...>',
                             help='Only these nodes (names or UUIDs)')
         parser.add_argument('--access', metavar='<file>',
-                            help='YAML or JSON: "nodes", each node\'s '
-                                 '"address" (and "port", "user", '
-                                 '"host_key") to run its tasks over SSH')
+                            help='With --task-graph: YAML or JSON, "nodes": '
+                                 'each node\'s "address" (and "port", '
+                                 '"user", "host_key") to run its tasks over '
+                                 'SSH')
         parser.add_argument('--ssh-key', metavar='<file>',
-                            help='The private key to log in to the nodes '
-                                 'with')
+                            help='With --task-graph: the private key to log '
+                                 'in to the nodes with')
         parser.add_argument('--wait', action='store_true',
                             help='Show the progress until the action ends; '
                                  'exit with 1 if it failed')
@@ -64,21 +84,24 @@ class CreateAction(command.Command):
         return parser
 
     def take_action(self, parsed_args):
-        if not parsed_args.strategy and not parsed_args.task_graphs:
-            raise exceptions.CommandError(
-                'Give --strategy and/or --task-graph')
         client = site_client(self)
-        parameters = {name: getattr(parsed_args, name) for name in
-                      ('tasks', 'skip', 'start', 'end', 'nodes')
-                      if getattr(parsed_args, name)}
+        parameters = _parameters(parsed_args.params)
+        parameters.update({name: getattr(parsed_args, name) for name in
+                           ('tasks', 'skip', 'start', 'end', 'nodes')
+                           if getattr(parsed_args, name)})
         created = client.create_action(
-            parsed_args.action, parsed_args.strategy,
+            parsed_args.action, parsed_args.strategy, parameters,
             documents=[{'name': os.path.basename(path),
                         'document': read_file(path)}
                        for path in parsed_args.task_graphs],
-            parameters=parameters, access=_access(parsed_args))
-        self.app.stdout.write('Site action %s: %s with %s\n' % (
-            created['uuid'], created['action'], created['strategy']))
+            access=_access(parsed_args))
+        revision = ' (design revision %d)' % created['revision'] \
+            if created.get('revision') else ''
+        self.app.stdout.write('Site action %s: %s with strategy %s%s\n' % (
+            created['uuid'], created['action'], created['strategy'],
+            revision))
+        for entry in created.get('log') or ():
+            self.app.stdout.write('  %s\n' % entry['message'])
         for warning in created.get('warnings') or ():
             self.app.stdout.write('Warning: %s\n' % warning)
         if not parsed_args.wait:
@@ -168,12 +191,12 @@ class ListActions(command.Lister):
         return parser
 
     def take_action(self, parsed_args):
-        columns = ('uuid', 'action', 'strategy', 'state', 'result',
-                   'owner', 'created_at')
+        columns = ('uuid', 'action', 'strategy', 'revision', 'state',
+                   'result', 'owner', 'created_at')
         rows = [[a[c] for c in columns]
                 for a in site_client(self).list_actions(parsed_args.limit)]
-        return ('UUID', 'Action', 'Strategy', 'State', 'Result', 'Owner',
-                'Created At'), rows
+        return ('UUID', 'Action', 'Strategy', 'Revision', 'State', 'Result',
+                'Owner', 'Created At'), rows
 
 
 class ShowAction(command.Command):

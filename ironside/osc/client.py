@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from typing import Any
+from urllib.parse import quote
 
 from osc_lib import exceptions
 
@@ -63,12 +64,12 @@ class SiteClient:
         self._request('DELETE', '/strategies/%s' % name)
 
     def create_action(self, action: str, strategy: str | None = None,
-                      documents: list | None = None,
                       parameters: dict | None = None,
+                      documents: list | None = None,
                       access: dict | None = None) -> dict:
         body: dict[str, Any] = {'action': action}
-        for name, value in (('strategy', strategy), ('documents', documents),
-                            ('parameters', parameters), ('access', access)):
+        for name, value in (('strategy', strategy), ('parameters', parameters),
+                            ('documents', documents), ('access', access)):
             if value:
                 body[name] = value
         return self._request('POST', '/actions', json=body)
@@ -94,3 +95,49 @@ class SiteClient:
     def filter_nodes(self, selectors: list[dict]) -> list[dict]:
         return self._request('POST', '/nodes/filter',
                              json={'selectors': selectors})['nodes']
+
+    # Designs
+
+    def stage_collection(self, collection: str,
+                         sources: list[tuple[str, str]],
+                         empty: bool = False) -> dict:
+        body: dict[str, Any] = {'sources': [{'name': name, 'text': text}
+                                            for name, text in sources]}
+        if empty:
+            body['empty'] = True
+        return self._request('POST', '/designs/buffer/%s' % quote(
+            collection, safe=''), json=body)
+
+    def get_buffer(self) -> dict:
+        return self._request('GET', '/designs/buffer')
+
+    def discard_buffer(self) -> None:
+        self._request('DELETE', '/designs/buffer')
+
+    def commit_design(self, force: bool = False,
+                      dry_run: bool = False) -> dict:
+        return self._request('POST', '/designs/commit', json={
+            'force': force, 'dry_run': dry_run})
+
+    def design_documents(self, version: str | None = None,
+                         collection: str | None = None) -> dict:
+        params = {k: v for k, v in (('version', version),
+                                    ('collection', collection)) if v}
+        return self._request('GET', '/designs/documents', params=params)
+
+    def rendered_design(self, version: str | None = None) -> dict:
+        params = {'version': version} if version else None
+        return self._request('GET', '/designs/rendered', params=params)
+
+    def design_diff(self, base: str | None = None,
+                    new: str | None = None) -> dict:
+        params = {k: v for k, v in (('base-version', base),
+                                    ('diff-version', new)) if v}
+        return self._request('GET', '/designs/diff', params=params)
+
+    def list_revisions(self) -> list[dict]:
+        return self._request('GET', '/revisions')['revisions']
+
+    def get_revision(self, revision: str) -> dict:
+        return self._request('GET', '/revisions/%s' % quote(
+            str(revision), safe=''))

@@ -12,4 +12,11 @@
 ``service``      the site action service in each conductor
 ``seam``         the one interface to nodes, with two implementations:
                  ``conductor_nodes`` (Ironside) and ``memory_nodes``
+``design``       a site design read into typed models (strategies,
+                 configuration, inventory, configs, other kinds)
+``designs``      the design store: buffer, commits, revisions, tags,
+                 versions by name, diffs, secrets masked
+``design_actions``  what an action that runs a design revision does
+                 before it is queued (target, guard, inventory)
+``parameters``   site actions' parameters
 """

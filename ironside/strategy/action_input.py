@@ -64,8 +64,6 @@ class RunOptions:
     end: str | None = None
     nodes: tuple[str, ...] = ()
 
-    NAMES = ('tasks', 'skip', 'start', 'end', 'nodes')
-
     @property
     def selects_tasks(self) -> bool:
         return bool(self.tasks or self.skip or self.start or self.end)
@@ -76,40 +74,20 @@ class RunOptions:
                 'nodes': list(self.nodes)}
 
     @classmethod
-    def read(cls, value: Mapping[str, Any] | None) -> RunOptions:
-        """From an API body or stored record; InvalidParameterValue
-        names what is wrong. Lists may be given as comma-separated
-        strings, as a command line gives them."""
-        value = dict(value or {})
-        unknown = sorted(set(value) - set(cls.NAMES))
-        if unknown:
-            raise exception.InvalidParameterValue(
-                err='Unknown run options %s (known: %s)'
-                    % (', '.join(unknown), ', '.join(cls.NAMES)))
-        lists = {}
-        for name in ('tasks', 'skip', 'nodes'):
-            lists[name] = _names(value.get(name), name)
-        single = {}
-        for name in ('start', 'end'):
-            given = value.get(name)
-            if given is not None and (not isinstance(given, str) or
-                                      not given.strip()):
-                raise exception.InvalidParameterValue(
-                    err='Run option "%s" must be a task name' % name)
-            single[name] = given.strip() if given else None
-        return cls(**lists, **single)
+    def of(cls, parameters: Mapping[str, Any]) -> RunOptions:
+        """From an action's parameters, as :mod:`..parameters` read them
+        (other parameters are left alone)."""
+        return cls(tasks=tuple(parameters.get('tasks', ())),
+                   skip=tuple(parameters.get('skip', ())),
+                   start=parameters.get('start'),
+                   end=parameters.get('end'),
+                   nodes=tuple(parameters.get('nodes', ())))
 
-
-def _names(value: Any, name: str) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        value = value.split(',')
-    if not isinstance(value, (list, tuple)) or \
-            not all(isinstance(v, str) for v in value):
-        raise exception.InvalidParameterValue(
-            err='Run option "%s" must be a list of names' % name)
-    return tuple(dict.fromkeys(v.strip() for v in value if v.strip()))
+    @classmethod
+    def from_dict(cls, value: Mapping[str, Any]) -> RunOptions:
+        """As :meth:`as_dict` wrote them."""
+        return cls(tuple(value['tasks']), tuple(value['skip']),
+                   value['start'], value['end'], tuple(value['nodes']))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -121,55 +99,72 @@ class NodeAccess:
     user: str = 'root'
     # "ssh-ed25519 AAAA...": checked when given.
     host_key: str | None = None
+    # The name of its private key in TaskAccess.keys; None: the default.
+    key: str | None = None
 
 
 _ACCESS_FIELDS = {'address': str, 'port': int, 'user': str,
-                  'host_key': str}
+                  'host_key': str, 'key': str}
 
 
 @dataclasses.dataclass(frozen=True)
 class TaskAccess:
-    """Where each node's tasks run, and the key to log in with."""
+    """Where each node's tasks run, and the keys to log in with: a
+    node's own (``keys`` by name, as a design's inventory names them), or
+    ``private_key``. Keys are secrets: never shown, never logged."""
 
     nodes: Mapping[str, NodeAccess] = dataclasses.field(
         default_factory=dict)
     private_key: str | None = dataclasses.field(default=None, repr=False)
+    keys: Mapping[str, str] = dataclasses.field(default_factory=dict,
+                                                repr=False)
 
     def target(self, node_name: str) -> TaskTarget | None:
         access = self.nodes.get(node_name)
         if access is None:
             return None
+        key = self.keys.get(access.key) if access.key else \
+            self.private_key
         return TaskTarget(node_name=node_name, address=access.address,
                           port=access.port, user=access.user,
-                          private_key=self.private_key,
-                          host_key=access.host_key)
+                          private_key=key, host_key=access.host_key)
 
     def as_dict(self) -> dict[str, Any]:
-        """For storing with the action only: it holds the key."""
+        """For storing with the action only: it holds the keys."""
         return {'nodes': {name: dataclasses.asdict(access)
                           for name, access in sorted(self.nodes.items())},
-                'private_key': self.private_key}
+                'private_key': self.private_key, 'keys': dict(self.keys)}
 
     @classmethod
     def read(cls, value: Mapping[str, Any] | None) -> TaskAccess:
-        """From ``{"nodes": {name: {address, port, user, host_key}},
-        "private_key": "..."}``; InvalidParameterValue names what is
-        wrong (never the key)."""
+        """From ``{"nodes": {name: {address, port, user, host_key,
+        key}}, "private_key": "...", "keys": {name: "..."}}``;
+        InvalidParameterValue names what is wrong (never a key)."""
         value = value or {}
         if not isinstance(value, Mapping) or \
-                set(value) - {'nodes', 'private_key'}:
+                set(value) - {'nodes', 'private_key', 'keys'}:
             raise exception.InvalidParameterValue(
-                err='"access" takes "nodes" and "private_key"')
+                err='"access" takes "nodes", "private_key" and "keys"')
         key = value.get('private_key')
-        if key is not None and not isinstance(key, str):
+        keys = value.get('keys') or {}
+        if (key is not None and not isinstance(key, str)) or \
+                not isinstance(keys, Mapping) or \
+                not all(isinstance(k, str) for k in keys.values()):
             raise exception.InvalidParameterValue(
-                err='"access.private_key" must be a string')
+                err='"access.private_key" and "access.keys" hold keys as '
+                    'text')
         nodes = value.get('nodes') or {}
         if not isinstance(nodes, Mapping):
             raise exception.InvalidParameterValue(
                 err='"access.nodes" must map node names to addresses')
-        return cls({name: _node_access(name, entry)
-                    for name, entry in nodes.items()}, key)
+        found = {name: _node_access(name, entry)
+                 for name, entry in nodes.items()}
+        unknown = sorted({a.key for a in found.values()
+                          if a.key and a.key not in keys})
+        if unknown:
+            raise exception.InvalidParameterValue(
+                err='"access.keys" has no key %s' % ', '.join(unknown))
+        return cls(found, key, dict(keys))
 
 
 def _node_access(name: str, entry: Any) -> NodeAccess:

@@ -44,6 +44,7 @@ from ironside.strategy.action_input import RunOptions
 from ironside.strategy.action_input import SiteDocument
 from ironside.strategy.action_input import TaskAccess
 from ironside.strategy.reader import shipyard
+from ironside.strategy.selectors import NodeIndex
 from ironside.strategy.selectors import SiteNode
 from ironside.strategy.site_graph import PlannedTask
 from ironside.strategy.tasks import registry as task_registry
@@ -118,7 +119,7 @@ class ActionPlan:
         return cls(
             ActionInput(tuple(SiteDocument.from_dict(d)
                               for d in document['documents']),
-                        RunOptions.read(document['options']),
+                        RunOptions.from_dict(document['options']),
                         TaskAccess.read(document['access'])),
             [model.Group.from_dict(g) for g in document['groups']],
             list(document['stages']),
@@ -140,9 +141,10 @@ def evaluate_fields(documents: Sequence[SiteDocument]
     return list(documents)
 
 
-def build_plan(action_input: ActionInput,
-               nodes: seam.NodeBackend) -> ActionPlan:
-    """The plan of an action (see the module's docstring).
+def build_plan(action_input: ActionInput, nodes: seam.NodeBackend,
+               site_nodes: Sequence[SiteNode] | None = None) -> ActionPlan:
+    """The plan of an action (see the module's docstring), on the nodes
+    of the backend, or on ``site_nodes`` (a design's inventory).
 
     Raises InvalidTaskGraph (a document or reference problem, placed),
     InvalidParameterValue (a run option naming nothing) and InvalidPlan
@@ -153,13 +155,18 @@ def build_plan(action_input: ActionInput,
     options = action_input.options
     selected = graph.select(options)
     has_graph = any(d.kind == TASK_GRAPH for d in documents)
-    members = {name: nodes.resolve(group.selectors)
+    if site_nodes is None:
+        resolve = nodes.resolve
+    else:
+        resolve = NodeIndex(site_nodes).select
+    members = {name: resolve(group.selectors)
                for name, group in graph.groups.items()}
     universe: dict[str, SiteNode] = {}
     for found in members.values():
         universe.update((n.uuid, n) for n in found)
     if has_graph:
-        universe.update((n.uuid, n) for n in nodes.resolve([]) if n.roles)
+        everyone = resolve([])
+        universe.update((n.uuid, n) for n in everyone if n.roles)
     universe = _only(universe, options.nodes)
     members = {name: [n for n in found if n.uuid in universe]
                for name, found in members.items()}

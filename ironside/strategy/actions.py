@@ -1,11 +1,14 @@
 """Strategies and site actions as the API (or a script) handles them.
 
 Creating an action builds its plan once (every group's nodes, every
-node's tasks), stores it with a snapshot of the documents, claims the
-nodes, and queues the action; a conductor's site action service picks
-it up (see :mod:`.service`). The action therefore means what it meant
-when it was asked for, whichever conductor runs it, even if the stored
-strategy or the nodes' roles change later.
+node's tasks, :func:`.action_plan.build_plan`), stores it with a snapshot
+of its input, claims the nodes, and queues the action; a conductor's
+site action service picks it up (see :mod:`.service`). The action
+therefore means what it meant when it was asked for, whichever conductor
+runs it, even if the stored strategy, the design or the nodes' roles
+change later. The input is a stored strategy and/or documents given
+directly, or, without either, a design revision (:mod:`.design_actions`),
+which the action records.
 """
 
 from __future__ import annotations
@@ -18,6 +21,8 @@ from typing import Any
 from ironside.common import exception
 from ironside.db import site as site_db
 from ironside.db import site_models
+from ironside.strategy import design_actions
+from ironside.strategy import parameters as action_parameters
 from ironside.strategy import progress as site_progress
 from ironside.strategy import report
 from ironside.strategy import seam
@@ -28,6 +33,7 @@ from ironside.strategy.action_input import RunOptions
 from ironside.strategy.action_input import SiteDocument
 from ironside.strategy.action_input import TaskAccess
 from ironside.strategy.action_input import parse_documents
+from ironside.strategy.action_plan import ActionPlan
 from ironside.strategy.action_plan import build_plan
 from ironside.strategy.reader import shipyard
 
@@ -50,27 +56,45 @@ def create_strategy(source: str | Mapping[str, Any],
 
 def create_action(nodes: seam.NodeBackend, action: str,
                   strategy_name: str | None = None,
+                  parameters: Mapping[str, Any] | None = None,
                   documents: Sequence[Any] = (),
-                  options: RunOptions | Mapping[str, Any] | None = None,
                   access: TaskAccess | Mapping[str, Any] | None = None
                   ) -> site_models.SiteAction:
     """Queue ``action`` with a stored strategy (by name) and/or documents
     given directly (DeploymentStrategy and task graph texts or parsed
-    documents, or :class:`~.action_input.SiteDocument`), a partial run's
-    options, and how the nodes' OS is reached for their tasks.
+    documents, or :class:`~.action_input.SiteDocument`), and ``access``
+    (how the nodes' OS is reached for their tasks); without either, with
+    a design revision (see :mod:`.design_actions`), its documents and its
+    inventory's access. ``parameters`` are the action's
+    (:mod:`.parameters`): a design's target revision, a partial run's
+    ``tasks``, ``skip``, ``start``, ``end`` and ``nodes``, ...
 
-    The plan is built here, once (:func:`.action_plan.build_plan`), and
-    stored with the action, each node's task runs as rows.
-
-    Raises InvalidParameterValue for an unknown action or run option,
-    StrategyNotFound, InvalidTaskGraph and InvalidPlan for what the
-    documents do not settle or can not run, and SiteActionConflict if
-    an unfinished action holds any of the nodes.
+    Raises InvalidParameterValue for an unknown action,
+    InvalidActionParameters, StrategyNotFound, the design's precondition
+    errors, InvalidTaskGraph and InvalidPlan for what the documents do not
+    settle or can not run, and SiteActionConflict if an unfinished action
+    holds any of the nodes.
     """
     if action not in ACTIONS:
         raise exception.InvalidParameterValue(
             err='Unknown site action "%s"; expected one of %s'
                 % (action, ', '.join(ACTIONS)))
+    runs_design = strategy_name is None and not documents
+    params = action_parameters.read(action, parameters,
+                                    runs_design=runs_design)
+    options = RunOptions.of(params)
+    if runs_design:
+        prepared = design_actions.prepare(nodes, action, params)
+        plan = build_plan(ActionInput(prepared.documents, options,
+                                      prepared.access), nodes,
+                          site_nodes=prepared.site_nodes)
+        row = site_db.create_action(
+            action, prepared.name, plan.snapshot(),
+            site_progress.initial(plan.group_nodes), _nodes(plan),
+            revision_id=prepared.revision, parameters=params,
+            log=prepared.log, tasks=_runs(plan))
+        queued.set()
+        return row
     given: list[SiteDocument] = []
     if strategy_name is not None:
         stored = site_db.get_strategy(strategy_name)
@@ -78,37 +102,49 @@ def create_action(nodes: seam.NodeBackend, action: str,
     given += [d for d in documents if isinstance(d, SiteDocument)]
     given += parse_documents([d for d in documents
                               if not isinstance(d, SiteDocument)])
-    if not given:
-        raise exception.MissingParameterValue(
-            err='A site action needs a strategy or task graph documents')
-    if not isinstance(options, RunOptions):
-        options = RunOptions.read(options)
     if not isinstance(access, TaskAccess):
         access = TaskAccess.read(access)
     plan = build_plan(ActionInput(tuple(given), options, access), nodes)
-    runs = [{'node_uuid': uuid, 'task': task, 'position': position,
-             'stage': plan.tasks[task].task.in_stage}
-            for uuid, tasks in plan.node_tasks.items()
-            for position, task in enumerate(tasks)]
     row = site_db.create_action(
         action, ', '.join(d.name for d in given), plan.snapshot(),
-        site_progress.initial(plan.group_nodes),
-        sorted(plan.node_names.items(), key=lambda item: item[1]), runs)
+        site_progress.initial(plan.group_nodes), _nodes(plan),
+        parameters=params, tasks=_runs(plan))
     queued.set()
     return row
 
 
+def _nodes(plan: ActionPlan) -> list[tuple[str, str]]:
+    return sorted(plan.node_names.items(), key=lambda item: item[1])
+
+
+def _runs(plan: ActionPlan) -> list[dict[str, Any]]:
+    """Each node's task runs, as rows."""
+    return [{'node_uuid': uuid, 'task': task, 'position': position,
+             'stage': plan.tasks[task].task.in_stage}
+            for uuid, tasks in plan.node_tasks.items()
+            for position, task in enumerate(tasks)]
+
+
 def action_report(uuid: str) -> dict[str, Any]:
+    """The report, with the design revision the action runs, its
+    parameters and its log."""
     action = site_db.get_action(uuid)
-    return report.build(action, site_db.action_nodes(action.id),
-                        site_db.action_tasks(action.id))
+    built = report.build(action, site_db.action_nodes(action.id),
+                         site_db.action_tasks(action.id))
+    built.update(revision=action.revision_id, parameters=action.parameters,
+                 log=action.log)
+    return built
 
 
 def list_tasks(documents: Sequence[Any], start: str | None = None,
                end: str | None = None) -> list[dict[str, Any]]:
     """The tasks of documents in graph order, those from ``start`` to
     ``end`` (walking the graph as a partial run does)."""
-    graph = site_graph.build(parse_documents(documents))
+    graph = site_graph.build([d for d in documents
+                              if isinstance(d, SiteDocument)] +
+                             parse_documents([d for d in documents
+                                              if not isinstance(
+                                                  d, SiteDocument)]))
     options = RunOptions(start=start, end=end)
     return [dict(graph.tasks[t].as_dict(), groups=graph.groups_of(t))
             for t in graph.select(options)]

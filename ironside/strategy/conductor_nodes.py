@@ -2,19 +2,25 @@
 
 States are read from the database, a few columns of many nodes per
 query; transitions are asked of the conductor that owns each node,
-through :class:`ironside.conductor.rpcapi.ConductorAPI`.
+through :class:`ironside.conductor.rpcapi.ConductorAPI`. Nodes are
+enrolled and updated the way the API's node creation and update do it:
+through the conductor's ``create_node`` and ``update_node``.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from collections.abc import Mapping
 from collections.abc import Sequence
+from typing import Any
 
 import oslo_messaging as messaging
+from oslo_utils import uuidutils
 
 from ironside.common import context as ironside_context
 from ironside.common import exception
+from ironside.common import states
 from ironside.db import deploy_templates as templates_db
 from ironside.db import nodes as nodes_db
 from ironside.strategy import seam
@@ -95,6 +101,43 @@ class ConductorNodes:
         self._request(node_uuid, lambda: self.rpcapi.do_node_deploy(
             self._context, node_uuid,
             deploy_steps=list(steps.values()) or None))
+
+    def find_nodes(self, names: Sequence[str]) -> dict[str, seam.KnownNode]:
+        found = {}
+        names = list(names)
+        for start in range(0, len(names), _CHUNK):
+            for row in nodes_db.list_node_columns(
+                    ('uuid', 'name', 'extra'),
+                    {'name_in': names[start:start + _CHUNK]}):
+                found[row.name] = seam.KnownNode(row.uuid, row.name,
+                                                 row.extra or {})
+        return found
+
+    def enroll(self, nodes: Sequence[seam.NewNode]) -> dict[str, str]:
+        values = [{'uuid': uuidutils.generate_uuid(), 'name': node.name,
+                   'driver': node.driver,
+                   'driver_info': dict(node.driver_info),
+                   'properties': dict(node.properties),
+                   'resource_class': node.resource_class,
+                   'extra': dict(node.extra), 'conductor_group': '',
+                   'provision_state': states.ENROLL} for node in nodes]
+        for value in values:
+            try:
+                self.rpcapi.ring.owner(value['uuid'], value['driver'], '')
+            except exception.NoValidHost:
+                raise seam.Rejected(
+                    'node %s: no conductor serves driver %s'
+                    % (value['name'], value['driver'])) from None
+        created = {}
+        for value in values:
+            self._request(value['name'], lambda value=value: created.update(
+                {value['name']: self.rpcapi.create_node(self._context,
+                                                        value)}))
+        return created
+
+    def set_extra(self, node_uuid: str, extra: Mapping[str, Any]) -> None:
+        self._request(node_uuid, lambda: self.rpcapi.update_node(
+            self._context, node_uuid, {'extra': dict(extra)}))
 
 
 def template_steps(names: Sequence[str]) -> dict[tuple[str, str], dict]:

@@ -19,6 +19,7 @@ import dataclasses
 import threading
 from collections.abc import Mapping
 from collections.abc import Sequence
+from typing import Any
 
 from ironside.common import states
 from ironside.strategy import seam
@@ -56,6 +57,10 @@ class MemoryNode:
     # A frozen node stays in whatever state it is in.
     frozen: bool = False
     deploy_steps: list = dataclasses.field(default_factory=list)
+    # The node's extra field, where selectors read rack, tags and labels;
+    # and, for a node a design enrolled, what it was enrolled with.
+    extra: dict = dataclasses.field(default_factory=dict)
+    enrolled: seam.NewNode | None = None
 
 
 class MemoryNodes:
@@ -68,12 +73,17 @@ class MemoryNodes:
     def add(self, name: str, rack: str | None = None,
             tags: Sequence[str] = (), labels: Mapping[str, str] | None = None,
             roles: Sequence[str] = (), **knobs) -> MemoryNode:
-        node = MemoryNode(node=SiteNode(
-            uuid='00000000-0000-4000-8000-%012d' % (len(self.nodes) + 1),
-            name=name, rack=rack, tags=frozenset(tags),
-            labels=frozenset((labels or {}).items()),
-            roles=frozenset(roles)), **knobs)
-        self.nodes[node.node.uuid] = node
+        extra: dict[str, Any] = {'tags': list(tags)}
+        if rack is not None:
+            extra['rack'] = rack
+        if labels:
+            extra['labels'] = dict(labels)
+        if roles:
+            extra['roles'] = list(roles)
+        uuid = '00000000-0000-4000-8000-%012d' % (len(self.nodes) + 1)
+        node = MemoryNode(node=site_selectors.site_node(uuid, name, extra),
+                          extra=extra, **knobs)
+        self.nodes[uuid] = node
         return node
 
     def by_name(self, name: str) -> MemoryNode:
@@ -150,3 +160,34 @@ class MemoryNodes:
         node = self._request(node_uuid, seam.DEPLOY)
         node.deploy_steps = list(deploy_steps) + [
             {'template': name} for name in deploy_templates]
+
+    def find_nodes(self, names: Sequence[str]) -> dict[str, seam.KnownNode]:
+        wanted = set(names)
+        with self._lock:
+            return {n.node.name: seam.KnownNode(n.node.uuid, n.node.name,
+                                                dict(n.extra))
+                    for n in self.nodes.values() if n.node.name in wanted}
+
+    def enroll(self, nodes: Sequence[seam.NewNode]) -> dict[str, str]:
+        created = {}
+        for new in nodes:
+            node = self.add(new.name)
+            with self._lock:
+                self._set_extra(node, new.extra)
+                node.enrolled = new
+            self.requests.append((node.node.uuid, 'enroll'))
+            created[new.name] = node.node.uuid
+        return created
+
+    def _set_extra(self, node: MemoryNode, extra: Mapping[str, Any]) -> None:
+        node.extra = dict(extra)
+        node.node = site_selectors.site_node(node.node.uuid, node.node.name,
+                                             node.extra)
+
+    def set_extra(self, node_uuid: str, extra: Mapping[str, Any]) -> None:
+        with self._lock:
+            node = self.nodes.get(node_uuid)
+            if node is None:
+                raise seam.Rejected('node %s not found' % node_uuid)
+            self._set_extra(node, extra)
+            self.requests.append((node_uuid, 'set_extra'))

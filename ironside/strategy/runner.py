@@ -25,7 +25,10 @@ The rules (spec 000's Process, and the task graph spec's):
   its nodes still in flight fail (a task has its own timeout);
 - a failed task fails its node, with the task's reason, and nothing
   else: the group's criteria judge it;
-- at the end, a failed critical group fails the action.
+- at the end, a failed critical group fails the action; the design
+  revision the action ran, if it ran one, is tagged
+  ``site-action-success`` or ``site-action-failure`` (a failed action's
+  result starts with "failed") in the same transaction.
 
 Every change is written to the database before the runner relies on
 it, as the owner of the action: a runner that lost the action stops at
@@ -52,6 +55,7 @@ from ironside.strategy import progress as site_progress
 from ironside.strategy import seam
 from ironside.strategy import task_flow
 from ironside.strategy.action_plan import ActionPlan
+from ironside.strategy.designs import versions
 from ironside.strategy.model import Group
 from ironside.strategy.plan import Plan
 
@@ -229,7 +233,8 @@ class ActionRunner:
     def _save(self, result: str | None = None) -> None:
         site_db.save_progress(self.action_id, self.host, self.progress,
                               [r.row() for r in self._dirty.values()],
-                              result=result, tasks=self.flow.take_dirty())
+                              result=result, tasks=self.flow.take_dirty(),
+                              tag=versions.action_tag(result))
         self._dirty.clear()
 
     def _save_nodes(self) -> None:

@@ -1,7 +1,9 @@
 """The one interface through which the site layer reaches nodes.
 
 The runner resolves selectors, starts the prepare and deploy transitions
-of single nodes, and reads node states in bulk; nothing else. Two
+of single nodes, and reads node states in bulk; an action that runs a
+design revision also finds the inventory's nodes by name, enrolls those
+that do not exist and sets the ``extra`` fields of the others. Two
 implementations exist: :mod:`ironside.strategy.conductor_nodes` (Ironside's
 conductors and database) and :mod:`ironside.strategy.memory_nodes` (an
 in-memory site), and another Ironic-compatible endpoint would be a third.
@@ -16,7 +18,9 @@ do it; the node then fails with the message.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from collections.abc import Sequence
+from typing import Any
 from typing import Protocol
 
 from ironside.strategy.selectors import Selector
@@ -44,6 +48,29 @@ class NodeState:
     maintenance: bool = False
 
 
+@dataclasses.dataclass(frozen=True)
+class KnownNode:
+    """A node that exists, and its ``extra`` field."""
+
+    uuid: str
+    name: str
+    extra: Mapping[str, Any]
+
+
+@dataclasses.dataclass(frozen=True)
+class NewNode:
+    """A node to enroll. ``driver_info`` holds BMC credentials: never
+    logged, never shown."""
+
+    name: str
+    driver: str
+    driver_info: Mapping[str, Any] = dataclasses.field(default_factory=dict,
+                                                       repr=False)
+    properties: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    resource_class: str | None = None
+    extra: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+
+
 class NodeBackend(Protocol):
     def resolve(self, selectors: Sequence[Selector]) -> list[SiteNode]:
         """The nodes the selectors select, ordered by name."""
@@ -60,3 +87,15 @@ class NodeBackend(Protocol):
                      deploy_steps: Sequence[dict] = (),
                      deploy_templates: Sequence[str] = ()) -> None:
         """Start deploying (available → active) with these steps."""
+
+    def find_nodes(self, names: Sequence[str]) -> dict[str, KnownNode]:
+        """The nodes of these names that exist, by name."""
+
+    def enroll(self, nodes: Sequence[NewNode]) -> dict[str, str]:
+        """Create these nodes (in ``enroll``); their UUIDs by name.
+
+        Raises Rejected, having created none, when one of them cannot be
+        (no conductor serves its driver)."""
+
+    def set_extra(self, node_uuid: str, extra: Mapping[str, Any]) -> None:
+        """Replace a node's ``extra`` field (Busy, Rejected)."""

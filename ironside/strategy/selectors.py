@@ -190,3 +190,55 @@ def select(selectors: Sequence[Selector],
     if not selectors or any(s.selects_all for s in selectors):
         return nodes
     return [n for n in nodes if any(s.matches(n) for s in selectors)]
+
+
+class NodeIndex:
+    """Nodes indexed by name, rack, tag, label and role, so that selecting
+    from thousands of nodes looks up each criterion instead of testing
+    every node. Selects what :func:`select` selects, in the same order."""
+
+    def __init__(self, nodes: Iterable[SiteNode]) -> None:
+        self.nodes = list(nodes)
+        self._names: dict[str, set[int]] = {}
+        self._racks: dict[str | None, set[int]] = {}
+        self._tags: dict[str, set[int]] = {}
+        self._labels: dict[tuple[str, str], set[int]] = {}
+        self._roles: dict[str, set[int]] = {}
+        for index, node in enumerate(self.nodes):
+            self._names.setdefault(node.name, set()).add(index)
+            self._names.setdefault(node.uuid, set()).add(index)
+            self._racks.setdefault(node.rack, set()).add(index)
+            for tag in node.tags:
+                self._tags.setdefault(tag, set()).add(index)
+            for label in node.labels:
+                self._labels.setdefault(label, set()).add(index)
+            for role in node.roles:
+                self._roles.setdefault(role, set()).add(index)
+
+    @staticmethod
+    def _any(index: Mapping[Any, set[int]], values: Iterable[Any]
+             ) -> set[int]:
+        found: set[int] = set()
+        for value in values:
+            found |= index.get(value, set())
+        return found
+
+    def _matching(self, selector: Selector) -> set[int]:
+        found: set[int] | None = None
+        for index, values in ((self._names, selector.node_names),
+                              (self._racks, selector.rack_names),
+                              (self._tags, selector.node_tags),
+                              (self._labels, selector.node_labels),
+                              (self._roles, selector.node_roles)):
+            if values:
+                matches = self._any(index, values)
+                found = matches if found is None else found & matches
+        return found if found is not None else set(range(len(self.nodes)))
+
+    def select(self, selectors: Sequence[Selector]) -> list[SiteNode]:
+        if not selectors or any(s.selects_all for s in selectors):
+            return list(self.nodes)
+        chosen: set[int] = set()
+        for selector in selectors:
+            chosen |= self._matching(selector)
+        return [self.nodes[i] for i in sorted(chosen)]

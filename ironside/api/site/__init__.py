@@ -11,6 +11,14 @@ Routes, relative to the prefix:
 ``POST /v1/nodes/filter``                 the nodes selectors select
 ``POST /v1/tasks``                        task graphs' tasks (start/end)
 ``POST /v1/tasks/validate``               validate a task graph
+``GET|DELETE /v1/designs/buffer``         the staged collections; discard
+``POST /v1/designs/buffer/{collection}``  create or replace a collection
+``POST /v1/designs/commit``               commit the buffer (force, dry_run)
+``GET /v1/designs/documents``             a version's documents
+``GET /v1/designs/rendered``              a version as site actions read it
+``GET /v1/designs/diff``                  what changed between two versions
+``GET /v1/revisions``                     revisions with their tags
+``GET /v1/revisions/{revision}``          one revision
 
 Errors are IronsideExceptions, answered in Ironic's error format by the
 application's error handlers.
@@ -20,6 +28,7 @@ from __future__ import annotations
 
 import falcon
 
+from ironside.api.site import designs
 from ironside.api.site import resources
 from ironside.api.site import tasks
 from ironside.strategy import conductor_nodes
@@ -41,3 +50,12 @@ def register(app: falcon.App, prefix: str = DEFAULT_PREFIX,
     app.add_route(base + '/nodes/filter', resources.NodeFilter(nodes))
     app.add_route(base + '/tasks', tasks.Tasks())
     app.add_route(base + '/tasks/validate', tasks.Validate())
+    app.add_route(base + '/designs/buffer', designs.Buffer())
+    app.add_route(base + '/designs/buffer/{collection}',
+                  designs.BufferCollection())
+    app.add_route(base + '/designs/commit', designs.Commit())
+    app.add_route(base + '/designs/documents', designs.Documents())
+    app.add_route(base + '/designs/rendered', designs.Rendered())
+    app.add_route(base + '/designs/diff', designs.Diff())
+    app.add_route(base + '/revisions', designs.Revisions())
+    app.add_route(base + '/revisions/{revision}', designs.Revision())

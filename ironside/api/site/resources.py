@@ -6,34 +6,19 @@ from typing import Any
 
 import falcon
 
+from ironside.api.site.common import document_source
+from ironside.api.site.common import isotime
+from ironside.api.site.common import json_body
+from ironside.api.site.common import send
 from ironside.common import exception
 from ironside.db import site as site_db
 from ironside.db import site_models
 from ironside.strategy import actions
+from ironside.strategy import parameters
 from ironside.strategy import seam
 from ironside.strategy.reader import fuel
+from ironside.strategy.reader import kinds
 from ironside.strategy.reader import shipyard
-
-
-def _send(resp: falcon.Response, body: Any,
-          status: str = falcon.HTTP_200) -> None:
-    """A JSON answer; typed explicitly, as the main application leaves
-    answers untyped by default."""
-    resp.status = status
-    resp.content_type = falcon.MEDIA_JSON
-    resp.media = body
-
-
-def _time(value) -> str | None:
-    return value.isoformat() if value is not None else None
-
-
-def _body(req: falcon.Request) -> dict[str, Any]:
-    body = req.get_media(default_when_empty=None)
-    if not isinstance(body, dict):
-        raise exception.InvalidParameterValue(
-            err='The request body must be a JSON object')
-    return body
 
 
 def _required(body: dict[str, Any], name: str) -> Any:
@@ -59,22 +44,14 @@ def _mapping(body: dict[str, Any], name: str) -> dict[str, Any] | None:
     return value
 
 
-def _source(body: dict[str, Any]) -> str | dict:
-    source = _required(body, 'document')
-    if not isinstance(source, (str, dict)):
-        raise exception.InvalidParameterValue(
-            err='"document" must be YAML or JSON text, or a JSON object')
-    return source
-
-
 def strategy_view(strategy: site_models.SiteStrategy,
                   detail: bool = False) -> dict[str, Any]:
     groups = strategy.document.get('data', {}).get('groups', [])
     view = {'uuid': strategy.uuid, 'name': strategy.name,
             'schema': strategy.schema,
             'groups': [g['name'] for g in groups],
-            'created_at': _time(strategy.created_at),
-            'updated_at': _time(strategy.updated_at)}
+            'created_at': isotime(strategy.created_at),
+            'updated_at': isotime(strategy.updated_at)}
     if detail:
         view['document'] = strategy.document
     return view
@@ -82,11 +59,12 @@ def strategy_view(strategy: site_models.SiteStrategy,
 
 def action_view(action: site_models.SiteAction) -> dict[str, Any]:
     return {'uuid': action.uuid, 'action': action.action,
-            'strategy': action.strategy_name, 'state': action.state,
+            'strategy': action.strategy_name,
+            'revision': action.revision_id, 'state': action.state,
             'result': action.result, 'owner': action.owner,
-            'created_at': _time(action.created_at),
-            'started_at': _time(action.started_at),
-            'finished_at': _time(action.finished_at)}
+            'created_at': isotime(action.created_at),
+            'started_at': isotime(action.started_at),
+            'finished_at': isotime(action.finished_at)}
 
 
 class Root:
@@ -94,37 +72,43 @@ class Root:
         self.base = base
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        _send(resp, {
+        send(resp, {
             'name': 'Ironside site API',
             'version': '1',
             'resources': {name: self.base + '/' + name
                           for name in ('strategies', 'actions',
-                                       'nodes/filter', 'tasks')},
+                                       'nodes/filter', 'tasks',
+                                       'designs/buffer', 'designs/commit',
+                                       'designs/documents',
+                                       'designs/rendered', 'designs/diff',
+                                       'revisions')},
             'actions': list(actions.ACTIONS),
             'schemas': list(shipyard.SCHEMAS) + [fuel.SCHEMA],
+            'design_schemas': kinds.REGISTRY.schemas(),
+            'action_parameters': sorted(parameters.PARAMETERS),
         })
 
 
 class Strategies:
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        _send(resp, {'strategies': [strategy_view(s) for s in
+        send(resp, {'strategies': [strategy_view(s) for s in
                                     site_db.list_strategies()]})
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        body = _body(req)
+        body = json_body(req)
         name = body.get('name')
         if name is not None and (not isinstance(name, str) or not name):
             raise exception.InvalidParameterValue(
                 err='"name" must be a non-empty string')
-        strategy = actions.create_strategy(_source(body), name)
+        strategy = actions.create_strategy(document_source(body), name)
         resp.location = '%s/%s' % (req.path, strategy.name)
-        _send(resp, strategy_view(strategy, detail=True), falcon.HTTP_201)
+        send(resp, strategy_view(strategy, detail=True), falcon.HTTP_201)
 
 
 class Validate:
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        errors = shipyard.validate(_source(_body(req)))
-        _send(resp, {'valid': not errors,
+        errors = shipyard.validate(document_source(json_body(req)))
+        send(resp, {'valid': not errors,
                      'errors': [dict(e.as_dict(), text=str(e))
                                 for e in errors]})
 
@@ -132,7 +116,7 @@ class Validate:
 class Strategy:
     def on_get(self, req: falcon.Request, resp: falcon.Response,
                name: str) -> None:
-        _send(resp, strategy_view(site_db.get_strategy(name), detail=True))
+        send(resp, strategy_view(site_db.get_strategy(name), detail=True))
 
     def on_delete(self, req: falcon.Request, resp: falcon.Response,
                   name: str) -> None:
@@ -146,13 +130,13 @@ class Actions:
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         limit = req.get_param_as_int('limit', min_value=1)
-        _send(resp, {'actions': [action_view(a) for a in
+        send(resp, {'actions': [action_view(a) for a in
                                  site_db.list_actions(limit)]})
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        body = _body(req)
-        unknown = sorted(set(body) - {'action', 'strategy', 'documents',
-                                      'parameters', 'access'})
+        body = json_body(req)
+        unknown = sorted(set(body) - {'action', 'strategy', 'parameters',
+                                      'documents', 'access'})
         if unknown:
             raise exception.InvalidParameterValue(
                 err='Unknown fields: %s' % ', '.join(unknown))
@@ -160,20 +144,20 @@ class Actions:
         if not isinstance(documents, list):
             raise exception.InvalidParameterValue(
                 err='"documents" must be a list of documents')
-        strategy = _string(body, 'strategy') if 'strategy' in body or \
-            not documents else None
+        strategy = _string(body, 'strategy') \
+            if body.get('strategy') is not None else None
         action = actions.create_action(
             self.nodes, _string(body, 'action'), strategy,
-            documents=documents, options=_mapping(body, 'parameters'),
+            _mapping(body, 'parameters'), documents=documents,
             access=_mapping(body, 'access'))
         resp.location = '%s/%s' % (req.path, action.uuid)
-        _send(resp, actions.action_report(action.uuid), falcon.HTTP_201)
+        send(resp, actions.action_report(action.uuid), falcon.HTTP_201)
 
 
 class Action:
     def on_get(self, req: falcon.Request, resp: falcon.Response,
                uuid: str) -> None:
-        _send(resp, actions.action_report(uuid))
+        send(resp, actions.action_report(uuid))
 
 
 class NodeFilter:
@@ -182,8 +166,8 @@ class NodeFilter:
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         selectors = shipyard.check_selectors(
-            _body(req).get('selectors', []))
-        _send(resp, {'nodes': [
+            json_body(req).get('selectors', []))
+        send(resp, {'nodes': [
             {'name': n.name, 'uuid': n.uuid, 'rack': n.rack,
              'tags': sorted(n.tags), 'labels': dict(sorted(n.labels))}
             for n in self.nodes.resolve(selectors)]})

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import falcon
 
-from ironside.api.site.resources import _body
-from ironside.api.site.resources import _send
-from ironside.api.site.resources import _source
+from ironside.api.site.common import document_source
+from ironside.api.site.common import json_body
+from ironside.api.site.common import send
 from ironside.common import exception
 from ironside.strategy import actions
 from ironside.strategy.reader import fuel
@@ -25,21 +25,21 @@ from ironside.strategy.reader import fuel
 
 class Tasks:
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        body = _body(req)
+        body = json_body(req)
         documents = body.get('documents')
         if not isinstance(documents, list) or not documents:
             raise exception.MissingParameterValue(
                 err='The request body needs "documents": a list of task '
                     'graphs')
-        _send(resp, {'tasks': actions.list_tasks(
+        send(resp, {'tasks': actions.list_tasks(
             documents, req.get_param('start_task'),
             req.get_param('end_task'))})
 
 
 class Validate:
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        errors, warnings = fuel.validate(_source(_body(req)))
-        _send(resp, {'valid': not errors,
+        errors, warnings = fuel.validate(document_source(json_body(req)))
+        send(resp, {'valid': not errors,
                      'errors': [dict(e.as_dict(), text=str(e))
                                 for e in errors],
                      'warnings': [dict(w.as_dict(), text=str(w))

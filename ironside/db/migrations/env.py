@@ -2,6 +2,7 @@
 
 from alembic import context
 
+from ironside.db import design_models  # noqa
 from ironside.db import models
 from ironside.db import site_models  # noqa
 

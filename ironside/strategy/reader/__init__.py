@@ -12,7 +12,16 @@
     The DeploymentStrategy kind: its schema, its semantic checks and its
     model (:mod:`ironside.strategy.model`).
 
-Each further kind of document (a Fuel task graph, the documents of a
-site design, the ``yaql_exp`` expressions inside them) adds a module of
-its own beside these, built from the same three parts.
+``documents``
+    Site design documents: Deckhand's envelope, collections read from
+    their sources, content hashes, design issues.
+``registry``, ``kinds``
+    The kinds of design documents by schema (check, model) and the
+    checks across documents; ``kinds`` registers them all.
+``configuration``, ``inventory``, ``freeform``, ``references``
+    DeploymentConfiguration, the BaremetalNode inventory, configuration,
+    settings and secrets, and the checks across documents.
+
+Each further kind of document (a Fuel task graph, etcd clusters, ...)
+adds a module of its own beside these and one line in ``kinds``.
 """

@@ -1,4 +1,11 @@
-"""jsonschema's findings, told as people would tell them."""
+"""jsonschema's findings, told as people would tell them.
+
+:class:`DocumentSchema` checks a document two ways: fastjsonschema (the
+schema compiled to Python) answers in microseconds whether a document is
+valid, and only for one that is not does jsonschema say, in every detail,
+what is wrong. A design of thousands of documents is checked at commit
+in a fraction of what jsonschema alone would take.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +13,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+import fastjsonschema
 import jsonschema
 
 from ironside.strategy.reader.errors import ErrorCollector
@@ -60,10 +68,40 @@ def schema_errors(validator: jsonschema.Validator, document: Any,
                        % (error.validator_value, describe(instance)))
         elif kind == 'minLength':
             errors.add(path, 'must not be empty')
+        elif kind == 'maxLength':
+            errors.add(path, 'must be at most %d characters long'
+                       % error.validator_value)
         elif kind == 'pattern':
             wanted = _PATTERNS.get(error.validator_value,
-                                   'match "%s"' % error.validator_value)
+                                   'match %s' % error.validator_value)
             errors.add(path, 'must %s, not %s' % (wanted,
                                                   describe(instance)))
+        elif kind == 'uniqueItems':
+            errors.add(path, 'must not hold the same value twice')
         else:
             errors.add(path, error.message)
+
+
+class DocumentSchema:
+    """A JSON schema (draft 7) and both of its checkers."""
+
+    def __init__(self, schema: Mapping[str, Any]) -> None:
+        self.schema = dict(schema)
+        self.validator = jsonschema.Draft7Validator(self.schema)
+        # use_default=False: a check never fills in the document.
+        self._is_valid = fastjsonschema.compile(self.schema,
+                                                use_default=False)
+
+    def is_valid(self, document: Any) -> bool:
+        try:
+            self._is_valid(document)
+        except fastjsonschema.JsonSchemaException:
+            return False
+        return True
+
+    def errors(self, document: Any, errors: ErrorCollector) -> bool:
+        """Add every violation to ``errors``; True if there was none."""
+        if self.is_valid(document):
+            return True
+        schema_errors(self.validator, document, errors)
+        return False

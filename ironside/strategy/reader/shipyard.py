@@ -43,6 +43,7 @@ from ironside.strategy.reader.errors import DocumentError
 from ironside.strategy.reader.errors import ErrorCollector
 from ironside.strategy.reader.errors import Place
 from ironside.strategy.reader.errors import document_name
+from ironside.strategy.reader.registry import Kind
 from ironside.strategy.reader.schema import schema_errors
 from ironside.strategy.reader.source import Path
 from ironside.strategy.reader.source import SourceError
@@ -375,3 +376,6 @@ def load(source: str | Mapping[str, Any], name: str = '<input>'
     if errors:
         raise exception.InvalidStrategy(errors)
     return build(document)
+
+
+KIND = Kind('DeploymentStrategy', SCHEMAS, check, build)

@@ -111,7 +111,7 @@ class GraphSite:
     def start(self, *documents, action='deploy_site', host='test-host',
               options=None, access=None):
         row = actions.create_action(
-            self.nodes, action, documents=list(documents), options=options,
+            self.nodes, action, parameters=options, documents=list(documents),
             access=self.access() if access is None else access)
         assert site_db.claim_action(row.id, host, None, None)
         return row

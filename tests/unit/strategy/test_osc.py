@@ -3,14 +3,9 @@
 from __future__ import annotations
 
 import json
-import threading
 
 import pytest
-from cheroot import wsgi
-from openstackclient import shell
 
-from ironside.api import app as api_app
-from ironside.api import site as site_api
 from ironside.db import site_models
 from ironside.osc import actions as osc_actions
 from ironside.strategy import actions
@@ -20,6 +15,7 @@ from ironside.strategy.task_flow import TaskExecution
 from ironside.strategy.tasks.local import LocalTaskRunner
 from ironside.strategy.tasks.registry import TaskRunners
 from tests import utils
+from tests.unit.strategy import cli
 from tests.unit.strategy import fuel_examples as fx
 from tests.unit.strategy import spec_flows
 from tests.unit.strategy.conftest import EXAMPLES
@@ -31,28 +27,17 @@ STRATEGY_FILE = str(EXAMPLES / 'deployment-strategy.yaml')
 
 @pytest.fixture(scope='module')
 def endpoint(test_database):
-    """One server for the module: OpenStackClient run in-process keeps
-    its first client (and endpoint) for the life of the process."""
-    server = wsgi.Server(('127.0.0.1', 0), api_app.build_app(
-        None, extra_apis=[(site_api.DEFAULT_PREFIX, site_api.register)]))
-    server.prepare()
-    thread = threading.Thread(target=server.serve, daemon=True)
-    thread.start()
-    yield 'http://127.0.0.1:%d' % server.bind_addr[1]
-    server.stop()
-    thread.join(5)
+    """One server for the module."""
+    with cli.serve() as url:
+        yield url
 
 
 @pytest.fixture
 def openstack(endpoint, db, capsys):
     """Run ``openstack`` in this process; returns (exit code, output)."""
-    def _run(*args):
-        capsys.readouterr()
-        code = shell.main(['--os-auth-type', 'none', '--os-endpoint',
-                           endpoint + '/v1'] + [str(a) for a in args])
-        captured = capsys.readouterr()
-        return code, captured.out + captured.err
-    return _run
+    cli.forget_site_client()
+    yield cli.runner(endpoint, capsys)
+    cli.forget_site_client()
 
 
 def test_strategy_commands(openstack):

@@ -74,7 +74,15 @@ def test_action_from_a_task_graph(client, usage_nodes):
     ({'documents': [fx.USAGE], 'parameters': {'start': 'nowhere'}},
      'Run option "start": no task, group or stage is named "nowhere"'),
     ({'documents': [fx.USAGE], 'parameters': {'tasks': 'a', 'when': 1}},
-     'Unknown run options when (known: tasks, skip, start, end, nodes)'),
+     'Unknown parameters for deploy_site: when (it takes '
+     'allow-intermediate-commits, end, nodes, skip, start, '
+     'target-revision, tasks)'),
+    ({'documents': [fx.USAGE], 'parameters': {'tasks': 5}},
+     'Invalid parameters: "tasks" must be a list of names, not 5'),
+    ({'documents': [fx.USAGE],
+      'parameters': {'target-revision': 'committed'}},
+     'Parameters target-revision apply only to an action that runs a '
+     'design revision, not a stored strategy'),
     ({'documents': [fx.USAGE], 'access': {'nodes': {'node-1': {}}}},
      'access for node node-1 needs an "address"'),
     ({'documents': [fx.USAGE]},

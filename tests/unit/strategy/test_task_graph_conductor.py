@@ -62,7 +62,7 @@ def test_deploy_steps_and_commands_on_fake_hardware(graph_site, rpc,
     row = actions.create_action(
         nodes, 'deploy_site', documents=[bad],
         access={'nodes': {'fh-3': '127.0.0.1'}},
-        options={'nodes': ['fh-3']})
+        parameters={'nodes': ['fh-3']})
     assert site_db.claim_action(row.id, 'test-host', None, None)
     assert runner.ActionRunner(row.uuid, 'test-host', nodes,
                                runner.InFlightLimit(10),

@@ -1,14 +1,14 @@
 """Site layer: the task runs of a site action (task graphs).
 
 Revision ID: 0004_site_action_tasks
-Revises: 0002_site
+Revises: 0003_site_designs
 """
 
 import sqlalchemy as sa
 from alembic import op
 
 revision = '0004_site_action_tasks'
-down_revision = '0002_site'
+down_revision = '0003_site_designs'
 branch_labels = None
 depends_on = None
 
