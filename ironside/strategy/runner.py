@@ -56,6 +56,7 @@ from ironside.strategy import seam
 from ironside.strategy import task_flow
 from ironside.strategy.action_plan import ActionPlan
 from ironside.strategy.designs import versions
+from ironside.strategy.in_flight import InFlightLimit
 from ironside.strategy.model import Group
 from ironside.strategy.plan import Plan
 
@@ -66,31 +67,6 @@ LOG = logging.getLogger(__name__)
 # a step in milliseconds, so the shortest pause is short, but not so
 # short that the runner takes CPU from the conductor it lives in.
 MIN_POLL_DELAY = 0.02
-
-
-class InFlightLimit:
-    """How many more nodes may be put in flight, shared by runners."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self.used = 0
-        self._lock = threading.Lock()
-
-    def try_acquire(self) -> bool:
-        with self._lock:
-            if self.used >= self.size:
-                return False
-            self.used += 1
-            return True
-
-    def force_acquire(self, count: int) -> None:
-        """Count nodes already in flight (found when taking over)."""
-        with self._lock:
-            self.used += count
-
-    def release(self, count: int = 1) -> None:
-        with self._lock:
-            self.used = max(0, self.used - count)
 
 
 @dataclasses.dataclass

@@ -35,8 +35,8 @@ from ironside.strategy import actions
 from ironside.strategy import conductor_nodes
 from ironside.strategy import seam
 from ironside.strategy import task_flow
+from ironside.strategy.in_flight import InFlightLimit
 from ironside.strategy.runner import ActionRunner
-from ironside.strategy.runner import InFlightLimit
 
 LOG = logging.getLogger(__name__)
 
