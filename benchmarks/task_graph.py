@@ -50,9 +50,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from benchmarks import site_deploy  # noqa: E402
 from benchmarks import ssh_tasks  # noqa: E402
 from ironside.common.conf import CONF  # noqa: E402
-from ironside.conductor import manager as conductor_manager  # noqa: E402
-from ironside.conductor import rpcapi  # noqa: E402
-from ironside.db import migration  # noqa: E402
 from ironside.db import session as db_session  # noqa: E402
 from ironside.db import site as site_db  # noqa: E402
 from ironside.db import site_models  # noqa: E402
@@ -88,7 +85,7 @@ def enroll(rpc, fleet: sshd.SSHNodes) -> None:
 def access(fleet: sshd.SSHNodes) -> dict:
     return {'nodes': {node.name: {'address': node.address,
                                   'port': node.port, 'user': fleet.user,
-                                  'host_key': node.host_key}
+                                  'known_host': node.host_key}
                       for node in fleet},
             'private_key': fleet.client_key}
 
@@ -195,12 +192,7 @@ def run(args) -> dict:
         fleet = sshd.SSHNodes(Path(base) / 'ssh', args.nodes).start()
         sshd_seconds = time.monotonic() - started
         database = site_deploy.Database(args.database, base)
-        CONF.set_override('connection', database.url, 'database')
-        db_session.dispose()
-        migration.upgrade()
-        manager = conductor_manager.ConductorManager(CONF.host)
-        manager.init_host()
-        rpc = rpcapi.ConductorAPI(local_manager=manager)
+        manager, rpc = site_deploy.start_conductor(database)
         nodes = conductor_nodes.ConductorNodes(rpc)
         service = site_service.SiteActionService(CONF.host, nodes)
         service.start()

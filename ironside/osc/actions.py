@@ -69,8 +69,8 @@ class CreateAction(command.Command):
         parser.add_argument('--access', metavar='<file>',
                             help='With --task-graph: YAML or JSON, "nodes": '
                                  'each node\'s "address" (and "port", '
-                                 '"user", "host_key") to run its tasks over '
-                                 'SSH')
+                                 '"user", "known_host") to run its tasks '
+                                 'over SSH')
         parser.add_argument('--ssh-key', metavar='<file>',
                             help='With --task-graph: the private key to log '
                                  'in to the nodes with')

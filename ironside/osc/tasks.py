@@ -8,6 +8,7 @@ from osc_lib.command import command
 
 from ironside.osc.common import FileArgument
 from ironside.osc.common import read_file
+from ironside.osc.common import show_validation
 from ironside.osc.common import site_client
 
 
@@ -44,13 +45,7 @@ class ValidateTaskGraph(FileArgument, command.Command):
     only the rest of a site's documents can settle."""
 
     def take_action(self, parsed_args):
-        result = site_client(self).validate_task_graph(
-            read_file(parsed_args.file))
-        for warning in result['warnings']:
-            self.app.stdout.write('warning: %s\n' % warning['text'])
-        if result['valid']:
-            self.app.stdout.write('%s is valid\n' % parsed_args.file)
-            return 0
-        for error in result['errors']:
-            self.app.stdout.write(error['text'] + '\n')
-        return 1
+        return show_validation(
+            self.app.stdout, parsed_args.file,
+            site_client(self).validate_task_graph(
+                read_file(parsed_args.file)))

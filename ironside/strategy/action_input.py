@@ -24,6 +24,7 @@ from ironside.common import exception
 from ironside.strategy.reader import fuel
 from ironside.strategy.reader import shipyard
 from ironside.strategy.reader.errors import DocumentError
+from ironside.strategy.reader.inventory import OsAccess
 from ironside.strategy.reader.source import SourceError
 from ironside.strategy.reader.source import read_documents
 from ironside.strategy.tasks.base import TaskTarget
@@ -90,30 +91,20 @@ class RunOptions:
                    value['start'], value['end'], tuple(value['nodes']))
 
 
-@dataclasses.dataclass(frozen=True)
-class NodeAccess:
-    """How a deployed node's OS is reached over SSH."""
-
-    address: str
-    port: int = 22
-    user: str = 'root'
-    # "ssh-ed25519 AAAA...": checked when given.
-    host_key: str | None = None
-    # The name of its private key in TaskAccess.keys; None: the default.
-    key: str | None = None
-
-
+# How a node's OS is reached: the inventory's os_access (address, port,
+# user, known_host: its SSH host key, identity: the name of its key).
 _ACCESS_FIELDS = {'address': str, 'port': int, 'user': str,
-                  'host_key': str, 'key': str}
+                  'known_host': str, 'identity': str}
 
 
 @dataclasses.dataclass(frozen=True)
 class TaskAccess:
-    """Where each node's tasks run, and the keys to log in with: a
-    node's own (``keys`` by name, as a design's inventory names them), or
-    ``private_key``. Keys are secrets: never shown, never logged."""
+    """Where each node's tasks run, and the keys to log in with: the one
+    its ``identity`` names (``keys``, by name, as a design's inventory
+    names them), or ``private_key``. Keys are secrets: never shown, never
+    logged."""
 
-    nodes: Mapping[str, NodeAccess] = dataclasses.field(
+    nodes: Mapping[str, OsAccess] = dataclasses.field(
         default_factory=dict)
     private_key: str | None = dataclasses.field(default=None, repr=False)
     keys: Mapping[str, str] = dataclasses.field(default_factory=dict,
@@ -123,11 +114,11 @@ class TaskAccess:
         access = self.nodes.get(node_name)
         if access is None:
             return None
-        key = self.keys.get(access.key) if access.key else \
+        key = self.keys.get(access.identity) if access.identity else \
             self.private_key
         return TaskTarget(node_name=node_name, address=access.address,
                           port=access.port, user=access.user,
-                          private_key=key, host_key=access.host_key)
+                          private_key=key, host_key=access.known_host)
 
     def as_dict(self) -> dict[str, Any]:
         """For storing with the action only: it holds the keys."""
@@ -137,8 +128,8 @@ class TaskAccess:
 
     @classmethod
     def read(cls, value: Mapping[str, Any] | None) -> TaskAccess:
-        """From ``{"nodes": {name: {address, port, user, host_key,
-        key}}, "private_key": "...", "keys": {name: "..."}}``;
+        """From ``{"nodes": {name: {address, port, user, known_host,
+        identity}}, "private_key": "...", "keys": {name: "..."}}``;
         InvalidParameterValue names what is wrong (never a key)."""
         value = value or {}
         if not isinstance(value, Mapping) or \
@@ -159,15 +150,15 @@ class TaskAccess:
                 err='"access.nodes" must map node names to addresses')
         found = {name: _node_access(name, entry)
                  for name, entry in nodes.items()}
-        unknown = sorted({a.key for a in found.values()
-                          if a.key and a.key not in keys})
+        unknown = sorted({a.identity for a in found.values()
+                          if a.identity and a.identity not in keys})
         if unknown:
             raise exception.InvalidParameterValue(
                 err='"access.keys" has no key %s' % ', '.join(unknown))
         return cls(found, key, dict(keys))
 
 
-def _node_access(name: str, entry: Any) -> NodeAccess:
+def _node_access(name: str, entry: Any) -> OsAccess:
     if isinstance(entry, str):
         entry = {'address': entry}
     problem = None
@@ -185,7 +176,7 @@ def _node_access(name: str, entry: Any) -> NodeAccess:
     if problem:
         raise exception.InvalidParameterValue(
             err='access for node %s %s' % (name, problem))
-    return NodeAccess(**{k: v for k, v in entry.items() if v is not None})
+    return OsAccess(**{k: v for k, v in entry.items() if v is not None})
 
 
 @dataclasses.dataclass(frozen=True)

@@ -38,7 +38,6 @@ from ironside.strategy import parameters as action_parameters
 from ironside.strategy import seam
 from ironside.strategy.action_input import STRATEGY
 from ironside.strategy.action_input import TASK_GRAPH
-from ironside.strategy.action_input import NodeAccess
 from ironside.strategy.action_input import SiteDocument
 from ironside.strategy.action_input import TaskAccess
 from ironside.strategy.design import Design
@@ -194,8 +193,7 @@ def access(design: Design) -> TaskAccess:
         found = node.os_access
         if found is None:
             continue
-        nodes[name] = NodeAccess(found.address, found.port, found.user,
-                                 found.known_host, found.identity)
+        nodes[name] = found
         if found.identity and design.private_key(found.identity):
             keys[found.identity] = design.private_key(found.identity)
     return TaskAccess(nodes, keys=keys)

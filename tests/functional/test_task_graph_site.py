@@ -17,8 +17,10 @@ import yaml
 from tests.functional.fixtures import clients
 from tests.functional.fixtures import ironside_process
 from tests.unit.strategy import fuel_examples as fx
-from tests.unit.strategy.test_task_graph_order import before
-from tests.unit.strategy.test_task_graph_order import overlap
+from tests.unit.strategy.graph_site import before
+from tests.unit.strategy.graph_site import overlap
+from tests.unit.strategy.graph_site import ran
+from tests.unit.strategy.graph_site import spans
 from tests.utils import wait_for
 
 pytestmark = pytest.mark.functional
@@ -47,7 +49,8 @@ class Site:
         self.access = tmp_path / 'access.yaml'
         self.access.write_text(yaml.safe_dump({'nodes': {
             node.name: {'address': node.address, 'port': node.port,
-                        'user': self.ssh.user, 'host_key': node.host_key}
+                        'user': self.ssh.user,
+                        'known_host': node.host_key}
             for node in self.ssh}}))
 
     def enroll(self, roles: dict[str, list[str]]) -> None:
@@ -75,19 +78,6 @@ class Site:
         return json.loads(self.site('action', 'show', uuid, '--format',
                                     'json'))
 
-    def spans(self) -> dict[str, tuple[float, float]]:
-        found: dict[str, tuple[float, float]] = {}
-        for entry in self.ssh.journal():
-            first, _last = found.get(entry.node, (entry.time, entry.time))
-            found[entry.node] = (first, entry.time)
-        return found
-
-    def ran(self) -> dict[str, list[str]]:
-        found: dict[str, list[str]] = {}
-        for entry in self.ssh.journal():
-            found.setdefault(entry.node, []).append(entry.what)
-        return found
-
     def close(self) -> None:
         code = self.server.stop()
         assert code == 0, self.server.log()
@@ -111,13 +101,13 @@ def test_spec_usage_example_over_ssh(site):
     usage = site.graph('usage.yaml', fx.USAGE)
     output = site.deploy(usage)
     assert output.rstrip().endswith('Result: success'), output
-    ran = site.ran()
+    done = ran(site.ssh.journal())
     for name in ['node-%d' % i for i in range(1, 9)]:
-        assert ran[name] == ['start setup_network', 'end setup_network',
+        assert done[name] == ['start setup_network', 'end setup_network',
                              'puppet /etc/puppet/manifests/controller.pp']
         assert site.ssh[name].puppet_runs()[0]['modulepath'] == \
             '/etc/puppet/modules'
-    found = site.spans()
+    found = spans(site.ssh.journal())
     controllers = ['node-2', 'node-3', 'node-4', 'node-5']
     assert before(found, ['node-1'], controllers)
     assert overlap(found, 'node-2', 'node-3')
@@ -133,7 +123,7 @@ def test_spec_usage_example_over_ssh(site):
     output = site.deploy(usage, '--tasks', 'setup_services', '--nodes',
                          'node-3')
     assert output.rstrip().endswith('Result: success'), output
-    assert site.ran() == {
+    assert ran(site.ssh.journal()) == {
         'node-3': ['puppet /etc/puppet/manifests/controller.pp']}
     report = site.report(output)
     assert [n['name'] for n in report['nodes']] == ['node-3']
@@ -189,7 +179,7 @@ def test_failures_are_the_nodes_own(site):
     work = {n['name']: n['tasks'][0] for n in report['nodes']}
     assert work['node-1']['output_tail'] == 'no disk for /var'
     assert work['node-1']['exit_status'] == 4
-    assert site.ran() == {'node-4': ['work', 'after']}
+    assert ran(site.ssh.journal()) == {'node-4': ['work', 'after']}
     assert report['result'] == 'success with some nodes or groups failed'
     text = site.site('action', 'show', uuid)
     assert '  node-1  failure: task work failed: exited with status 4' in text

@@ -54,6 +54,7 @@ import jsonschema
 from ironside.common import exception
 from ironside.strategy import graph as item_graph
 from ironside.strategy import model
+from ironside.strategy.reader import shipyard
 from ironside.strategy.reader.errors import DocumentError
 from ironside.strategy.reader.errors import ErrorCollector
 from ironside.strategy.reader.errors import Place
@@ -129,17 +130,9 @@ _TASK_SCHEMA = {
     'additionalProperties': False,
 }
 
-STEP_SCHEMA = {
-    'type': 'object',
-    'required': ['interface', 'step'],
-    'properties': {
-        'interface': {'type': 'string', 'minLength': 1},
-        'step': {'type': 'string', 'minLength': 1},
-        'args': {'type': 'object'},
-        'priority': {'type': 'integer', 'minimum': 0},
-    },
-    'additionalProperties': False,
-}
+# A deploy step, as a strategy group's deploy_steps give it; the step's
+# own priority when the task gives none.
+STEP_SCHEMA = dict(shipyard.STEP_SCHEMA, required=['interface', 'step'])
 
 _WRAPPER_SCHEMA = {
     'type': 'object',

@@ -71,7 +71,7 @@ SELECTOR_SCHEMA = {
     'additionalProperties': False,
 }
 
-_STEP_SCHEMA = {
+STEP_SCHEMA = {
     'type': 'object',
     'required': ['interface', 'step', 'priority'],
     'properties': {
@@ -112,7 +112,7 @@ _GROUP_SCHEMA = {
             },
             'additionalProperties': False,
         },
-        'deploy_steps': {'type': 'array', 'items': _STEP_SCHEMA},
+        'deploy_steps': {'type': 'array', 'items': STEP_SCHEMA},
         'deploy_templates': {'type': 'array',
                              'items': {'type': 'string', 'minLength': 1}},
     },

@@ -99,11 +99,7 @@ class GraphSite:
         return sorted(entries, key=lambda e: e.time)
 
     def ran(self) -> dict[str, list[str]]:
-        """What the journal says each node did, in order."""
-        found: dict[str, list[str]] = {}
-        for entry in self.journal():
-            found.setdefault(entry.node, []).append(entry.what)
-        return found
+        return ran(self.journal())
 
     def file(self, node: str, path: str) -> pathlib.Path:
         return self.local.file(node, path)
@@ -146,3 +142,33 @@ def group(report: dict, name: str) -> dict:
 def tasks_of(report: dict, name: str) -> dict[str, str]:
     """{task: status} of a node in the report."""
     return {t['task']: t['status'] for t in node(report, name)['tasks']}
+
+
+# Reading a journal (here, or the one the sshd fixture's nodes write).
+
+def ran(journal) -> dict[str, list[str]]:
+    """What each node did, in order."""
+    found: dict[str, list[str]] = {}
+    for entry in journal:
+        found.setdefault(entry.node, []).append(entry.what)
+    return found
+
+
+def spans(journal) -> dict[str, tuple[float, float]]:
+    """Node → (first, last) time it wrote to the journal."""
+    found: dict[str, tuple[float, float]] = {}
+    for entry in journal:
+        first, _last = found.get(entry.node, (entry.time, entry.time))
+        found[entry.node] = (first, entry.time)
+    return found
+
+
+def before(spans, earlier, later) -> bool:
+    """Every node of ``earlier`` was done before any of ``later`` began."""
+    return all(spans[e][1] < spans[n][0] for e in earlier for n in later)
+
+
+def overlap(spans, one, other) -> bool:
+    """The two nodes' work overlapped in time."""
+    return spans[one][0] < spans[other][1] and \
+        spans[other][0] < spans[one][1]

@@ -9,31 +9,16 @@ from __future__ import annotations
 from ironside.osc import report_text
 from ironside.strategy import memory_nodes
 from tests.unit.strategy import fuel_examples as fx
+from tests.unit.strategy.graph_site import before
 from tests.unit.strategy.graph_site import group
 from tests.unit.strategy.graph_site import node
+from tests.unit.strategy.graph_site import overlap
+from tests.unit.strategy.graph_site import spans
 from tests.unit.strategy.graph_site import tasks_of
 from tests.unit.strategy.test_runner_rules import RecordingLimit
 from tests.unit.strategy.test_site_graph import CROSS_MENDED
 
 USAGE = {'name': 'usage', 'document': fx.USAGE}
-
-
-def spans(site):
-    """Node → (first, last) time it wrote to the journal."""
-    found = {}
-    for entry in site.journal():
-        first, _last = found.get(entry.node, (entry.time, entry.time))
-        found[entry.node] = (first, entry.time)
-    return found
-
-
-def before(spans, earlier, later):
-    return all(spans[e][1] < spans[n][0] for e in earlier for n in later)
-
-
-def overlap(spans, one, other):
-    return spans[one][0] < spans[other][1] and \
-        spans[other][0] < spans[one][1]
 
 
 def test_spec_usage_example_order(graph_site):
@@ -47,7 +32,7 @@ def test_spec_usage_example_order(graph_site):
                              'puppet /etc/puppet/manifests/controller.pp']
         assert tasks_of(report, name) == {'setup_network': 'success',
                                           'setup_services': 'success'}
-    found = spans(graph_site)
+    found = spans(graph_site.journal())
     controllers = ['node-2', 'node-3', 'node-4', 'node-5']
     # node-1 (primary-controller, one_by_one) first.
     assert before(found, ['node-1'], controllers)
@@ -156,7 +141,7 @@ def test_waves(graph_site):
     limit = RecordingLimit(100)
     report = graph_site.run(graph, limit=limit)
     assert report['result'] == 'success'
-    found = spans(graph_site)
+    found = spans(graph_site.journal())
     assert before(found, ['n0'], ['n1'])
     assert overlap(found, 'n2', 'n3')
     assert before(found, ['n2', 'n3'], ['n4'])
@@ -219,7 +204,7 @@ def test_strategy_groups_stay_serialised_beside_a_task_graph(graph_site):
     report = graph_site.run(strategy, graph)
     assert report['result'] == 'success'
     assert report['strategy'] == 'two, document 2'
-    found = spans(graph_site)
+    found = spans(graph_site.journal())
     assert before(found, ['s1'], ['s2'])
     assert overlap(found, 'g1', 's1')
     assert tasks_of(report, 's2') == {'work': 'success'}
