@@ -531,9 +531,10 @@ class ActionRunner:
                     self.flow.start(step.record)
                     changed = True
                 elif self.limit.try_acquire():
+                    # Held in memory only: the task's own row says it
+                    # runs, and a conductor taking over counts none.
                     self.held += 1
                     record.phase = node_flow.TASKS
-                    self._dirty[uuid] = record
                     self.flow.start(step.record)
                     changed = True
                 else:
@@ -547,15 +548,15 @@ class ActionRunner:
                 self.held -= 1
                 self.limit.release()
                 record.phase = None
-                self._dirty[record.uuid] = record
             return
         self._end(record, site_models.FAILURE, task_flow.node_reason(
             task.task, task.status, task.reason))
 
     def _take_over_tasks(self) -> None:
-        """A conductor that took the action over runs no task yet: nodes
-        marked running one are not, and the rows say what becomes of
-        the tasks that were (:meth:`.TaskFlow.take_over`)."""
+        """A conductor that took the action over runs no task yet: a node
+        written in its tasks phase is not in flight here, and the rows
+        say what becomes of the tasks that were running
+        (:meth:`.TaskFlow.take_over`)."""
         for record in self.records.values():
             if record.phase == node_flow.TASKS:
                 record.phase = None

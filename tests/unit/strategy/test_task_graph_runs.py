@@ -305,3 +305,30 @@ def test_the_usage_example_text_in_a_design_document(graph_site):
     report = graph_site.run(document)
     assert report['strategy'] == 'site-tasks'
     assert report['result'] == 'success'
+
+
+def test_a_wait_only_the_run_can_see_ends_not_run(graph_site):
+    """Two strategy groups run one at a time; a task of the first waits
+    for a task of the second's node, which can not start before the
+    first group ends. The plan can not see it (the order of serialised
+    groups is decided as they run): the runner finds nothing moving, and
+    the waiting task is not run, failing its node; the rest goes on."""
+    graph_site.add('n1', tags=['a'], roles=['ra'])
+    graph_site.add('n2', tags=['b'], roles=['rb'])
+    strategy = {
+        'schema': 'ironside/DeploymentStrategy/v1',
+        'metadata': {'name': 'serial'},
+        'data': {'groups': [
+            {'name': name, 'critical': False, 'depends_on': [],
+             'selectors': [{'node_tags': [name]}]} for name in 'ab']}}
+    graph = ('- id: y\n  type: shell\n  role: [rb]\n'
+             '  parameters: {cmd: "record y"}\n'
+             '- id: x\n  type: shell\n  role: [ra]\n  requires: [y]\n'
+             '  parameters: {cmd: "record x"}\n')
+    report = graph_site.run(strategy, graph)
+    assert node(report, 'n1')['reason'] == (
+        'task x not run: it waits for y on n2, which can not happen '
+        'before it')
+    assert tasks_of(report, 'n2') == {'y': 'success'}
+    assert graph_site.ran() == {'n2': ['y']}
+    assert report['result'] == 'success with some nodes or groups failed'
