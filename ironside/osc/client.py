@@ -74,12 +74,18 @@ class SiteClient:
                 body[name] = value
         return self._request('POST', '/actions', json=body)
 
-    def list_tasks(self, documents: list, start: str | None = None,
-                   end: str | None = None) -> list[dict]:
+    def list_tasks(self, documents: list | None = None,
+                   start: str | None = None, end: str | None = None,
+                   version: str | None = None) -> list[dict]:
+        """Tasks of the documents, or of a design version."""
         params = {k: v for k, v in (('start_task', start),
-                                    ('end_task', end)) if v}
-        return self._request('POST', '/tasks', params=params or None,
-                             json={'documents': documents})['tasks']
+                                    ('end_task', end),
+                                    ('version', version)) if v}
+        if documents:
+            return self._request('POST', '/tasks', params=params or None,
+                                 json={'documents': documents})['tasks']
+        return self._request('GET', '/tasks',
+                             params=params or None)['tasks']
 
     def validate_task_graph(self, text: str) -> dict:
         return self._request('POST', '/tasks/validate',

@@ -13,14 +13,19 @@ from ironside.osc.common import site_client
 
 
 class ListTasks(command.Lister):
-    """List the tasks of task graphs in graph order, from --start to
-    --end as a partial run walks them."""
+    """List the tasks of the committed design (or another version, or of
+    task graph files) in graph order, from --start to --end as a partial
+    run walks them."""
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
-        parser.add_argument('files', metavar='<file>', nargs='+',
+        parser.add_argument('files', metavar='<file>', nargs='*',
                             help='Task graphs (and a DeploymentStrategy '
-                                 'whose groups they use)')
+                                 'whose groups they use); without them, '
+                                 'the design\'s')
+        parser.add_argument('--design-version', metavar='<version>',
+                            help='The design version (committed, a '
+                                 'revision number, ...; default committed)')
         parser.add_argument('--start', metavar='<task>',
                             help='Only this task (or group, or stage) and '
                                  'what comes after it')
@@ -33,7 +38,7 @@ class ListTasks(command.Lister):
         tasks = site_client(self).list_tasks(
             [{'name': os.path.basename(path), 'document': read_file(path)}
              for path in parsed_args.files],
-            parsed_args.start, parsed_args.end)
+            parsed_args.start, parsed_args.end, parsed_args.design_version)
         rows = [(t['id'], t['type'], t['stage'], ', '.join(t['groups']),
                  ', '.join(t['roles']), ', '.join(t['needs_tasks']))
                 for t in tasks]

@@ -35,6 +35,8 @@ from ironside.strategy.action_input import TaskAccess
 from ironside.strategy.action_input import parse_documents
 from ironside.strategy.action_plan import ActionPlan
 from ironside.strategy.action_plan import build_plan
+from ironside.strategy.designs import store
+from ironside.strategy.designs import versions
 from ironside.strategy.reader import shipyard
 
 ACTIONS = ('deploy_site', 'update_site')
@@ -136,15 +138,20 @@ def action_report(uuid: str) -> dict[str, Any]:
     return built
 
 
-def list_tasks(documents: Sequence[Any], start: str | None = None,
-               end: str | None = None) -> list[dict[str, Any]]:
-    """The tasks of documents in graph order, those from ``start`` to
+def list_tasks(documents: Sequence[Any] | None = None,
+               start: str | None = None, end: str | None = None,
+               version: versions.Version = versions.COMMITTED
+               ) -> list[dict[str, Any]]:
+    """The tasks of documents (or, without them, of a design version's
+    strategy and task graphs) in graph order, those from ``start`` to
     ``end`` (walking the graph as a partial run does)."""
-    graph = site_graph.build([d for d in documents
-                              if isinstance(d, SiteDocument)] +
-                             parse_documents([d for d in documents
-                                              if not isinstance(
-                                                  d, SiteDocument)]))
+    if documents is None:
+        given = list(design_actions.run_documents(store.design(version)))
+    else:
+        given = [d for d in documents if isinstance(d, SiteDocument)] + \
+            parse_documents([d for d in documents
+                             if not isinstance(d, SiteDocument)])
+    graph = site_graph.build(given)
     options = RunOptions(start=start, end=end)
     return [dict(graph.tasks[t].as_dict(), groups=graph.groups_of(t))
             for t in graph.select(options)]

@@ -177,11 +177,17 @@ def prepare(nodes: seam.NodeBackend, action: str,
     site_nodes = sorted((node.site_node(uuids[name])
                          for name, node in design.nodes.items()),
                         key=lambda n: n.name)
-    documents = (SiteDocument(STRATEGY, strategy.name, strategy.document),) \
-        + tuple(SiteDocument(TASK_GRAPH, d.name, d.body)
-                for d in design.documents_of_kind(task_graphs.KIND.name))
-    return Prepared(revision, strategy.name, documents, access(design),
-                    site_nodes, log)
+    return Prepared(revision, strategy.name, run_documents(design),
+                    access(design), site_nodes, log)
+
+
+def run_documents(design: Design) -> tuple[SiteDocument, ...]:
+    """What an action on the design runs: the strategy its configuration
+    names, then every task graph of the design."""
+    strategy = design.strategy()
+    return (SiteDocument(STRATEGY, strategy.name, strategy.document),) + \
+        tuple(SiteDocument(TASK_GRAPH, d.name, d.body)
+              for d in design.documents_of_kind(task_graphs.KIND.name))
 
 
 def access(design: Design) -> TaskAccess:

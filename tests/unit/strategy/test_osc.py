@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from ironside.db import site as site_db
 from ironside.db import site_models
 from ironside.osc import actions as osc_actions
 from ironside.strategy import actions
@@ -214,3 +215,19 @@ def test_deploy_a_task_graph_and_wait(openstack, rpc, context, tmp_path):
     assert 'Partial run: skip setup_services' in out
     assert out.rstrip().endswith('Result: success')
     assert 'not a real key' not in out
+
+
+def test_progress_shows_the_task_each_node_runs(graph_site):
+    graph_site.add_roles({'all': ['n1', 'n2']})
+    row = graph_site.start('- id: all\n  type: group\n'
+                           '- id: work\n  type: shell\n  groups: [all]\n'
+                           '  parameters: {cmd: "true"}\n')
+    site_db.save_progress(row.id, 'test-host', tasks=[
+        {'id': run.id, 'status': 'running'}
+        for run in site_db.action_tasks(row.id)
+        if run.node_uuid == graph_site.nodes.by_name('n2').node.uuid])
+    terminal = Terminal()
+    osc_actions.Progress(terminal).show(actions.action_report(row.uuid))
+    assert terminal.written[0].splitlines()[-2:] == [
+        'Nodes: 2 not started, 0 prepared, 0 success, 0 failure',
+        '  n2: work']

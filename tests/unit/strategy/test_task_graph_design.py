@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import pytest
 import yaml
+from falcon import testing
 
+from ironside.api import app as api_app
+from ironside.api import site as site_api
 from ironside.common import exception
 from ironside.db import site as site_db
 from ironside.strategy import actions
@@ -112,3 +115,18 @@ def test_commit_checks_task_graphs_across_the_design(db):
         '  stage: post_deployment\n'
         '  parameters: {path: /etc/nodes.yaml, data: nodes}\n', 'upload'))
     assert store.commit().revision == 1
+
+
+def test_tasks_of_a_design_version(db):
+    client = testing.TestClient(api_app.build_app(
+        None, extra_apis=[(site_api.DEFAULT_PREFIX, site_api.register)]))
+    commit(task_graph(fx.USAGE))
+    listed = client.simulate_get('/site/v1/tasks', params={
+        'start_task': 'setup_services'}).json['tasks']
+    assert [t['id'] for t in listed] == ['setup_services']
+    everything = client.simulate_get('/site/v1/tasks', params={
+        'version': '1'}).json['tasks']
+    assert [t['id'] for t in everything] == ['setup_network',
+                                             'setup_services']
+    missing = client.simulate_get('/site/v1/tasks', params={'version': '7'})
+    assert missing.status_code == 404
