@@ -263,7 +263,7 @@ class ActionRunner:
         failed = []
         for task in group.needs_tasks:
             for record in self.flow.by_task.get(task, ()):
-                status = self.flow._effective(record)
+                status = self.flow.status_of(record)
                 if status in (site_models.PENDING, site_models.IN_FLIGHT):
                     return None
                 if status not in (site_models.SUCCESS, site_models.SKIPPED):

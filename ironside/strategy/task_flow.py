@@ -203,7 +203,7 @@ class TaskFlow:
             if needed in own:
                 continue
             for other in self.by_task.get(needed, ()):
-                status = self._effective(other)
+                status = self.status_of(other)
                 if status in _UNRESOLVED:
                     return Next(WAIT, record, 'waits for %s on %s' % (
                         needed, self.plan.node_names[other.node]))
@@ -221,7 +221,9 @@ class TaskFlow:
                             'which failed' % group)
         return Next(START, record)
 
-    def _effective(self, record: TaskRecord) -> str:
+    def status_of(self, record: TaskRecord) -> str:
+        """Its status, or ``not run`` for a pending run nothing will
+        take any more."""
         if record.status == site_models.PENDING and \
                 self.never_runs(record.node, record.stage):
             return site_models.NOT_RUN

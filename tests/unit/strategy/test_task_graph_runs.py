@@ -228,6 +228,7 @@ def test_takeover_reruns_idempotent_tasks_only(graph_site):
     on the new conductor; the shell task is failed as interrupted."""
     graph_site.add('p', roles=['all', 'puppet'])
     graph_site.add('s', roles=['all', 'shell'])
+    graph_site.add('i', roles=['all', 'safe'])
     graph = '''\
 - id: all
   type: group
@@ -239,6 +240,11 @@ def test_takeover_reruns_idempotent_tasks_only(graph_site):
   type: shell
   role: [shell]
   parameters: {cmd: "record command"}
+- id: safe_command
+  type: shell
+  role: [safe]
+  idempotent: true
+  parameters: {cmd: "record safe"}
 '''
     graph_site.script('puppet', '#!/bin/sh\nrecord puppet\n')
     row = graph_site.start(graph, host='conductor-1')
@@ -253,7 +259,8 @@ def test_takeover_reruns_idempotent_tasks_only(graph_site):
     first.flow.launch = die
     assert first.run() is False
     running = {r.task: r.status for r in site_db.action_tasks(row.id)}
-    assert running == {'apply': 'running', 'command': 'running'}
+    assert running == {'apply': 'running', 'command': 'running',
+                       'safe_command': 'running'}
     seen = site_db.get_action(row.uuid)
     assert site_db.claim_action(row.id, 'conductor-2', seen.owner,
                                 seen.heartbeat_at)
@@ -264,7 +271,8 @@ def test_takeover_reruns_idempotent_tasks_only(graph_site):
     assert node(report, 's')['reason'] == (
         'task command was interrupted: its conductor stopped while it ran; '
         'it is not idempotent, so it is not run again')
-    assert graph_site.ran() == {'p': ['puppet']}
+    assert tasks_of(report, 'i') == {'safe_command': 'success'}
+    assert graph_site.ran() == {'p': ['puppet'], 'i': ['safe']}
 
 
 def test_takeover_never_reruns_a_finished_task(graph_site):
