@@ -1,8 +1,9 @@
 """The plan of one site action, built once when the action is created.
 
-``build_plan(action_input, nodes)`` takes the action's documents, run
-options and access (:mod:`.action_input`) and the node backend, and
-settles everything the action will do:
+``build_plan(action_input, nodes, site_nodes=None)`` takes the action's
+documents, run options and access (:mod:`.action_input`), the node
+backend and, for a design revision, its inventory's nodes, and settles
+everything the action will do:
 
 1. the documents' fields are computed (:func:`evaluate_fields`: where
    ``yaql_exp`` expressions will be evaluated, documents in, documents
