@@ -223,14 +223,20 @@ def configure(in_flight: int, poll: float | None) -> None:
         CONF.set_override('node_poll_interval', poll, 'site')
 
 
-def one_run(mode: str, database: Database, args) -> dict:
-    """Enroll the site in a fresh database, then time one mode."""
+def start_conductor(database: Database):
+    """A conductor on a fresh, migrated database, in this process; the
+    manager and an RPC API that calls it directly."""
     CONF.set_override('connection', database.url, 'database')
     db_session.dispose()
     migration.upgrade()
     manager = conductor_manager.ConductorManager(CONF.host)
     manager.init_host()
-    rpc = rpcapi.ConductorAPI(local_manager=manager)
+    return manager, rpcapi.ConductorAPI(local_manager=manager)
+
+
+def one_run(mode: str, database: Database, args) -> dict:
+    """Enroll the site in a fresh database, then time one mode."""
+    manager, rpc = start_conductor(database)
     try:
         by_group = enroll(rpc, args.nodes, args.groups)
         start = time.monotonic()

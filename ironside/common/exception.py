@@ -411,6 +411,30 @@ class InvalidStrategy(InvalidDesignDocument):
     msg_fmt = "Invalid deployment strategy: %(details)s"
 
 
+class InvalidTaskGraph(Invalid):
+    """A task graph, or the plan built from a site's documents, is
+    invalid; ``errors`` lists why (each naming its document, task or
+    group, field and line)."""
+
+    msg_fmt = "Invalid task graph: %(details)s"
+
+    def __init__(self, errors: list) -> None:
+        self.errors = list(errors)
+        super().__init__(details='; '.join(str(e) for e in self.errors))
+
+
+class InvalidPlan(Invalid):
+    """The documents are valid but the action can not run them on these
+    nodes (a task with no way to reach its node, a dependency that can
+    never be met); ``problems`` lists why."""
+
+    msg_fmt = "The site action can not run: %(details)s"
+
+    def __init__(self, problems: list) -> None:
+        self.problems = list(problems)
+        super().__init__(details='; '.join(str(p) for p in self.problems))
+
+
 class StrategyNotFound(NotFound):
     msg_fmt = "Deployment strategy %(strategy)s could not be found."
 

@@ -24,6 +24,7 @@ from ironside.db import session as db_session
 from ironside.db import site_models
 from ironside.db.site_models import SiteAction
 from ironside.db.site_models import SiteActionNode
+from ironside.db.site_models import SiteActionTask
 from ironside.db.site_models import SiteNodeClaim
 from ironside.db.site_models import SiteStrategy
 
@@ -120,8 +121,11 @@ def create_action(action: str, strategy_name: str, document: dict[str, Any],
                   nodes: Sequence[tuple[str, str]],
                   revision_id: int | None = None,
                   parameters: dict[str, Any] | None = None,
-                  log: list[dict[str, str]] | None = None) -> SiteAction:
-    """Queue an action over ``nodes`` ((uuid, name) pairs), claiming them.
+                  log: list[dict[str, str]] | None = None,
+                  tasks: Sequence[dict[str, Any]] = ()) -> SiteAction:
+    """Queue an action over ``nodes`` ((uuid, name) pairs), claiming them,
+    with its task runs (``node_uuid``, ``task``, ``position``,
+    ``stage``; each ``pending``).
 
     Refused with SiteActionConflict if an unfinished action holds any of
     the nodes; the claims' primary key makes this atomic. An action that
@@ -150,6 +154,10 @@ def create_action(action: str, strategy_name: str, document: dict[str, Any],
                 session.execute(sa.insert(SiteNodeClaim), [
                     {'node_uuid': uuid, 'action_id': row.id,
                      'created_at': models.utcnow()} for uuid in uuids])
+            if tasks:
+                session.execute(sa.insert(SiteActionTask), [
+                    dict(run, action_id=row.id, status=site_models.PENDING)
+                    for run in tasks])
     except db_exc.DBDuplicateEntry:
         # Another action claimed a node between our check and insert.
         with db_session.reader() as session:
@@ -184,6 +192,15 @@ def action_nodes(action_id: int) -> list[SiteActionNode]:
             sa.select(SiteActionNode)
             .where(SiteActionNode.action_id == action_id)
             .order_by(SiteActionNode.node_name)))
+
+
+def action_tasks(action_id: int) -> list[SiteActionTask]:
+    """The task runs of an action, node by node, in their order."""
+    with db_session.reader() as session:
+        return list(session.scalars(
+            sa.select(SiteActionTask)
+            .where(SiteActionTask.action_id == action_id)
+            .order_by(SiteActionTask.node_uuid, SiteActionTask.position)))
 
 
 def node_claims(node_uuids: Iterable[str]) -> dict[str, int]:
@@ -278,14 +295,16 @@ def save_progress(action_id: int, host: str,
                   progress: dict[str, Any] | None = None,
                   nodes: Sequence[dict[str, Any]] = (),
                   result: str | None = None,
-                  tag: str | None = None) -> None:
+                  tag: str | None = None,
+                  tasks: Sequence[dict[str, Any]] = ()) -> None:
     """Write the runner's progress in one transaction, as the owner.
 
     ``nodes`` are changed node rows: dicts with ``id`` and the columns
-    ``status``, ``phase``, ``request`` and ``reason``. With ``result``
-    the action finishes and its node claims are released; with ``tag``
-    too, the design revision it ran (if any) gets that tag. Raises
-    NotOwner, writing nothing, if ``host`` no longer owns the action.
+    ``status``, ``phase``, ``request`` and ``reason``; ``tasks`` changed
+    task runs: ``id`` and any of their columns. With ``result`` the
+    action finishes and its node claims are released; with ``tag`` too,
+    the design revision it ran (if any) gets that tag. Raises NotOwner,
+    writing nothing, if ``host`` no longer owns the action.
     """
     now = models.utcnow()
     values: dict[str, Any] = {'heartbeat_at': now}
@@ -306,6 +325,8 @@ def save_progress(action_id: int, host: str,
         if nodes:
             session.execute(sa.update(SiteActionNode), [
                 dict(n, updated_at=now) for n in nodes])
+        if tasks:
+            session.execute(sa.update(SiteActionTask), list(tasks))
         if result is not None:
             session.execute(sa.delete(SiteNodeClaim)
                             .where(SiteNodeClaim.action_id == action_id))

@@ -3,7 +3,8 @@
 They live on the same ``Base`` as the other models so that one metadata
 describes the whole schema (migration ``0002_site`` creates them;
 ``0003_site_designs`` adds the design revision, parameters and log of
-an action, and the tables of :mod:`ironside.db.design_models`).
+an action, and the tables of :mod:`ironside.db.design_models`;
+``0004_site_action_tasks`` the task runs of an action).
 """
 
 from __future__ import annotations
@@ -30,6 +31,17 @@ NOT_STARTED = 'not started'
 PREPARED = 'prepared'
 SUCCESS = 'success'
 FAILURE = 'failure'
+
+# A task run's status: the task runners' success, failed, timeout and
+# unreachable (ironside.strategy.tasks.base), and these.
+PENDING = 'pending'
+IN_FLIGHT = 'running'
+# It was running when its conductor stopped, and is not run again.
+INTERRUPTED = 'interrupted'
+# Its node failed, its group was not run, or a task it needs failed.
+NOT_RUN = 'not run'
+# Nothing to do: a deploy step of a node that was already deployed.
+SKIPPED = 'skipped'
 
 
 class SiteStrategy(TimestampMixin, Base):
@@ -131,3 +143,41 @@ class SiteNodeClaim(Base):
         sa.ForeignKey('site_actions.id', ondelete='CASCADE'), index=True)
     created_at: orm.Mapped[datetime.datetime] = orm.mapped_column(
         sa.DateTime, default=utcnow, nullable=False)
+
+
+class SiteActionTask(Base):
+    """One run of one task on one node of a site action.
+
+    Written ``running`` before the task starts, and with its result when
+    it ends, so that a conductor taking the action over knows which
+    tasks are done and which one was in flight.
+    """
+
+    __tablename__ = 'site_action_tasks'
+    __table_args__ = (
+        sa.UniqueConstraint('action_id', 'node_uuid', 'task',
+                            name='uniq_site_action_tasks0action_id'),
+    )
+
+    id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
+    action_id: orm.Mapped[int] = orm.mapped_column(
+        sa.ForeignKey('site_actions.id', ondelete='CASCADE'), index=True)
+    node_uuid: orm.Mapped[str] = orm.mapped_column(sa.String(36))
+    task: orm.Mapped[str] = orm.mapped_column(sa.String(255))
+    # Its place among the node's tasks (0-based), and its stage.
+    position: orm.Mapped[int] = orm.mapped_column(sa.Integer)
+    stage: orm.Mapped[str] = orm.mapped_column(sa.String(255))
+    status: orm.Mapped[str] = orm.mapped_column(sa.String(16))
+    exit_status: orm.Mapped[int | None] = orm.mapped_column(sa.Integer,
+                                                            nullable=True)
+    duration: orm.Mapped[float | None] = orm.mapped_column(sa.Float,
+                                                           nullable=True)
+    output_tail: orm.Mapped[str | None] = orm.mapped_column(sa.Text,
+                                                            nullable=True)
+    reason: orm.Mapped[str | None] = orm.mapped_column(sa.Text,
+                                                       nullable=True)
+    # Times the site layer started and ended it (UTC).
+    started_at: orm.Mapped[datetime.datetime | None] = orm.mapped_column(
+        sa.DateTime, nullable=True)
+    finished_at: orm.Mapped[datetime.datetime | None] = orm.mapped_column(
+        sa.DateTime, nullable=True)

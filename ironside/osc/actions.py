@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
 import time
 
+import yaml
 from osc_lib import exceptions
 from osc_lib.command import command
 
 from ironside.osc import report_text
+from ironside.osc.common import read_file
 from ironside.osc.common import site_client
 
 FINISHED = 'finished'
@@ -28,7 +31,8 @@ def _parameters(values: list[str]) -> dict[str, str]:
 class CreateAction(command.Command):
     """Start deploy_site or update_site: on the committed design revision
     (or another, with --param target-revision=...), or with a stored
-    strategy."""
+    strategy and/or task graphs given as files; with --tasks, --skip,
+    --start, --end or --nodes, a partial run."""
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
@@ -38,11 +42,38 @@ class CreateAction(command.Command):
         parser.add_argument('--strategy', metavar='<strategy>',
                             help='Name of a stored deployment strategy, '
                                  'instead of the design')
+        parser.add_argument('--task-graph', metavar='<file>',
+                            action='append', default=[],
+                            dest='task_graphs',
+                            help='A task graph (Fuel tasks.yaml, or an '
+                                 'ironside/TaskGraph/v1 document), or a '
+                                 'DeploymentStrategy document, instead of '
+                                 'the design; repeat for several')
         parser.add_argument('--param', metavar='<name=value>',
                             action='append', default=[], dest='params',
                             help='An action parameter, e.g. '
                                  'allow-intermediate-commits=true or '
                                  'target-revision=3; repeat for more')
+        parser.add_argument('--tasks', metavar='<task,...>',
+                            help='Run only these tasks')
+        parser.add_argument('--skip', metavar='<task,...>',
+                            help='Run every task but these')
+        parser.add_argument('--start', metavar='<task>',
+                            help='Start at this task (or group, or stage): '
+                                 'it and what comes after it')
+        parser.add_argument('--end', metavar='<task>',
+                            help='End at this task (or group, or stage): '
+                                 'it and what it needs first')
+        parser.add_argument('--nodes', metavar='<node,...>',
+                            help='Only these nodes (names or UUIDs)')
+        parser.add_argument('--access', metavar='<file>',
+                            help='With --task-graph: YAML or JSON, "nodes": '
+                                 'each node\'s "address" (and "port", '
+                                 '"user", "known_host") to run its tasks '
+                                 'over SSH')
+        parser.add_argument('--ssh-key', metavar='<file>',
+                            help='With --task-graph: the private key to log '
+                                 'in to the nodes with')
         parser.add_argument('--wait', action='store_true',
                             help='Show the progress until the action ends; '
                                  'exit with 1 if it failed')
@@ -54,9 +85,16 @@ class CreateAction(command.Command):
 
     def take_action(self, parsed_args):
         client = site_client(self)
-        created = client.create_action(parsed_args.action,
-                                       parsed_args.strategy,
-                                       _parameters(parsed_args.params))
+        parameters = _parameters(parsed_args.params)
+        parameters.update({name: getattr(parsed_args, name) for name in
+                           ('tasks', 'skip', 'start', 'end', 'nodes')
+                           if getattr(parsed_args, name)})
+        created = client.create_action(
+            parsed_args.action, parsed_args.strategy, parameters,
+            documents=[{'name': os.path.basename(path),
+                        'document': read_file(path)}
+                       for path in parsed_args.task_graphs],
+            access=_access(parsed_args))
         revision = ' (design revision %d)' % created['revision'] \
             if created.get('revision') else ''
         self.app.stdout.write('Site action %s: %s with strategy %s%s\n' % (
@@ -64,6 +102,8 @@ class CreateAction(command.Command):
             revision))
         for entry in created.get('log') or ():
             self.app.stdout.write('  %s\n' % entry['message'])
+        for warning in created.get('warnings') or ():
+            self.app.stdout.write('Warning: %s\n' % warning)
         if not parsed_args.wait:
             return 0
         final = Progress(self.app.stdout).follow(
@@ -71,6 +111,24 @@ class CreateAction(command.Command):
             parsed_args.poll_interval)
         self.app.stdout.write('\n' + report_text.text(final) + '\n')
         return 1 if (final['result'] or '').startswith('failed') else 0
+
+
+def _access(parsed_args) -> dict | None:
+    if not parsed_args.access and not parsed_args.ssh_key:
+        return None
+    access = {}
+    if parsed_args.access:
+        try:
+            access = yaml.safe_load(read_file(parsed_args.access)) or {}
+        except yaml.YAMLError as exc:
+            raise exceptions.CommandError('%s is not YAML or JSON: %s' % (
+                parsed_args.access, exc)) from None
+        if not isinstance(access, dict):
+            raise exceptions.CommandError(
+                '%s must hold a mapping with "nodes"' % parsed_args.access)
+    if parsed_args.ssh_key:
+        access['private_key'] = read_file(parsed_args.ssh_key)
+    return access
 
 
 class Progress:
@@ -100,17 +158,27 @@ class Progress:
             counts = current['node_counts']
             lines = flow.splitlines() + ['Nodes: ' + ', '.join(
                 '%d %s' % (n, status) for status, n in counts.items())]
+            lines += ['  %s: %s' % (node['name'], node['running'])
+                      for node in current['nodes'] if node.get('running')]
             if self.drawn:
                 self.stream.write('\x1b[%dF\x1b[J' % self.drawn)
             self.stream.write('\n'.join(lines) + '\n')
             self.drawn = len(lines)
         else:
-            for line in flow.splitlines():
-                if line.startswith('| ') and '<PENDING>' not in line and \
+            for line in self._finished_tasks(current) + flow.splitlines():
+                if line.startswith(('| ', '  ')) and \
+                        '<PENDING>' not in line and \
                         '<RUNNING' not in line and line not in self.printed:
                     self.printed.add(line)
                     self.stream.write(line + '\n')
         self.stream.flush()
+
+    @staticmethod
+    def _finished_tasks(current: dict) -> list[str]:
+        return ['  ' + report_text.task_line(node, run)
+                for node in current['nodes']
+                for run in node.get('tasks') or ()
+                if run['status'] not in report_text.TASK_WAITING]
 
 
 class ListActions(command.Lister):

@@ -64,13 +64,32 @@ class SiteClient:
         self._request('DELETE', '/strategies/%s' % name)
 
     def create_action(self, action: str, strategy: str | None = None,
-                      parameters: dict[str, str] | None = None) -> dict:
+                      parameters: dict | None = None,
+                      documents: list | None = None,
+                      access: dict | None = None) -> dict:
         body: dict[str, Any] = {'action': action}
-        if strategy:
-            body['strategy'] = strategy
-        if parameters:
-            body['parameters'] = parameters
+        for name, value in (('strategy', strategy), ('parameters', parameters),
+                            ('documents', documents), ('access', access)):
+            if value:
+                body[name] = value
         return self._request('POST', '/actions', json=body)
+
+    def list_tasks(self, documents: list | None = None,
+                   start: str | None = None, end: str | None = None,
+                   version: str | None = None) -> list[dict]:
+        """Tasks of the documents, or of a design version."""
+        params = {k: v for k, v in (('start_task', start),
+                                    ('end_task', end),
+                                    ('version', version)) if v}
+        if documents:
+            return self._request('POST', '/tasks', params=params or None,
+                                 json={'documents': documents})['tasks']
+        return self._request('GET', '/tasks',
+                             params=params or None)['tasks']
+
+    def validate_task_graph(self, text: str) -> dict:
+        return self._request('POST', '/tasks/validate',
+                             json={'document': text})
 
     def list_actions(self, limit: int | None = None) -> list[dict]:
         params = {'limit': limit} if limit else None

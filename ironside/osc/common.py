@@ -22,6 +22,19 @@ def read_file(path: str) -> str:
                                       % (path, exc.strerror)) from None
 
 
+def show_validation(stream, path: str, result: dict) -> int:
+    """A validation's answer as a command prints it: its warnings, then
+    "<path> is valid" or every error; the command's exit code."""
+    for warning in result.get('warnings') or ():
+        stream.write('warning: %s\n' % warning['text'])
+    if result['valid']:
+        stream.write('%s is valid\n' % path)
+        return 0
+    for error in result['errors']:
+        stream.write(error['text'] + '\n')
+    return 1
+
+
 def site_client(cmd):
     return cmd.app.client_manager.site
 

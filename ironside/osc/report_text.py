@@ -1,7 +1,8 @@
 """A site action's report as text: the spec's "Example Processing" flow,
-exactly as the spec prints it, followed by the details the flow leaves
-out (criteria needed and actual, failed dependencies, each node's status
-and why it failed).
+exactly as the spec prints it (with a ``tasks`` line for a group whose
+nodes run tasks), followed by the details the flow leaves out (criteria
+needed and actual, failed dependencies, each node's status and why it
+failed, each task run that did not succeed, with its output's tail).
 
 It reads only the report's JSON, so the client imports no server module;
 the result and status words below are the report's vocabulary
@@ -18,6 +19,8 @@ RUNNING = 'running'
 FINISHED = 'finished'
 PREPARE = 'prepare'
 DEPLOY = 'deploy'
+TASKS = 'tasks'
+PHASES = (PREPARE, DEPLOY, TASKS)
 
 STATUSES = ('not started', 'prepared', 'success', 'failure')
 
@@ -29,6 +32,14 @@ _LABELS = {
     'failed: dependency': 'FAILED, due to dependency',
     'pending': 'PENDING',
 }
+# Results only a group's tasks phase has.
+_TASK_LABELS = {
+    'failed: deploy': 'FAILED, due to deploy failure',
+}
+
+# Task run statuses that are neither waiting nor a success.
+TASK_OK = ('success', 'skipped')
+TASK_WAITING = ('pending', 'running')
 
 _FINISH = {
     'success': 'success',
@@ -40,7 +51,7 @@ _FINISH = {
 def _label(outcome: Mapping[str, Any]) -> str:
     if outcome['result'] == RUNNING:
         return 'RUNNING %d/%d' % (outcome['done'], outcome['total'])
-    return _LABELS[outcome['result']]
+    return _LABELS.get(outcome['result']) or _TASK_LABELS[outcome['result']]
 
 
 def _finish(report: Mapping[str, Any]) -> str:
@@ -60,10 +71,11 @@ def flow_text(report: Mapping[str, Any]) -> str:
     for index, group in enumerate(report['groups']):
         if index:
             lines.append('V')
-        for phase in (PREPARE, DEPLOY):
-            lines.append('| %s<%s>' % (
-                ('%s %s' % (phase, group['name'])).ljust(width),
-                _label(group[phase])))
+        for phase in PHASES:
+            if phase in group:
+                lines.append('| %s<%s>' % (
+                    ('%s %s' % (phase, group['name'])).ljust(width),
+                    _label(group[phase])))
     lines += ['|', _finish(report)]
     return '\n'.join(lines)
 
@@ -87,12 +99,22 @@ def _outcome_detail(outcome: Mapping[str, Any]) -> str:
 
 def text(report: Mapping[str, Any], nodes: bool = True) -> str:
     """The flow, then group details, node statuses and the result."""
-    lines = [flow_text(report), '', 'Groups:']
+    lines = [flow_text(report), '']
+    if report.get('options'):
+        lines += ['Partial run: %s' % '; '.join(
+            '%s %s' % (name, ', '.join(value) if isinstance(value, list)
+                       else value)
+            for name, value in sorted(report['options'].items())), '']
+    if report.get('warnings'):
+        lines += ['Warnings:'] + ['  ' + w for w in report['warnings']] + \
+            ['']
+    lines.append('Groups:')
     for group in report['groups']:
-        lines.append('  %s%s: %d nodes; prepare %s; deploy %s' % (
+        lines.append('  %s%s: %d nodes; %s' % (
             group['name'], ' (critical)' if group['critical'] else '',
-            len(group['nodes']), _outcome_detail(group['prepare']),
-            _outcome_detail(group['deploy'])))
+            len(group['nodes']), '; '.join(
+                '%s %s' % (phase, _outcome_detail(group[phase]))
+                for phase in PHASES if phase in group)))
     counts = report['node_counts']
     lines += ['', 'Nodes: %s' % ', '.join(
         '%d %s' % (counts[s], s) for s in STATUSES)]
@@ -100,11 +122,52 @@ def text(report: Mapping[str, Any], nodes: bool = True) -> str:
         width = max([len(n['name']) for n in report['nodes']], default=0)
         for node in report['nodes']:
             status = node['status']
-            if node['in_flight']:
+            if node.get('running'):
+                status += ' (task %s running)' % node['running']
+            elif node['in_flight']:
                 status += ' (%s in flight)' % node['in_flight']
             line = '  %s  %s' % (node['name'].ljust(width), status)
             if node['reason']:
                 line += ': %s' % node['reason']
             lines.append(line)
+            lines.extend(_task_lines(node, width))
     lines += ['', 'Result: %s' % (report['result'] or report['state'])]
     return '\n'.join(lines)
+
+
+def _task_lines(node: Mapping[str, Any], width: int) -> list[str]:
+    """A node's task runs: a count of those done, then each one that did
+    not succeed, with why and the tail of its output."""
+    runs = node.get('tasks') or []
+    if not runs:
+        return []
+    done = [r for r in runs if r['status'] in TASK_OK]
+    indent = ' ' * (width + 4)
+    lines = ['%stasks: %d of %d done' % (indent, len(done), len(runs))]
+    for run in runs:
+        if run['status'] in TASK_OK or run['status'] in TASK_WAITING:
+            continue
+        line = '%s%s: %s' % (indent, run['task'], run['status'])
+        details = []
+        if run.get('exit_status') is not None:
+            details.append('exit status %s' % run['exit_status'])
+        if run.get('duration') is not None:
+            details.append('%.1fs' % run['duration'])
+        if details:
+            line += ' (%s)' % ', '.join(details)
+        if run.get('reason'):
+            line += ': %s' % run['reason']
+        lines.append(line)
+        for tail in (run.get('output_tail') or '').splitlines()[-10:]:
+            lines.append('%s  | %s' % (indent, tail))
+    return lines
+
+
+def task_line(node: Mapping[str, Any], run: Mapping[str, Any]) -> str:
+    """One finished task run, as the live display logs it."""
+    line = '%s %s: %s' % (node['name'], run['task'], run['status'])
+    if run.get('duration') is not None:
+        line += ' (%.1fs)' % run['duration']
+    if run.get('reason'):
+        line += ': %s' % run['reason']
+    return line

@@ -7,6 +7,7 @@ from osc_lib.command import command
 
 from ironside.osc.common import FileArgument
 from ironside.osc.common import read_file
+from ironside.osc.common import show_validation
 from ironside.osc.common import site_client
 
 
@@ -24,14 +25,9 @@ class ValidateStrategy(FileArgument, command.Command):
     """Validate a DeploymentStrategy document without storing it."""
 
     def take_action(self, parsed_args):
-        result = site_client(self).validate_strategy(
-            read_file(parsed_args.file))
-        if result['valid']:
-            self.app.stdout.write('%s is valid\n' % parsed_args.file)
-            return 0
-        for error in result['errors']:
-            self.app.stdout.write(error['text'] + '\n')
-        return 1
+        return show_validation(
+            self.app.stdout, parsed_args.file,
+            site_client(self).validate_strategy(read_file(parsed_args.file)))
 
 
 class CreateStrategy(FileArgument, command.ShowOne):

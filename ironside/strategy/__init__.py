@@ -1,11 +1,22 @@
-"""The site layer: deploy a whole site in groups, by a strategy.
+"""The site layer: deploy a whole site in groups, by a strategy and task
+graphs.
 
-``document``     DeploymentStrategy documents: reading, validation, model
+``reader``       documents read and checked, by kind (Shipyard's
+                 strategies, Fuel's task graphs, a design's documents)
+``model``        groups, tasks and stages: one model for every source
+``graph``        the items of task graphs and the order between them
+``site_graph``   an action's documents merged into one graph
+``action_input`` what an action runs: documents, run options, access
+``action_plan``  the plan of one action, built once when it is created
+``schedule``     whether a plan can run to its end
 ``selectors``    which nodes a group has (and where nodes keep that data)
 ``criteria``     success criteria of a group
-``plan``         the DAG of groups and which ready group runs next
+``plan``         the DAG of groups and which ready groups run next
 ``node_flow``    what to do next with one node, from its state
-``runner``       runs one site action, group by group, phase by phase
+``task_flow``    the task runs of an action: which may start, results
+``tasks``        the task runners (SSH; local, for the in-memory site)
+``in_flight``    the fleet cap
+``runner``       runs one site action, its groups phase by phase
 ``progress``     the action's progress document and results
 ``report``       the report, as JSON and as the spec's text
 ``actions``      creating strategies and actions (what the API calls)

@@ -1,18 +1,21 @@
 """Strategies and site actions as the API (or a script) handles them.
 
-Creating an action resolves every group's selectors once, stores the
-node sets with a snapshot of the strategy, claims the nodes, and queues
-the action; a conductor's site action service picks it up (see
-:mod:`.service`). The action therefore means what it meant when it was
-asked for, whichever conductor runs it, even if the stored strategy
-changes later. An action created without a stored strategy runs a design
-revision instead (:mod:`.design_actions`), and records it.
+Creating an action builds its plan once (every group's nodes, every
+node's tasks, :func:`.action_plan.build_plan`), stores it with a snapshot
+of its input, claims the nodes, and queues the action; a conductor's
+site action service picks it up (see :mod:`.service`). The action
+therefore means what it meant when it was asked for, whichever conductor
+runs it, even if the stored strategy, the design or the nodes' roles
+change later. The input is a stored strategy and/or documents given
+directly, or, without either, a design revision (:mod:`.design_actions`),
+which the action records.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any
 
 from ironside.common import exception
@@ -23,6 +26,17 @@ from ironside.strategy import parameters as action_parameters
 from ironside.strategy import progress as site_progress
 from ironside.strategy import report
 from ironside.strategy import seam
+from ironside.strategy import site_graph
+from ironside.strategy.action_input import STRATEGY
+from ironside.strategy.action_input import ActionInput
+from ironside.strategy.action_input import RunOptions
+from ironside.strategy.action_input import SiteDocument
+from ironside.strategy.action_input import TaskAccess
+from ironside.strategy.action_input import parse_documents
+from ironside.strategy.action_plan import ActionPlan
+from ironside.strategy.action_plan import build_plan
+from ironside.strategy.designs import store
+from ironside.strategy.designs import versions
 from ironside.strategy.reader import shipyard
 
 ACTIONS = ('deploy_site', 'update_site')
@@ -44,46 +58,73 @@ def create_strategy(source: str | Mapping[str, Any],
 
 def create_action(nodes: seam.NodeBackend, action: str,
                   strategy_name: str | None = None,
-                  parameters: Mapping[str, Any] | None = None
+                  parameters: Mapping[str, Any] | None = None,
+                  documents: Sequence[Any] = (),
+                  access: TaskAccess | Mapping[str, Any] | None = None
                   ) -> site_models.SiteAction:
-    """Queue ``action`` with the named stored strategy, or, without one,
-    with a design revision (see :mod:`.design_actions`).
+    """Queue ``action`` with a stored strategy (by name) and/or documents
+    given directly (DeploymentStrategy and task graph texts or parsed
+    documents, or :class:`~.action_input.SiteDocument`), and ``access``
+    (how the nodes' OS is reached for their tasks); without either, with
+    a design revision (see :mod:`.design_actions`), its documents and its
+    inventory's access. ``parameters`` are the action's
+    (:mod:`.parameters`): a design's target revision, a partial run's
+    ``tasks``, ``skip``, ``start``, ``end`` and ``nodes``, ...
 
     Raises InvalidParameterValue for an unknown action,
     InvalidActionParameters, StrategyNotFound, the design's precondition
-    errors, and SiteActionConflict if an unfinished action holds any of
-    the nodes.
+    errors, InvalidTaskGraph and InvalidPlan for what the documents do not
+    settle or can not run, and SiteActionConflict if an unfinished action
+    holds any of the nodes.
     """
     if action not in ACTIONS:
         raise exception.InvalidParameterValue(
             err='Unknown site action "%s"; expected one of %s'
                 % (action, ', '.join(ACTIONS)))
+    runs_design = strategy_name is None and not documents
     params = action_parameters.read(action, parameters,
-                                    runs_design=strategy_name is None)
-    if strategy_name is None:
+                                    runs_design=runs_design)
+    options = RunOptions.of(params)
+    if runs_design:
         prepared = design_actions.prepare(nodes, action, params)
+        plan = build_plan(ActionInput(prepared.documents, options,
+                                      prepared.access), nodes,
+                          site_nodes=prepared.site_nodes)
         row = site_db.create_action(
-            action, prepared.strategy.name, prepared.strategy.document,
-            site_progress.initial(prepared.group_nodes), prepared.nodes,
+            action, prepared.name, plan.snapshot(),
+            site_progress.initial(plan.group_nodes), _nodes(plan),
             revision_id=prepared.revision, parameters=params,
-            log=prepared.log)
+            log=prepared.log, tasks=_runs(plan))
         queued.set()
         return row
-    stored = site_db.get_strategy(strategy_name)
-    strategy = shipyard.build(stored.document)
-    group_nodes = {}
-    all_nodes: dict[str, str] = {}
-    for group in strategy.groups:
-        selected = nodes.resolve(group.selectors)
-        group_nodes[group.name] = [n.uuid for n in selected]
-        all_nodes.update((n.uuid, n.name) for n in selected)
+    given: list[SiteDocument] = []
+    if strategy_name is not None:
+        stored = site_db.get_strategy(strategy_name)
+        given.append(SiteDocument(STRATEGY, stored.name, stored.document))
+    given += [d for d in documents if isinstance(d, SiteDocument)]
+    given += parse_documents([d for d in documents
+                              if not isinstance(d, SiteDocument)])
+    if not isinstance(access, TaskAccess):
+        access = TaskAccess.read(access)
+    plan = build_plan(ActionInput(tuple(given), options, access), nodes)
     row = site_db.create_action(
-        action, stored.name, strategy.document,
-        site_progress.initial(group_nodes),
-        sorted(all_nodes.items(), key=lambda item: item[1]),
-        parameters=params)
+        action, ', '.join(d.name for d in given), plan.snapshot(),
+        site_progress.initial(plan.group_nodes), _nodes(plan),
+        parameters=params, tasks=_runs(plan))
     queued.set()
     return row
+
+
+def _nodes(plan: ActionPlan) -> list[tuple[str, str]]:
+    return sorted(plan.node_names.items(), key=lambda item: item[1])
+
+
+def _runs(plan: ActionPlan) -> list[dict[str, Any]]:
+    """Each node's task runs, as rows."""
+    return [{'node_uuid': uuid, 'task': task, 'position': position,
+             'stage': plan.tasks[task].task.in_stage}
+            for uuid, tasks in plan.node_tasks.items()
+            for position, task in enumerate(tasks)]
 
 
 def action_report(uuid: str, nodes: seam.NodeBackend | None = None
@@ -95,7 +136,27 @@ def action_report(uuid: str, nodes: seam.NodeBackend | None = None
     rows = site_db.action_nodes(action.id)
     in_flight = [r.node_uuid for r in rows if r.phase]
     live = nodes.read_states(in_flight) if nodes and in_flight else None
-    built = report.build(action, rows, live)
+    built = report.build(action, rows, site_db.action_tasks(action.id),
+                         live)
     built.update(revision=action.revision_id, parameters=action.parameters,
                  log=action.log)
     return built
+
+
+def list_tasks(documents: Sequence[Any] | None = None,
+               start: str | None = None, end: str | None = None,
+               version: versions.Version = versions.COMMITTED
+               ) -> list[dict[str, Any]]:
+    """The tasks of documents (or, without them, of a design version's
+    strategy and task graphs) in graph order, those from ``start`` to
+    ``end`` (walking the graph as a partial run does)."""
+    if documents is None:
+        given = list(design_actions.run_documents(store.design(version)))
+    else:
+        given = [d for d in documents if isinstance(d, SiteDocument)] + \
+            parse_documents([d for d in documents
+                             if not isinstance(d, SiteDocument)])
+    graph = site_graph.build(given)
+    options = RunOptions(start=start, end=end)
+    return [dict(graph.tasks[t].as_dict(), groups=graph.groups_of(t))
+            for t in graph.select(options)]

@@ -15,8 +15,12 @@ queued.
    fields ``rack``, ``tags``, ``labels`` and ``roles`` of the others are
    set to the design's, the rest of ``extra`` kept. Nodes outside the
    inventory are never touched.
-6. Each group's selectors are resolved against the inventory, as the
-   design describes it, and the action is stored with its revision.
+6. What the plan is built from (:func:`.action_plan.build_plan`): the
+   strategy and every task graph of the design, each inventory node's
+   ``os_access`` with the private key it names, and the inventory's
+   nodes (each group's selectors and roles are resolved against them,
+   as the design describes them); the action is stored with its
+   revision.
 """
 
 from __future__ import annotations
@@ -32,13 +36,17 @@ from ironside.db import models
 from ironside.db import site as site_db
 from ironside.strategy import parameters as action_parameters
 from ironside.strategy import seam
+from ironside.strategy.action_input import STRATEGY
+from ironside.strategy.action_input import TASK_GRAPH
+from ironside.strategy.action_input import SiteDocument
+from ironside.strategy.action_input import TaskAccess
 from ironside.strategy.design import Design
 from ironside.strategy.designs import store
 from ironside.strategy.designs import versions
-from ironside.strategy.model import Strategy
+from ironside.strategy.reader import task_graphs
 from ironside.strategy.reader.inventory import EXTRA_FIELDS
 from ironside.strategy.reader.inventory import InventoryNode
-from ironside.strategy.selectors import NodeIndex
+from ironside.strategy.selectors import SiteNode
 
 LOG = logging.getLogger(__name__)
 
@@ -48,13 +56,18 @@ _SHOWN = 20
 
 @dataclasses.dataclass(frozen=True)
 class Prepared:
-    """Everything a design-driven action is created with."""
+    """Everything a design-driven action is created with: what its plan
+    is built from (:func:`..action_plan.build_plan`)."""
 
     revision: int
-    strategy: Strategy
-    # Group name → node UUIDs; every node (uuid, name).
-    group_nodes: dict[str, list[str]]
-    nodes: list[tuple[str, str]]
+    # What the action is called: its strategy's name.
+    name: str
+    # The strategy, then the design's task graphs.
+    documents: tuple[SiteDocument, ...]
+    # How the inventory's nodes' OS is reached, with the design's keys.
+    access: TaskAccess
+    # The inventory's nodes, as selectors see them (UUIDs known now).
+    site_nodes: list[SiteNode]
     log: list[dict[str, str]]
 
 
@@ -164,11 +177,29 @@ def prepare(nodes: seam.NodeBackend, action: str,
     site_nodes = sorted((node.site_node(uuids[name])
                          for name, node in design.nodes.items()),
                         key=lambda n: n.name)
-    index = NodeIndex(site_nodes)
-    group_nodes = {group.name: [n.uuid for n in index.select(
-        group.selectors)] for group in strategy.groups}
-    selected = {u for members in group_nodes.values() for u in members}
-    names = {n.uuid: n.name for n in site_nodes}
-    return Prepared(revision, strategy, group_nodes,
-                    sorted(((u, names[u]) for u in selected),
-                           key=lambda item: item[1]), log)
+    return Prepared(revision, strategy.name, run_documents(design),
+                    access(design), site_nodes, log)
+
+
+def run_documents(design: Design) -> tuple[SiteDocument, ...]:
+    """What an action on the design runs: the strategy its configuration
+    names, then every task graph of the design."""
+    strategy = design.strategy()
+    return (SiteDocument(STRATEGY, strategy.name, strategy.document),) + \
+        tuple(SiteDocument(TASK_GRAPH, d.name, d.body)
+              for d in design.documents_of_kind(task_graphs.KIND.name))
+
+
+def access(design: Design) -> TaskAccess:
+    """Each inventory node's ``os_access``, and the design's private keys
+    they name (``identity``)."""
+    nodes = {}
+    keys = {}
+    for name, node in design.nodes.items():
+        found = node.os_access
+        if found is None:
+            continue
+        nodes[name] = found
+        if found.identity and design.private_key(found.identity):
+            keys[found.identity] = design.private_key(found.identity)
+    return TaskAccess(nodes, keys=keys)

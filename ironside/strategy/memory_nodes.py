@@ -72,12 +72,14 @@ class MemoryNodes:
 
     def add(self, name: str, rack: str | None = None,
             tags: Sequence[str] = (), labels: Mapping[str, str] | None = None,
-            **knobs) -> MemoryNode:
+            roles: Sequence[str] = (), **knobs) -> MemoryNode:
         extra: dict[str, Any] = {'tags': list(tags)}
         if rack is not None:
             extra['rack'] = rack
         if labels:
             extra['labels'] = dict(labels)
+        if roles:
+            extra['roles'] = list(roles)
         uuid = '00000000-0000-4000-8000-%012d' % (len(self.nodes) + 1)
         node = MemoryNode(node=site_selectors.site_node(uuid, name, extra),
                           extra=extra, **knobs)

@@ -22,6 +22,9 @@ from ironside.strategy import seam
 
 PREPARE = 'prepare'
 DEPLOY = 'deploy'
+# The third phase of a group: its nodes run their tasks (task_flow).
+TASKS = 'tasks'
+PHASES = (PREPARE, DEPLOY, TASKS)
 
 WAIT = 'wait'
 SUBMIT = 'submit'
@@ -120,10 +123,12 @@ FINISHED = {
 SUCCESSFUL = {
     PREPARE: frozenset((site_models.PREPARED, site_models.SUCCESS)),
     DEPLOY: frozenset((site_models.SUCCESS,)),
+    TASKS: frozenset((site_models.SUCCESS,)),
 }
 
 # Statuses a node must have to take part in a phase.
 ELIGIBLE = {
     PREPARE: site_models.NOT_STARTED,
     DEPLOY: site_models.PREPARED,
+    TASKS: site_models.SUCCESS,
 }

@@ -64,10 +64,36 @@ def read_version(value: Any) -> versions.Version:
     return version
 
 
-register(Parameter(ALLOW_INTERMEDIATE_COMMITS,
-                   frozenset(('deploy_site', 'update_site')), read_boolean))
-register(Parameter(TARGET_REVISION,
-                   frozenset(('deploy_site', 'update_site')), read_version))
+def read_names(value: Any) -> list[str]:
+    """Names, as a list or one comma-separated string (a command line's
+    ``--param skip=a,b``)."""
+    if isinstance(value, str):
+        value = value.split(',')
+    if not isinstance(value, (list, tuple)) or \
+            not all(isinstance(v, str) for v in value):
+        raise ValueError('must be a list of names')
+    names = list(dict.fromkeys(v.strip() for v in value if v.strip()))
+    if not names:
+        raise ValueError('must name at least one')
+    return names
+
+
+def read_name(value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError('must be the name of a task, group or stage')
+    return value.strip()
+
+
+SITE_ACTIONS = frozenset(('deploy_site', 'update_site'))
+
+register(Parameter(ALLOW_INTERMEDIATE_COMMITS, SITE_ACTIONS, read_boolean))
+register(Parameter(TARGET_REVISION, SITE_ACTIONS, read_version))
+# A partial run (ironside.strategy.action_input.RunOptions): only these
+# tasks, skip these, start at / end at a task, only these nodes.
+for _name in ('tasks', 'skip', 'nodes'):
+    register(Parameter(_name, SITE_ACTIONS, read_names, design_only=False))
+for _name in ('start', 'end'):
+    register(Parameter(_name, SITE_ACTIONS, read_name, design_only=False))
 
 
 def read(action: str, given: Mapping[str, Any] | None,

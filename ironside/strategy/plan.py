@@ -1,8 +1,10 @@
-"""The plan: a DAG of groups, and which ready group runs next.
+"""The order of groups: a DAG, and which ready groups run next.
 
-Groups run one at a time. A group is ready when every group it depends
-on is resolved (done, successfully or not). Among ready groups the next
-one is chosen by, in turn:
+A group is ready when every group it depends on, and every group it
+comes after (those of the stage before it), is resolved (done,
+successfully or not). Serialised groups (a DeploymentStrategy's) run one
+at a time; the runner starts the others as soon as they are ready.
+Among ready groups the next one is chosen by, in turn:
 
 1. critical groups first: the action's result hangs on them, and finding
    a critical failure early is the point of marking a group critical;
@@ -36,7 +38,7 @@ class Plan:
         self.graph = nx.DiGraph()
         self.graph.add_nodes_from(self.groups)
         for group in groups:
-            for dependency in group.depends_on:
+            for dependency in group.depends_on + group.after:
                 self.graph.add_edge(dependency, group.name)
 
     def order_key(self, group: Group) -> tuple:

@@ -9,7 +9,10 @@ Stored in ``site_actions.progress``::
          "phase_nodes": [uuid, ...],      # nodes the running phase acts on
          "phase_started_at": "2024-...",  # UTC, for the phase timeout
          "prepare": {"result": "success" | "failed: ...", ...} | null,
-         "deploy": {...} | null}}}
+         "deploy": {...} | null,
+         "tasks": {...} | null}}}          # only for groups with tasks
+
+``state`` is also "tasks" while the group's nodes run their tasks.
 
 The group and action results are the strings below; the report shows
 them as they are.
@@ -30,6 +33,7 @@ DONE = 'done'
 SUCCESS = 'success'
 FAILED_CRITERIA = 'failed: criteria'
 FAILED_PREPARE = 'failed: prepare'
+FAILED_DEPLOY = 'failed: deploy'
 FAILED_DEPENDENCY = 'failed: dependency'
 FAILED_TIMEOUT = 'failed: timeout'
 
@@ -41,14 +45,15 @@ def initial(group_nodes: Mapping[str, Sequence[str]]) -> dict[str, Any]:
     return {'order': [],
             'groups': {name: {'nodes': list(nodes), 'state': PENDING,
                               'phase_nodes': [], 'phase_started_at': None,
-                              'prepare': None, 'deploy': None}
+                              'prepare': None, 'deploy': None,
+                              'tasks': None}
                        for name, nodes in group_nodes.items()}}
 
 
 def group_failed(group: Mapping[str, Any]) -> bool:
-    """Resolved and failed in either phase."""
+    """Resolved and failed in any phase."""
     return any(group.get(phase) and group[phase]['result'] != SUCCESS
-               for phase in ('prepare', 'deploy'))
+               for phase in ('prepare', 'deploy', 'tasks'))
 
 
 def action_failed(critical_group: str) -> str:

@@ -1,10 +1,12 @@
 """Selectors: which nodes belong to a group.
 
 A selector has four criteria, ``node_names``, ``node_tags``,
-``node_labels`` and ``rack_names``. A node matches a criterion if it has
-any of the listed values (its name, one of its tags, one of its labels,
-its rack), and matches a selector if it matches every criterion the
-selector lists: a selector is an intersection. A list of selectors is the
+``node_labels`` and ``rack_names``, and Ironside's fifth, ``node_roles``
+(how a Fuel task graph's group picks its nodes). A node matches a
+criterion if it has any of the listed values (its name, one of its tags,
+one of its labels, its rack, one of its roles), and matches a selector if
+it matches every criterion the selector lists: a selector is an
+intersection. A list of selectors is the
 union of what each selects. An omitted or empty criterion is ignored; no
 selectors at all, or a selector without criteria, selects every node.
 
@@ -23,6 +25,11 @@ operator sets with ``openstack baremetal node set``:
     An object of label keys and values,
     ``--extra labels='{"ucp_control_plane": "enabled"}'``, or a list of
     ``"key: value"`` strings.
+``extra.roles``
+    The node's roles in a Fuel task graph, written like tags: a list,
+    ``--extra roles='["controller", "cinder"]'``, or one string,
+    ``--extra roles=controller,cinder``. A site design's inventory
+    writes them.
 """
 
 from __future__ import annotations
@@ -33,7 +40,8 @@ from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
 
-CRITERIA = ('node_names', 'node_tags', 'node_labels', 'rack_names')
+CRITERIA = ('node_names', 'node_tags', 'node_labels', 'rack_names',
+            'node_roles')
 
 
 class LabelError(ValueError):
@@ -86,6 +94,7 @@ class SiteNode:
     rack: str | None = None
     tags: frozenset[str] = frozenset()
     labels: frozenset[tuple[str, str]] = frozenset()
+    roles: frozenset[str] = frozenset()
 
 
 def _tags(value: Any) -> frozenset[str]:
@@ -120,7 +129,8 @@ def site_node(uuid: str, name: str | None,
     return SiteNode(uuid=uuid, name=name or uuid,
                     rack=str(rack) if _scalar(rack) else None,
                     tags=_tags(extra.get('tags')),
-                    labels=_labels(extra.get('labels')))
+                    labels=_labels(extra.get('labels')),
+                    roles=_tags(extra.get('roles')))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -129,6 +139,7 @@ class Selector:
     node_tags: frozenset[str] = frozenset()
     node_labels: frozenset[tuple[str, str]] = frozenset()
     rack_names: frozenset[str] = frozenset()
+    node_roles: frozenset[str] = frozenset()
 
     @classmethod
     def from_dict(cls, value: Mapping[str, Any]) -> Selector:
@@ -138,20 +149,24 @@ class Selector:
             node_tags=frozenset(value.get('node_tags') or ()),
             node_labels=frozenset(parse_label(label) for label in
                                   value.get('node_labels') or ()),
-            rack_names=frozenset(value.get('rack_names') or ()))
+            rack_names=frozenset(value.get('rack_names') or ()),
+            node_roles=frozenset(value.get('node_roles') or ()))
 
     def as_dict(self) -> dict[str, list[str]]:
-        return {
+        value = {
             'node_names': sorted(self.node_names),
             'node_tags': sorted(self.node_tags),
             'node_labels': ['%s: %s' % kv for kv in sorted(self.node_labels)],
             'rack_names': sorted(self.rack_names),
         }
+        if self.node_roles:
+            value['node_roles'] = sorted(self.node_roles)
+        return value
 
     @property
     def selects_all(self) -> bool:
         return not (self.node_names or self.node_tags or self.node_labels or
-                    self.rack_names)
+                    self.rack_names or self.node_roles)
 
     def matches(self, node: SiteNode) -> bool:
         if self.node_names and node.name not in self.node_names and \
@@ -162,6 +177,8 @@ class Selector:
         if self.node_tags and not self.node_tags & node.tags:
             return False
         if self.node_labels and not self.node_labels & node.labels:
+            return False
+        if self.node_roles and not self.node_roles & node.roles:
             return False
         return True
 
@@ -176,9 +193,9 @@ def select(selectors: Sequence[Selector],
 
 
 class NodeIndex:
-    """Nodes indexed by name, rack, tag and label, so that selecting from
-    thousands of nodes looks up each criterion instead of testing every
-    node. Selects what :func:`select` selects, in the same order."""
+    """Nodes indexed by name, rack, tag, label and role, so that selecting
+    from thousands of nodes looks up each criterion instead of testing
+    every node. Selects what :func:`select` selects, in the same order."""
 
     def __init__(self, nodes: Iterable[SiteNode]) -> None:
         self.nodes = list(nodes)
@@ -186,6 +203,7 @@ class NodeIndex:
         self._racks: dict[str | None, set[int]] = {}
         self._tags: dict[str, set[int]] = {}
         self._labels: dict[tuple[str, str], set[int]] = {}
+        self._roles: dict[str, set[int]] = {}
         for index, node in enumerate(self.nodes):
             self._names.setdefault(node.name, set()).add(index)
             self._names.setdefault(node.uuid, set()).add(index)
@@ -194,6 +212,8 @@ class NodeIndex:
                 self._tags.setdefault(tag, set()).add(index)
             for label in node.labels:
                 self._labels.setdefault(label, set()).add(index)
+            for role in node.roles:
+                self._roles.setdefault(role, set()).add(index)
 
     @staticmethod
     def _any(index: Mapping[Any, set[int]], values: Iterable[Any]
@@ -208,7 +228,8 @@ class NodeIndex:
         for index, values in ((self._names, selector.node_names),
                               (self._racks, selector.rack_names),
                               (self._tags, selector.node_tags),
-                              (self._labels, selector.node_labels)):
+                              (self._labels, selector.node_labels),
+                              (self._roles, selector.node_roles)):
             if values:
                 matches = self._any(index, values)
                 found = matches if found is None else found & matches

@@ -12,6 +12,10 @@ where queuing an action wakes it) the service
    conductor wins;
 3. runs each claimed action in a thread of its own.
 
+The nodes' tasks of every action it runs go to one worker pool, by the
+task runners installed (:class:`.task_flow.TaskExecution`), made when
+the first task runs.
+
 A conductor that stops cleanly releases its actions, so another one
 takes them over at its next check rather than after the timeout.
 """
@@ -30,17 +34,21 @@ from ironside.db import site as site_db
 from ironside.strategy import actions
 from ironside.strategy import conductor_nodes
 from ironside.strategy import seam
+from ironside.strategy import task_flow
+from ironside.strategy.in_flight import InFlightLimit
 from ironside.strategy.runner import ActionRunner
-from ironside.strategy.runner import InFlightLimit
 
 LOG = logging.getLogger(__name__)
 
 
 class SiteActionService:
-    def __init__(self, host: str, nodes: seam.NodeBackend) -> None:
+    def __init__(self, host: str, nodes: seam.NodeBackend,
+                 tasks: task_flow.TaskExecution | None = None) -> None:
         self.host = host
         self.nodes = nodes
         self.limit = InFlightLimit(CONF.site.max_nodes_in_flight)
+        self._tasks = tasks
+        self._tasks_lock = threading.Lock()
         self._runners: dict[int, tuple[threading.Thread,
                                        threading.Event]] = {}
         self._lock = threading.Lock()
@@ -72,6 +80,15 @@ class SiteActionService:
             stop.set()
         for thread, _stop in runners:
             thread.join(timeout)
+        if self._tasks is not None:
+            self._tasks.close()
+
+    def tasks(self) -> task_flow.TaskExecution:
+        """The process's task runners and pool, made when first needed."""
+        with self._tasks_lock:
+            if self._tasks is None:
+                self._tasks = task_flow.TaskExecution.installed()
+            return self._tasks
 
     def running(self) -> list[int]:
         with self._lock:
@@ -125,7 +142,7 @@ class SiteActionService:
         finished = False
         try:
             finished = ActionRunner(uuid, self.host, self.nodes, self.limit,
-                                    stop).run()
+                                    stop, tasks=self.tasks).run()
         except Exception:
             LOG.exception('Running site action %s failed; it will be '
                           'picked up again', uuid)

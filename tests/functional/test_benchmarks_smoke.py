@@ -110,3 +110,25 @@ def test_tiny_ssh_tasks_run(tmp_path, capsys):
     assert document['connections_opened'] == 3
     assert document['one_connection_per_node'] is True
     assert 'tasks/s' in capsys.readouterr().out
+
+
+def test_tiny_task_graph_run(tmp_path):
+    """benchmarks/task_graph.py end to end, in a process of its own (it
+    configures a conductor and a database for itself)."""
+    import subprocess
+    import sys
+
+    output = tmp_path / 'task-graph.json'
+    result = subprocess.run(
+        [sys.executable, '-m', 'benchmarks.task_graph', '--nodes', '3',
+         '--tasks', '2', '--output', str(output)],
+        capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    document = json.loads(output.read_text())
+    assert [r['name'] for r in document['rounds']] == [
+        'deploy (1 task)', '2 x true', '2 x sleep 0.1']
+    assert [r['tasks'] for r in document['rounds']] == [3, 6, 6]
+    assert all(r['failed'] == 0 and r['result'] == 'success'
+               for r in document['rounds'])
+    assert document['rounds'][1]['direct_tasks_per_second'] > 0
+    assert 'tasks/s' in result.stdout

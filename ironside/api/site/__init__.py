@@ -11,6 +11,8 @@ Routes, relative to the prefix:
 ``POST /v1/nodes/filter``                 the nodes selectors select
 ``GET /v1/nodes/status``                  nodes' provision and power states
 ``GET /`` and ``GET /static/{name}``      the web view (:mod:`.web`)
+``POST /v1/tasks``                        task graphs' tasks (start/end)
+``POST /v1/tasks/validate``               validate a task graph
 ``GET|DELETE /v1/designs/buffer``         the staged collections; discard
 ``POST /v1/designs/buffer/{collection}``  create or replace a collection
 ``POST /v1/designs/commit``               commit the buffer (force, dry_run)
@@ -31,6 +33,7 @@ import falcon
 from ironside.api.site import designs
 from ironside.api.site import node_status
 from ironside.api.site import resources
+from ironside.api.site import tasks
 from ironside.api.site import web
 from ironside.strategy import conductor_nodes
 
@@ -51,6 +54,8 @@ def register(app: falcon.App, prefix: str = DEFAULT_PREFIX,
     app.add_route(base + '/nodes/filter', resources.NodeFilter(nodes))
     app.add_route(base + '/nodes/status', node_status.NodeStatus())
     web.register(app, prefix)
+    app.add_route(base + '/tasks', tasks.Tasks())
+    app.add_route(base + '/tasks/validate', tasks.Validate())
     app.add_route(base + '/designs/buffer', designs.Buffer())
     app.add_route(base + '/designs/buffer/{collection}',
                   designs.BufferCollection())

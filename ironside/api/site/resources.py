@@ -6,7 +6,9 @@ from typing import Any
 
 import falcon
 
+from ironside.api.site.common import document_source
 from ironside.api.site.common import isotime
+from ironside.api.site.common import json_body
 from ironside.api.site.common import send
 from ironside.common import exception
 from ironside.db import site as site_db
@@ -14,16 +16,9 @@ from ironside.db import site_models
 from ironside.strategy import actions
 from ironside.strategy import parameters
 from ironside.strategy import seam
+from ironside.strategy.reader import fuel
 from ironside.strategy.reader import kinds
 from ironside.strategy.reader import shipyard
-
-
-def _body(req: falcon.Request) -> dict[str, Any]:
-    body = req.get_media(default_when_empty=None)
-    if not isinstance(body, dict):
-        raise exception.InvalidParameterValue(
-            err='The request body must be a JSON object')
-    return body
 
 
 def _required(body: dict[str, Any], name: str) -> Any:
@@ -41,12 +36,12 @@ def _string(body: dict[str, Any], name: str) -> str:
     return value
 
 
-def _source(body: dict[str, Any]) -> str | dict:
-    source = _required(body, 'document')
-    if not isinstance(source, (str, dict)):
+def _mapping(body: dict[str, Any], name: str) -> dict[str, Any] | None:
+    value = body.get(name)
+    if value is not None and not isinstance(value, dict):
         raise exception.InvalidParameterValue(
-            err='"document" must be YAML or JSON text, or a JSON object')
-    return source
+            err='"%s" must be a JSON object' % name)
+    return value
 
 
 def strategy_view(strategy: site_models.SiteStrategy,
@@ -82,13 +77,13 @@ class Root:
             'version': '1',
             'resources': {name: self.base + '/' + name
                           for name in ('strategies', 'actions',
-                                       'nodes/filter', 'nodes/status',
+                                       'nodes/filter', 'nodes/status', 'tasks',
                                        'designs/buffer', 'designs/commit',
                                        'designs/documents',
                                        'designs/rendered', 'designs/diff',
                                        'revisions')},
             'actions': list(actions.ACTIONS),
-            'schemas': list(shipyard.SCHEMAS),
+            'schemas': list(shipyard.SCHEMAS) + [fuel.SCHEMA],
             'design_schemas': kinds.REGISTRY.schemas(),
             'action_parameters': sorted(parameters.PARAMETERS),
         })
@@ -100,19 +95,19 @@ class Strategies:
                                     site_db.list_strategies()]})
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        body = _body(req)
+        body = json_body(req)
         name = body.get('name')
         if name is not None and (not isinstance(name, str) or not name):
             raise exception.InvalidParameterValue(
                 err='"name" must be a non-empty string')
-        strategy = actions.create_strategy(_source(body), name)
+        strategy = actions.create_strategy(document_source(body), name)
         resp.location = '%s/%s' % (req.path, strategy.name)
         send(resp, strategy_view(strategy, detail=True), falcon.HTTP_201)
 
 
 class Validate:
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        errors = shipyard.validate(_source(_body(req)))
+        errors = shipyard.validate(document_source(json_body(req)))
         send(resp, {'valid': not errors,
                      'errors': [dict(e.as_dict(), text=str(e))
                                 for e in errors]})
@@ -139,19 +134,22 @@ class Actions:
                                  site_db.list_actions(limit)]})
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        body = _body(req)
-        unknown = sorted(set(body) - {'action', 'strategy', 'parameters'})
+        body = json_body(req)
+        unknown = sorted(set(body) - {'action', 'strategy', 'parameters',
+                                      'documents', 'access'})
         if unknown:
             raise exception.InvalidParameterValue(
                 err='Unknown fields: %s' % ', '.join(unknown))
-        parameters = body.get('parameters', {})
-        if not isinstance(parameters, dict):
+        documents = body.get('documents') or []
+        if not isinstance(documents, list):
             raise exception.InvalidParameterValue(
-                err='"parameters" must be a JSON object')
+                err='"documents" must be a list of documents')
         strategy = _string(body, 'strategy') \
             if body.get('strategy') is not None else None
-        action = actions.create_action(self.nodes, _string(body, 'action'),
-                                       strategy, parameters)
+        action = actions.create_action(
+            self.nodes, _string(body, 'action'), strategy,
+            _mapping(body, 'parameters'), documents=documents,
+            access=_mapping(body, 'access'))
         resp.location = '%s/%s' % (req.path, action.uuid)
         send(resp, actions.action_report(action.uuid), falcon.HTTP_201)
 
@@ -171,7 +169,7 @@ class NodeFilter:
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         selectors = shipyard.check_selectors(
-            _body(req).get('selectors', []))
+            json_body(req).get('selectors', []))
         send(resp, {'nodes': [
             {'name': n.name, 'uuid': n.uuid, 'rack': n.rack,
              'tags': sorted(n.tags), 'labels': dict(sorted(n.labels))}

@@ -138,7 +138,8 @@ class InventoryNode:
         have thousands of nodes)."""
         return SiteNode(uuid=uuid, name=self.name, rack=self.rack,
                         tags=frozenset(self.tags),
-                        labels=frozenset(self.labels.items()))
+                        labels=frozenset(self.labels.items()),
+                        roles=frozenset(self.roles))
 
 
 EXTRA_FIELDS = ('rack', 'tags', 'labels', 'roles')

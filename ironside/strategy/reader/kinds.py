@@ -16,6 +16,7 @@ from ironside.strategy.reader import freeform
 from ironside.strategy.reader import inventory
 from ironside.strategy.reader import references
 from ironside.strategy.reader import shipyard
+from ironside.strategy.reader import task_graphs
 from ironside.strategy.reader.registry import Registry
 
 REGISTRY = Registry()
@@ -23,8 +24,10 @@ REGISTRY = Registry()
 REGISTRY.add(shipyard.KIND)
 REGISTRY.add(configuration.KIND)
 REGISTRY.add(inventory.KIND)
+REGISTRY.add(task_graphs.KIND)
 for _kind in freeform.KINDS:
     REGISTRY.add(_kind)
 
 for _check in references.CHECKS:
     REGISTRY.add_cross_check(_check)
+REGISTRY.add_cross_check(task_graphs.settled)

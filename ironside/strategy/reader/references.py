@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from ironside.strategy.reader import configuration
 from ironside.strategy.reader import freeform
+from ironside.strategy.reader import task_graphs
 from ironside.strategy.reader.registry import Findings
 from ironside.strategy.selectors import NodeIndex
 
@@ -98,6 +99,7 @@ def selector_coverage(design: Design, findings: Findings) -> None:
                     document, path + (index, 'node_names'),
                     'group "%s" names nodes the inventory does not have: %s'
                     % (group.name, _names(unknown)))
+    covered |= task_graphs.covered(design)
     left_out = sorted(set(nodes) - covered)
     if left_out:
         findings.warning(document, ('data', 'groups'),

@@ -55,12 +55,20 @@ class Findings:
         self._lines = lines
         self.found: list[tuple[str, DesignDocument, DocumentError]] = []
 
+    def lines_of(self, document: DesignDocument) -> Mapping[Path, int]:
+        """The document's line map, where its source is known."""
+        return self._lines(document) if self._lines else {}
+
     def _add(self, severity: str, document: DesignDocument, path: Path,
              message: str) -> None:
-        lines = self._lines(document) if self._lines else {}
-        collector = ErrorCollector(document.name, lines)
+        collector = ErrorCollector(document.name, self.lines_of(document))
         collector.add(tuple(path), message)
         self.found.append((severity, document, collector.errors[0]))
+
+    def placed(self, severity: str, document: DesignDocument,
+               error: DocumentError) -> None:
+        """An error a check placed itself (its document, field, line)."""
+        self.found.append((severity, document, error))
 
     def error(self, document: DesignDocument, path: Path,
               message: str) -> None:

@@ -23,6 +23,11 @@ _TYPE_NAMES = {'object': 'a mapping', 'array': 'a list', 'string': 'a string',
                'number': 'a number', 'null': 'null'}
 
 
+# What the patterns of the site layer's schemas ask for, in words.
+_PATTERNS = {'^/': 'be an absolute path',
+             '^0?[0-7]{3,4}$': 'be an octal mode such as 0644'}
+
+
 def describe(value: Any) -> str:
     return json.dumps(value, default=str, sort_keys=True)
 
@@ -67,8 +72,10 @@ def schema_errors(validator: jsonschema.Validator, document: Any,
             errors.add(path, 'must be at most %d characters long'
                        % error.validator_value)
         elif kind == 'pattern':
-            errors.add(path, 'must match %s, not %s'
-                       % (error.validator_value, describe(instance)))
+            wanted = _PATTERNS.get(error.validator_value,
+                                   'match %s' % error.validator_value)
+            errors.add(path, 'must %s, not %s' % (wanted,
+                                                  describe(instance)))
         elif kind == 'uniqueItems':
             errors.add(path, 'must not hold the same value twice')
         else:

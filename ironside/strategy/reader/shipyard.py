@@ -14,6 +14,9 @@ Both accept Ironside's extensions to a group:
 ``deploy_steps``, ``deploy_templates``
     Deploy steps, or names of deploy templates, every node of the group
     is deployed with.
+``node_roles`` (in a selector)
+    The node's roles (``extra.roles``), as a Fuel task graph's groups
+    select nodes.
 
 Validation reports every problem at once. Each error names the
 document, the group and the field, and for YAML input the line.
@@ -63,11 +66,12 @@ SELECTOR_SCHEMA = {
         'node_labels': {'type': 'array',
                         'items': {'type': ['string', 'object']}},
         'rack_names': _STRINGS,
+        'node_roles': _STRINGS,
     },
     'additionalProperties': False,
 }
 
-_STEP_SCHEMA = {
+STEP_SCHEMA = {
     'type': 'object',
     'required': ['interface', 'step', 'priority'],
     'properties': {
@@ -108,7 +112,7 @@ _GROUP_SCHEMA = {
             },
             'additionalProperties': False,
         },
-        'deploy_steps': {'type': 'array', 'items': _STEP_SCHEMA},
+        'deploy_steps': {'type': 'array', 'items': STEP_SCHEMA},
         'deploy_templates': {'type': 'array',
                              'items': {'type': 'string', 'minLength': 1}},
     },
@@ -289,6 +293,11 @@ def _semantic_errors(groups: list, errors: ErrorCollector) -> None:
         cycle = cycle[at:] + cycle[:at]
         errors.add(('data', 'groups', first[start], 'depends_on'),
                    'dependency cycle: %s' % ' -> '.join(cycle + [start]))
+
+
+def locator(document: Any) -> Callable[[Path], Place]:
+    """Which group of the document a path belongs to."""
+    return _locate(_groups(document))
 
 
 def check(document: Any, lines: Mapping[Path, int] | None = None,

@@ -96,3 +96,12 @@ def run_action(nodes, strategy='deployment-strategy', action='deploy_site',
     limit = limit or runner.InFlightLimit(1000)
     assert runner.ActionRunner(row.uuid, host, nodes, limit, **kwargs).run()
     return actions.action_report(row.uuid)
+
+
+@pytest.fixture
+def graph_site(db, tmp_path):
+    """An in-memory site whose tasks run through the local runner."""
+    from tests.unit.strategy.graph_site import GraphSite
+    site = GraphSite(tmp_path / 'site')
+    yield site
+    site.close()

@@ -211,7 +211,8 @@ def test_the_guard_refuses_and_nothing_starts(site):
     ({'preserve-local-storage': 'true', 'zap': 1},
      exception.InvalidActionParameters, 'Unknown parameters for '
      'deploy_site: preserve-local-storage, zap (it takes '
-     'allow-intermediate-commits, target-revision)'),
+     'allow-intermediate-commits, end, nodes, skip, start, '
+     'target-revision, tasks)'),
 ])
 def test_bad_targets_and_parameters_start_nothing(site, parameters, error,
                                                   message):

@@ -167,8 +167,9 @@ def test_root_lists_design_routes(client):
     root = client.simulate_get(BASE).json
     assert root['resources']['revisions'] == BASE + '/revisions'
     assert 'ironside/BaremetalNode/v1' in root['design_schemas']
-    assert root['action_parameters'] == ['allow-intermediate-commits',
-                                         'target-revision']
+    assert root['action_parameters'] == [
+        'allow-intermediate-commits', 'end', 'nodes', 'skip', 'start',
+        'target-revision', 'tasks']
 
 
 # Through the conductor

@@ -6,13 +6,18 @@ import json
 
 import pytest
 
+from ironside.db import site as site_db
 from ironside.db import site_models
 from ironside.osc import actions as osc_actions
 from ironside.strategy import actions
 from ironside.strategy import conductor_nodes
 from ironside.strategy import service as site_service
+from ironside.strategy.task_flow import TaskExecution
+from ironside.strategy.tasks.local import LocalTaskRunner
+from ironside.strategy.tasks.registry import TaskRunners
 from tests import utils
 from tests.unit.strategy import cli
+from tests.unit.strategy import fuel_examples as fx
 from tests.unit.strategy import spec_flows
 from tests.unit.strategy.conftest import EXAMPLES
 from tests.unit.strategy.conftest import INVENTORY
@@ -240,3 +245,81 @@ def test_node_filter_unreadable_file(openstack, tmp_path):
     assert code == 1
     assert 'Cannot read %s: No such file or directory' % (
         tmp_path / 'nope.yaml') in out
+
+
+def test_task_graph_commands(openstack, tmp_path):
+    usage = tmp_path / 'usage.yaml'
+    usage.write_text(fx.USAGE)
+    code, out = openstack('site', 'task', 'list', usage, '--start',
+                          'setup_services', '-f', 'value', '-c', 'ID',
+                          '-c', 'Requires')
+    assert (code, out) == (0, 'setup_services setup_network\n')
+    code, out = openstack('site', 'task', 'list', usage, '-f', 'json')
+    assert [t['ID'] for t in json.loads(out)] == ['setup_network',
+                                                  'setup_services']
+    cross = tmp_path / 'cross.yaml'
+    cross.write_text(fx.CROSS_REFERENCE)
+    code, out = openstack('site', 'task', 'validate', cross)
+    assert code == 0
+    assert out.splitlines()[2] == (
+        'warning: document "<input>", task "make_compute_available": no '
+        'type: an outline of a task, which can not run until it has one '
+        '(line 12)')
+    assert out.endswith('%s is valid\n' % cross)
+
+
+def test_deploy_a_task_graph_and_wait(openstack, rpc, context, tmp_path):
+    """The spec's example on fake hardware, its tasks run by the local
+    runner; a partial run skips setup_services."""
+    for role, names in fx.USAGE_NODES.items():
+        for name in names:
+            rpc.create_node(context, utils.fake_node_values(
+                name=name, extra={'roles': [role]}))
+    bin_dir = tmp_path / 'bin'
+    bin_dir.mkdir()
+    (bin_dir / 'run_setup_network.sh').write_text(
+        '#!/bin/sh\necho "network of $NODE_NAME is set up"\n')
+    (bin_dir / 'run_setup_network.sh').chmod(0o755)
+    local = LocalTaskRunner(tmp_path / 'nodes', path=[str(bin_dir)])
+    usage = tmp_path / 'usage.yaml'
+    usage.write_text(fx.USAGE)
+    access = tmp_path / 'access.yaml'
+    access.write_text('nodes:\n' + ''.join(
+        '  node-%d: {address: 127.0.0.1}\n' % i for i in range(1, 9)))
+    key = tmp_path / 'key'
+    key.write_text('not a real key')
+    conductor_service = site_service.SiteActionService(
+        'test-conductor', conductor_nodes.ConductorNodes(rpc),
+        tasks=TaskExecution(TaskRunners([local]), 4))
+    conductor_service.start()
+    try:
+        code, out = openstack(
+            'site', 'action', 'create', 'deploy_site', '--task-graph', usage,
+            '--skip', 'setup_services', '--access', access, '--ssh-key',
+            key, '--wait', '--poll-interval', '0.05')
+    finally:
+        conductor_service.stop()
+    assert code == 0, out
+    assert out.splitlines()[1] == ('Warning: group "primary-controller": '
+                                   'no node has role "primar-controller"')
+    assert '\n  node-7 setup_network: success (' in out
+    assert '| tasks network                <SUCCESS>' in out
+    assert 'Partial run: skip setup_services' in out
+    assert out.rstrip().endswith('Result: success')
+    assert 'not a real key' not in out
+
+
+def test_progress_shows_the_task_each_node_runs(graph_site):
+    graph_site.add_roles({'all': ['n1', 'n2']})
+    row = graph_site.start('- id: all\n  type: group\n'
+                           '- id: work\n  type: shell\n  groups: [all]\n'
+                           '  parameters: {cmd: "true"}\n')
+    site_db.save_progress(row.id, 'test-host', tasks=[
+        {'id': run.id, 'status': 'running'}
+        for run in site_db.action_tasks(row.id)
+        if run.node_uuid == graph_site.nodes.by_name('n2').node.uuid])
+    terminal = Terminal()
+    osc_actions.Progress(terminal).show(actions.action_report(row.uuid))
+    assert terminal.written[0].splitlines()[-2:] == [
+        'Nodes: 2 not started, 0 prepared, 0 success, 0 failure',
+        '  n2: work']

@@ -1,0 +1,307 @@
+"""The plan of one site action, built once when the action is created.
+
+``build_plan(action_input, nodes, site_nodes=None)`` takes the action's
+documents, run options and access (:mod:`.action_input`), the node
+backend and, for a design revision, its inventory's nodes, and settles
+everything the action will do:
+
+1. the documents' fields are computed (:func:`evaluate_fields`: where
+   ``yaql_exp`` expressions will be evaluated, documents in, documents
+   out, before any model is built);
+2. the documents become one graph (:mod:`.site_graph`), and the run
+   options select its tasks;
+3. each group's nodes are resolved (a task graph's group: the nodes
+   with its roles or a role named as the group; ``extra.roles``);
+4. each node gets its tasks, in graph order: those of its groups, those
+   whose ``role`` it has, those for every node (``'*'``);
+5. nodes with tasks but in no group get a group per role; each stage
+   other than deployment with tasks gets a group of its own, holding the
+   nodes with tasks in it; stages run one after another;
+6. what can not run is refused (:class:`~ironside.common.exception.
+   InvalidPlan`): a task type no runner runs, a node without access, a
+   wait that can never end (:mod:`.schedule`).
+
+The action stores the result (the plan's groups and tasks with its
+input, each group's nodes, each node's task runs), so a conductor that
+takes it over runs exactly this plan.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from collections.abc import Sequence
+from typing import Any
+
+from ironside.common import exception
+from ironside.strategy import model
+from ironside.strategy import schedule
+from ironside.strategy import seam
+from ironside.strategy import site_graph
+from ironside.strategy.action_input import STRATEGY
+from ironside.strategy.action_input import TASK_GRAPH
+from ironside.strategy.action_input import ActionInput
+from ironside.strategy.action_input import RunOptions
+from ironside.strategy.action_input import SiteDocument
+from ironside.strategy.action_input import TaskAccess
+from ironside.strategy.reader import shipyard
+from ironside.strategy.selectors import NodeIndex
+from ironside.strategy.selectors import SiteNode
+from ironside.strategy.site_graph import PlannedTask
+from ironside.strategy.tasks import registry as task_registry
+
+# site_actions.document: format 2 holds the plan; older actions hold the
+# strategy document itself.
+FORMAT = 2
+# Task types run by the site layer itself, not by a task runner.
+OWN_TYPES = (model.STEP, model.SKIPPED)
+
+
+@dataclasses.dataclass
+class ActionPlan:
+    input: ActionInput
+    # In the order they are considered; ``index`` is the position.
+    groups: list[model.Group]
+    stages: list[str]
+    # The tasks that run somewhere, in graph order.
+    tasks: dict[str, PlannedTask]
+    group_nodes: dict[str, list[str]]
+    node_names: dict[str, str]
+    # Node UUID → its task runs, in order.
+    node_tasks: dict[str, list[str]]
+    warnings: list[str] = dataclasses.field(default_factory=list)
+
+    def group(self, name: str) -> model.Group:
+        for group in self.groups:
+            if group.name == name:
+                return group
+        raise KeyError(name)
+
+    @property
+    def critical(self) -> list[str]:
+        return [g.name for g in self.groups if g.critical]
+
+    def nodes_of_tasks(self) -> dict[str, list[str]]:
+        """Task → the nodes it runs on."""
+        found: dict[str, list[str]] = {t: [] for t in self.tasks}
+        for uuid, tasks in self.node_tasks.items():
+            for task in tasks:
+                found[task].append(uuid)
+        return found
+
+    def snapshot(self) -> dict[str, Any]:
+        """What the action stores (``site_actions.document``); holds the
+        SSH key: never shown."""
+        return {
+            'format': FORMAT,
+            'documents': [d.as_dict() for d in self.input.documents],
+            'options': self.input.options.as_dict(),
+            'access': self.input.access.as_dict(),
+            'groups': [g.as_dict() for g in self.groups],
+            'stages': list(self.stages),
+            'tasks': [t.as_dict() for t in self.tasks.values()],
+            'warnings': list(self.warnings),
+        }
+
+    @classmethod
+    def restore(cls, document: Mapping[str, Any],
+                group_nodes: Mapping[str, Sequence[str]],
+                node_names: Mapping[str, str],
+                node_tasks: Mapping[str, Sequence[str]]) -> ActionPlan:
+        """The plan an action stored; the nodes' parts come from its
+        progress and its rows."""
+        if document.get('format') != FORMAT:
+            strategy = shipyard.build(document)
+            return cls(ActionInput((SiteDocument(
+                STRATEGY, strategy.name, document),)),
+                list(strategy.groups), [model.DEPLOYMENT], {},
+                {k: list(v) for k, v in group_nodes.items()},
+                dict(node_names), {})
+        return cls(
+            ActionInput(tuple(SiteDocument.from_dict(d)
+                              for d in document['documents']),
+                        RunOptions.from_dict(document['options']),
+                        TaskAccess.read(document['access'])),
+            [model.Group.from_dict(g) for g in document['groups']],
+            list(document['stages']),
+            {t['id']: PlannedTask.from_dict(t) for t in document['tasks']},
+            {k: list(v) for k, v in group_nodes.items()},
+            dict(node_names), {k: list(v) for k, v in node_tasks.items()},
+            list(document['warnings']))
+
+
+def evaluate_fields(documents: Sequence[SiteDocument]
+                    ) -> list[SiteDocument]:
+    """The documents with their computed fields computed.
+
+    The one place where ``yaql_exp`` expressions (the computed-fields
+    issue) are evaluated: after the documents are read and checked,
+    before any model is built from them. No field is computed yet, so
+    the documents come back as they are.
+    """
+    return list(documents)
+
+
+def build_plan(action_input: ActionInput, nodes: seam.NodeBackend,
+               site_nodes: Sequence[SiteNode] | None = None) -> ActionPlan:
+    """The plan of an action (see the module's docstring), on the nodes
+    of the backend, or on ``site_nodes`` (a design's inventory).
+
+    Raises InvalidTaskGraph (a document or reference problem, placed),
+    InvalidParameterValue (a run option naming nothing) and InvalidPlan
+    (what can not run on these nodes).
+    """
+    documents = evaluate_fields(action_input.documents)
+    graph = site_graph.build(documents)
+    options = action_input.options
+    selected = graph.select(options)
+    has_graph = any(d.kind == TASK_GRAPH for d in documents)
+    if site_nodes is None:
+        resolve = nodes.resolve
+    else:
+        resolve = NodeIndex(site_nodes).select
+    members = {name: resolve(group.selectors)
+               for name, group in graph.groups.items()}
+    universe: dict[str, SiteNode] = {}
+    for found in members.values():
+        universe.update((n.uuid, n) for n in found)
+    if has_graph:
+        everyone = resolve([])
+        universe.update((n.uuid, n) for n in everyone if n.roles)
+    universe = _only(universe, options.nodes)
+    members = {name: [n for n in found if n.uuid in universe]
+               for name, found in members.items()}
+    node_tasks = _node_tasks(graph, selected, universe, members)
+    groups = _groups(graph, members, universe, node_tasks)
+    in_plan = {n.uuid for found in members.values() for n in found}
+    running = {t for tasks in node_tasks.values() for t in tasks}
+    plan = ActionPlan(
+        input=action_input, groups=groups, stages=list(graph.stages),
+        tasks={t: graph.tasks[t] for t in selected if t in running},
+        group_nodes={g.name: [n.uuid for n in members[g.name]]
+                     for g in groups},
+        node_names={uuid: n.name for uuid, n in sorted(
+            universe.items(), key=lambda item: item[1].name)
+            if uuid in in_plan},
+        node_tasks={uuid: tasks for uuid, tasks in node_tasks.items()
+                    if tasks and uuid in in_plan})
+    plan.warnings = _warnings(graph, selected, plan, universe)
+    _check_runnable(plan)
+    schedule.check(plan)
+    return plan
+
+
+def _only(universe: dict[str, SiteNode],
+          wanted: Sequence[str]) -> dict[str, SiteNode]:
+    if not wanted:
+        return universe
+    by_name = {n.name: n for n in universe.values()}
+    by_name.update({n.uuid: n for n in universe.values()})
+    unknown = [w for w in wanted if w not in by_name]
+    if unknown:
+        raise exception.InvalidParameterValue(
+            err='Run option "nodes": %s not in any group of the plan'
+                % ', '.join(unknown))
+    keep = {by_name[w].uuid for w in wanted}
+    return {uuid: n for uuid, n in universe.items() if uuid in keep}
+
+
+def _node_tasks(graph: site_graph.SiteGraph, selected: Sequence[str],
+                universe: Mapping[str, SiteNode],
+                members: Mapping[str, Sequence[SiteNode]]
+                ) -> dict[str, list[str]]:
+    """Each node's tasks, in graph order."""
+    groups_of: dict[str, list[str]] = {uuid: [] for uuid in universe}
+    for name, found in members.items():
+        for node in found:
+            groups_of[node.uuid].append(name)
+    result = {}
+    for uuid, node in universe.items():
+        names = set(node.roles) | set(groups_of[uuid])
+        runs = set()
+        for group in groups_of[uuid]:
+            runs.update(graph.members.get(group, ()))
+        result[uuid] = [
+            t for t in selected
+            if t in runs or model.EVERY_NODE in graph.tasks[t].task.roles
+            or names & set(graph.tasks[t].task.roles)]
+    return result
+
+
+def _groups(graph: site_graph.SiteGraph,
+            members: dict[str, list[SiteNode]],
+            universe: Mapping[str, SiteNode],
+            node_tasks: Mapping[str, Sequence[str]]) -> list[model.Group]:
+    """Every group of the plan, in order, stage by stage; adds role and
+    stage groups to ``members``."""
+    in_group = {n.uuid for found in members.values() for n in found}
+    by_role: dict[str, list[SiteNode]] = {}
+    for uuid, node in sorted(universe.items(), key=lambda i: i[1].name):
+        if uuid not in in_group and node_tasks[uuid]:
+            for role in sorted(node.roles):
+                by_role.setdefault(role, []).append(node)
+    stage_of = {t: graph.tasks[t].task.in_stage
+                for tasks in node_tasks.values() for t in tasks}
+    ordered: list[model.Group] = []
+    previous: list[str] = []
+    for stage in graph.stages:
+        if stage == model.DEPLOYMENT:
+            current = list(graph.groups.values())
+            for role, found in sorted(by_role.items()):
+                name = role if role not in graph.items.kinds \
+                    else '%s (role)' % role
+                members[name] = found
+                current.append(model.Group(
+                    name=name, roles=(role,), serialised=False,
+                    kind=model.ROLE_GROUP))
+        else:
+            found = [n for uuid, n in sorted(universe.items(),
+                                             key=lambda i: i[1].name)
+                     if any(stage_of[t] == stage
+                            for t in node_tasks[uuid])]
+            if not found:
+                continue
+            members[stage] = found
+            current = [model.Group(name=stage, serialised=False,
+                                   kind=model.STAGE_GROUP, stage=stage)]
+        for group in current:
+            ordered.append(dataclasses.replace(
+                group, index=len(ordered), after=tuple(previous)))
+        previous = [g.name for g in current]
+    return ordered
+
+
+def _warnings(graph: site_graph.SiteGraph, selected: Sequence[str],
+              plan: ActionPlan, universe: Mapping[str, SiteNode]
+              ) -> list[str]:
+    warnings = []
+    roles = {r for n in universe.values() for r in n.roles}
+    for group in plan.groups:
+        for role in group.roles:
+            if role not in roles:
+                warnings.append('group "%s": no node has role "%s"'
+                                % (group.name, role))
+    for task in selected:
+        if task not in plan.tasks:
+            warnings.append('task "%s" runs on no node' % task)
+    return warnings
+
+
+def _check_runnable(plan: ActionPlan) -> None:
+    problems = []
+    types = task_registry.runner_types()
+    for planned in plan.tasks.values():
+        task = planned.task
+        if task.type not in OWN_TYPES and task.type not in types:
+            problems.append('task "%s": no task runner runs %s tasks'
+                            % (task.id, task.type))
+    missing = sorted(plan.node_names[uuid] for uuid, tasks in
+                     plan.node_tasks.items()
+                     if any(plan.tasks[t].task.type not in OWN_TYPES
+                            for t in tasks) and
+                     plan.input.access.target(plan.node_names[uuid]) is None)
+    if missing:
+        problems.append('no access (address, port, user) for nodes %s, '
+                        'which have tasks to run' % ', '.join(missing))
+    if problems:
+        raise exception.InvalidPlan(problems)

@@ -1,0 +1,33 @@
+"""The fleet cap: how many nodes the site actions of a conductor have in
+flight at once (being prepared or deployed, or running a task), whatever
+the groups' strategies ask for (``[site]max_nodes_in_flight``). One per
+site action service, shared by its runners."""
+
+from __future__ import annotations
+
+import threading
+
+
+class InFlightLimit:
+    """How many more nodes may be put in flight, shared by runners."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.used = 0
+        self._lock = threading.Lock()
+
+    def try_acquire(self) -> bool:
+        with self._lock:
+            if self.used >= self.size:
+                return False
+            self.used += 1
+            return True
+
+    def force_acquire(self, count: int) -> None:
+        """Count nodes already in flight (found when taking over)."""
+        with self._lock:
+            self.used += count
+
+    def release(self, count: int = 1) -> None:
+        with self._lock:
+            self.used = max(0, self.used - count)

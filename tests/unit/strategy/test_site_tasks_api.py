@@ -1,0 +1,157 @@
+"""The site API with task graphs: actions from documents, partial runs,
+the task listing and validation."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from falcon import testing
+
+from ironside.api import app as api_app
+from ironside.api import site as site_api
+from ironside.db import site as site_db
+from tests.unit.strategy import fuel_examples as fx
+
+BASE = '/site/v1'
+KEY = '-----BEGIN OPENSSH PRIVATE KEY-----\nsecret\n' \
+      '-----END OPENSSH PRIVATE KEY-----\n'
+
+
+@pytest.fixture
+def client(db):
+    return testing.TestClient(api_app.build_app(
+        None, extra_apis=[(site_api.DEFAULT_PREFIX, site_api.register)]))
+
+
+@pytest.fixture
+def usage_nodes(make_node):
+    return {name: make_node(name=name, extra={'roles': role}).uuid
+            for role, names in fx.USAGE_NODES.items() for name in names}
+
+
+def fault(response):
+    return json.loads(response.json['error_message'])['faultstring']
+
+
+def access():
+    return {'nodes': {'node-%d' % i: {'address': '192.0.2.%d' % i,
+                                      'user': 'deploy'}
+                      for i in range(1, 9)},
+            'private_key': KEY}
+
+
+def test_action_from_a_task_graph(client, usage_nodes):
+    response = client.simulate_post(BASE + '/actions', json={
+        'action': 'deploy_site',
+        'documents': [{'name': 'usage.yaml', 'document': fx.USAGE}],
+        'parameters': {'skip': ['setup_services'], 'nodes': 'node-1,node-7'},
+        'access': access()})
+    assert response.status_code == 201, response.text
+    report = response.json
+    assert report['strategy'] == 'usage.yaml'
+    assert report['options'] == {'skip': ['setup_services'],
+                                 'nodes': ['node-1', 'node-7']}
+    assert [n['name'] for n in report['nodes']] == ['node-1', 'node-7']
+    assert report['nodes'][0]['tasks'] == [{
+        'task': 'setup_network', 'stage': 'deployment', 'status': 'pending',
+        'exit_status': None, 'duration': None, 'output_tail': None,
+        'reason': None}]
+    assert report['groups'][0]['tasks'] == {'result': 'pending'}
+    # The key is stored for the conductor, never shown.
+    assert 'secret' not in response.text
+    assert 'secret' not in client.simulate_get(
+        BASE + '/actions/' + report['uuid']).text
+    stored = site_db.get_action(report['uuid']).document
+    assert stored['access']['private_key'] == KEY
+
+
+@pytest.mark.parametrize('body, message', [
+    ({'documents': [fx.PRE_POST]},
+     'Invalid task graph: document "document 1", task "update_hosts", field '
+     '"requires[0]": requires "upload_nodes_info", which no document of the '
+     'action defines (line 5)'),
+    ({'documents': [fx.USAGE], 'parameters': {'start': 'nowhere'}},
+     'Run option "start": no task, group or stage is named "nowhere"'),
+    ({'documents': [fx.USAGE], 'parameters': {'tasks': 'a', 'when': 1}},
+     'Unknown parameters for deploy_site: when (it takes '
+     'allow-intermediate-commits, end, nodes, skip, start, '
+     'target-revision, tasks)'),
+    ({'documents': [fx.USAGE], 'parameters': {'tasks': 5}},
+     'Invalid parameters: "tasks" must be a list of names, not 5'),
+    ({'documents': [fx.USAGE],
+      'parameters': {'target-revision': 'committed'}},
+     'Parameters target-revision apply only to an action that runs a '
+     'design revision, not a stored strategy'),
+    ({'documents': [fx.USAGE], 'access': {'nodes': {'node-1': {}}}},
+     'access for node node-1 needs an "address"'),
+    ({'documents': [fx.USAGE]},
+     'The site action can not run: no access (address, port, user) for '
+     'nodes node-1, node-2, node-3, node-4, node-5, node-6, node-7, node-8, '
+     'which have tasks to run'),
+    ({'documents': 'x'}, '"documents" must be a list of documents'),
+    ({'documents': [{'schema': 'other/Kind/v1'}]},
+     'Invalid task graph: document "document 1": not a DeploymentStrategy '
+     'or a task graph (schema other/Kind/v1)'),
+])
+def test_bad_task_graph_actions(client, usage_nodes, body, message):
+    response = client.simulate_post(BASE + '/actions', json=dict(
+        body, action='deploy_site'))
+    assert response.status_code == 400
+    assert fault(response) == message
+    assert site_db.list_actions() == []
+
+
+def test_task_listing_with_start_and_end(client):
+    pipeline = '''\
+- id: netconfig
+  type: shell
+  role: '*'
+  parameters: {cmd: "true"}
+- id: hiera
+  type: shell
+  role: '*'
+  requires: [netconfig]
+  parameters: {cmd: "true"}
+- id: galera
+  type: puppet
+  role: [controller]
+  requires: [hiera]
+'''
+    response = client.simulate_post(
+        BASE + '/tasks', params={'start_task': 'hiera',
+                                 'end_task': 'galera'},
+        json={'documents': [pipeline]})
+    assert response.status_code == 200
+    assert [(t['id'], t['needs_tasks']) for t in response.json['tasks']] == \
+        [('hiera', ['netconfig']), ('galera', ['hiera'])]
+    everything = client.simulate_post(BASE + '/tasks', json={
+        'documents': [fx.USAGE]}).json['tasks']
+    assert [(t['id'], t['type'], t['stage'], t['groups'])
+            for t in everything] == [
+        ('setup_network', 'shell', 'deployment',
+         ['primary-controller', 'controller', 'cinder', 'compute',
+          'network']),
+        ('setup_services', 'puppet', 'deployment',
+         ['primary-controller', 'controller', 'cinder', 'compute',
+          'network'])]
+    missing = client.simulate_post(BASE + '/tasks', params={
+        'end_task': 'nope'}, json={'documents': [fx.USAGE]})
+    assert missing.status_code == 400
+    assert fault(missing) == \
+        'Run option "end": no task, group or stage is named "nope"'
+
+
+def test_validate_a_task_graph(client):
+    response = client.simulate_post(BASE + '/tasks/validate',
+                                    json={'document': fx.CROSS_REFERENCE})
+    assert response.json['valid'] is True
+    assert [w['field'] for w in response.json['warnings']] == [
+        'requires[0]', 'requires[0]', None, 'requires[0]']
+    bad = client.simulate_post(BASE + '/tasks/validate',
+                               json={'document': '- id: x\n  type: nope\n'})
+    assert bad.json['valid'] is False
+    assert bad.json['errors'][0]['text'] == (
+        'document "<input>", task "x", field "type": unknown task type '
+        '"nope" (known: shell, upload_file, rsync, puppet, step, skipped) '
+        '(line 2)')
