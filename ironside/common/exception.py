@@ -222,6 +222,13 @@ class NodeLocked(Conflict):
     failure_reason = 'NodeLocked'
 
 
+class ChangedMeanwhile(Conflict):
+    msg_fmt = ("%(kind)s %(ident)s was changed by another request while "
+               "this one was being applied (fields: %(fields)s); nothing "
+               "was changed, please retry.")
+    failure_reason = 'ChangedMeanwhile'
+
+
 class NodeAssociated(Conflict):
     msg_fmt = ("Node %(node)s is associated with instance %(instance)s.")
 
