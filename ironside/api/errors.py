@@ -50,11 +50,11 @@ def handle_ironside(req, resp, exc, _params) -> None:
     status = _status_of(exc)
     if status >= 500:
         LOG.warning('%s %s failed with %d: %s', req.method, req.path,
-                    status, exc)
+                    status, exc.message)
     else:
         LOG.debug('%s %s refused with %d: %s', req.method, req.path,
-                  status, exc)
-    set_error(resp, status, str(exc))
+                  status, exc.message)
+    set_error(resp, status, exc.message)
 
 
 def handle_falcon(req, resp, exc: falcon.HTTPError, _params) -> None:

@@ -197,7 +197,7 @@ class NodeCollection(NodeList):
             uuid = self.rpcapi.create_node(context, values)
         except exception.NoValidHost as exc:
             raise exception.NoValidHost(reason=exc.kwargs.get(
-                'reason', str(exc)), code=400) from None
+                'reason', exc.message), code=400) from None
         node = node_access.show_node(req, self.rpcapi, uuid)
         resp.location = links.url(req.context.public_url, 'nodes', uuid)
         wire.send(resp, node, status=201)

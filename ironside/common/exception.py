@@ -35,7 +35,13 @@ class IronsideException(Exception):
 
     @property
     def message(self) -> str:
-        return str(self)
+        """The message as raised, and nothing more.
+
+        An exception rebuilt from an RPC answer keeps its arguments, but
+        oslo.messaging makes its ``str()`` append the conductor's
+        traceback; what users and logs are shown is this property.
+        """
+        return str(self.args[0]) if self.args else self.msg_fmt
 
 
 # 400
