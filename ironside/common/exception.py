@@ -311,7 +311,8 @@ class DeployTemplateDuplicateName(Conflict):
 
 
 class ConductorAlreadyRegistered(Conflict):
-    msg_fmt = "Conductor %(conductor)s already registered."
+    msg_fmt = ("Conductor %(conductor)s already registered: another "
+               "running process uses this host name.")
 
 
 class NodeNotLocked(IronsideException):
