@@ -42,8 +42,7 @@ VERB_VERSIONS = {
 DEPLOY_VERBS = ('active', 'deploy', 'rebuild')
 UNDEPLOY_VERBS = ('deleted', 'undeploy')
 # Verbs Ironic has and Ironside does not (yet) carry out.
-UNSUPPORTED_VERBS = ('inspect', 'adopt', 'rescue', 'unrescue', 'unhold',
-                     'service')
+UNSUPPORTED_VERBS = ('inspect', 'adopt', 'rescue', 'unrescue', 'unhold')
 
 CONFIGDRIVE_SCHEMA = {'anyOf': [
     {'type': 'object',
@@ -276,6 +275,14 @@ class NodeProvision(base.Resource):
             self.rpcapi.do_node_clean(
                 context, uuid, _steps('clean_steps', body['clean_steps'],
                                       common_schemas.CLEAN_STEPS))
+        elif target == 'service':
+            if not body.get('service_steps'):
+                raise exception.Invalid(
+                    '"service_steps" is required when setting target '
+                    'provision state to service')
+            self.rpcapi.do_node_service(
+                context, uuid, _steps('service_steps', body['service_steps'],
+                                      common_schemas.SERVICE_STEPS))
         elif target in ('manage', 'provide', 'abort'):
             self.rpcapi.do_provisioning_action(context, uuid, target)
         elif target in UNSUPPORTED_VERBS:

@@ -63,9 +63,9 @@ def fail_cleaning(task, message: str, reason: str,
 
 
 CLEAN_FLOW = step_flow.register(step_flow.StepFlow(
-    kind=base.CLEAN, working_state=states.CLEANING,
-    wait_state=states.CLEANWAIT, event_type='cleaning',
-    on_done=_clean_done, on_fail=fail_cleaning))
+    kind=base.CLEAN, event_type='cleaning',
+    on_done=_clean_done, on_fail=fail_cleaning,
+    callback_timeout=lambda: CONF.conductor.clean_callback_timeout))
 
 
 def automated_clean_enabled(node) -> bool:

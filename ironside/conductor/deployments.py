@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ironside.common import exception
-from ironside.common import states
+from ironside.common.conf import CONF
 from ironside.conductor import cleaning
 from ironside.conductor import step_flow
 from ironside.conductor import steps
@@ -47,9 +47,10 @@ def fail_deploy(task, message: str, reason: str,
 
 
 DEPLOY_FLOW = step_flow.register(step_flow.StepFlow(
-    kind=base.DEPLOY, working_state=states.DEPLOYING,
-    wait_state=states.DEPLOYWAIT, event_type='deploying',
-    on_done=_deploy_done, on_fail=fail_deploy))
+    kind=base.DEPLOY, event_type='deploying',
+    on_done=_deploy_done, on_fail=fail_deploy,
+    callback_timeout=lambda: CONF.conductor.deploy_callback_timeout,
+    abort_waiting_step=True))
 
 
 def validate_interfaces(task, names: Sequence[str]) -> None:

@@ -24,6 +24,7 @@ from ironside.conductor import cleaning
 from ironside.conductor import deployments
 from ironside.conductor import ports
 from ironside.conductor import power
+from ironside.conductor import servicing
 from ironside.conductor import step_flow
 from ironside.conductor import utils
 from ironside.db import nodes as nodes_db
@@ -173,6 +174,12 @@ class ConductorManager(base_manager.BaseConductorManager):
             cleaning.start_manual_clean(task, clean_steps, verb='clean')
 
     @messaging.expected_exceptions(*EXPECTED)
+    def do_node_service(self, context, node_id: str,
+                        service_steps: list[dict]) -> None:
+        with self.acquire(context, node_id, purpose='servicing') as task:
+            servicing.start_servicing(task, service_steps, verb='service')
+
+    @messaging.expected_exceptions(*EXPECTED)
     def do_provisioning_action(self, context, node_id: str,
                                action: str) -> None:
         """manage, provide, abort (the verbs without arguments)."""
@@ -195,11 +202,9 @@ class ConductorManager(base_manager.BaseConductorManager):
     def _abort(self, task) -> None:
         node = task.node
         task.check_transition('abort', 'abort')
-        if node.provision_state == states.DEPLOYWAIT:
-            step_flow.abort(task, deployments.DEPLOY_FLOW,
-                            user_abortable=True)
-        elif node.provision_state == states.CLEANWAIT:
-            step_flow.abort(task, cleaning.CLEAN_FLOW, user_abortable=False)
+        waiting = step_flow.wait_states().get(node.provision_state)
+        if waiting is not None:
+            step_flow.abort(task, waiting)
         else:
             utils.set_failure(task, 'Aborted by request in state "%s"'
                               % node.provision_state, utils.ABORTED)
@@ -216,6 +221,12 @@ class ConductorManager(base_manager.BaseConductorManager):
         """Callback: the waiting clean step finished; go on."""
         self._continue(context, node_id, cleaning.CLEAN_FLOW,
                        cleaning.continue_cleaning)
+
+    @messaging.expected_exceptions(*EXPECTED)
+    def continue_node_service(self, context, node_id: str) -> None:
+        """Callback: the waiting service step finished; go on."""
+        self._continue(context, node_id, servicing.SERVICE_FLOW,
+                       servicing.continue_servicing)
 
     def _continue(self, context, node_id, flow, resume) -> None:
         with self.acquire(context, node_id, patient=True,

@@ -22,8 +22,6 @@ from ironside.common import metrics
 from ironside.common import process_identity
 from ironside.common import states
 from ironside.common.conf import CONF
-from ironside.conductor import cleaning
-from ironside.conductor import deployments
 from ironside.conductor import power
 from ironside.conductor import step_flow
 from ironside.conductor import utils
@@ -69,7 +67,8 @@ def heartbeat(manager) -> None:
 def _fail_abandoned(task, dead_host: str | None) -> None:
     """A node's worker died with its conductor: fail the operation."""
     node = task.node
-    step = node.deploy_step or node.clean_step
+    flow = step_flow.working_states().get(node.provision_state)
+    step = step_flow.current_step(task, flow) if flow else {}
     where = ' during step %s.%s' % (step.get('interface'), step.get('step')) \
         if step else ''
     who = 'conductor %s stopped' % dead_host if dead_host else \
@@ -77,10 +76,8 @@ def _fail_abandoned(task, dead_host: str | None) -> None:
     message = ('%s was interrupted%s: %s. Its outcome is unknown; retry '
                'the operation.' % (node.provision_state.capitalize(), where,
                                    who))
-    if node.provision_state == states.DEPLOYING:
-        deployments.fail_deploy(task, message, utils.CONDUCTOR_DIED)
-    elif node.provision_state == states.CLEANING:
-        cleaning.fail_cleaning(task, message, utils.CONDUCTOR_DIED)
+    if flow is not None:
+        flow.on_fail(task, message, utils.CONDUCTOR_DIED)
     else:
         utils.fail_node(task, message, utils.CONDUCTOR_DIED)
 
@@ -159,9 +156,8 @@ def take_over(manager) -> None:
 
 def check_wait_timeouts(manager) -> None:
     """Fail nodes that waited for their asynchronous step too long."""
-    limits = {states.DEPLOYWAIT: CONF.conductor.deploy_callback_timeout,
-              states.CLEANWAIT: CONF.conductor.clean_callback_timeout}
-    for state, timeout in limits.items():
+    for state, flow in step_flow.wait_states().items():
+        timeout = flow.callback_timeout()
         if not timeout:
             continue
         deadline = models.utcnow() - datetime.timedelta(seconds=timeout)
@@ -173,9 +169,7 @@ def check_wait_timeouts(manager) -> None:
                                      retry=False) as task:
                     if task.node.provision_state != state:
                         continue
-                    step_flow.timed_out(task,
-                                        step_flow.flow_for(task.node),
-                                        timeout)
+                    step_flow.timed_out(task, flow, timeout)
             except (exception.NodeLocked, exception.NodeNotFound):
                 continue
 

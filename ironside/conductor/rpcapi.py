@@ -115,6 +115,11 @@ class ConductorAPI:
         self._call_node(context, node_ident, 'do_node_clean',
                         clean_steps=clean_steps)
 
+    def do_node_service(self, context, node_ident: str,
+                        service_steps: list[dict]) -> None:
+        self._call_node(context, node_ident, 'do_node_service',
+                        service_steps=service_steps)
+
     def do_provisioning_action(self, context, node_ident: str,
                                action: str) -> None:
         self._call_node(context, node_ident, 'do_provisioning_action',
@@ -125,6 +130,9 @@ class ConductorAPI:
 
     def continue_node_clean(self, context, node_ident: str) -> None:
         self._call_node(context, node_ident, 'continue_node_clean')
+
+    def continue_node_service(self, context, node_ident: str) -> None:
+        self._call_node(context, node_ident, 'continue_node_service')
 
     # Power and management
 

@@ -1,15 +1,17 @@
-"""The one step engine: runs deploy steps and clean steps alike.
+"""The one step engine: runs deploy, clean and service steps alike.
 
-A :class:`StepFlow` describes what differs between deploying and cleaning
-(field names, states, what to do at the end and on failure); everything
-else — recording the current step, running it, waiting for asynchronous
-ones, resuming, aborting, failing — is here once.
+A :class:`StepFlow` describes what differs between deploying, cleaning
+and servicing (field names, states, what to do at the end and on
+failure, how long a wait may last, whether a waiting step may be
+aborted); everything else — recording the current step, running it,
+waiting for asynchronous ones, resuming, aborting, failing, timing out,
+taking over — is here once, and the manager and the periodic tasks ask
+the registry instead of branching on the kind of flow.
 
 Before each step the node records the step (``deploy_step`` /
-``clean_step``) and its index (``driver_internal_info
-['deploy_step_index']`` / ``['clean_step_index']``), so any conductor can
-report it or resume after it. The step list itself is in
-``driver_internal_info['deploy_steps']`` / ``['clean_steps']``.
+``clean_step`` / ``service_step``) and its index (``driver_internal_info
+['<kind>_step_index']``), so any conductor can report it or resume after
+it. The step list itself is in ``driver_internal_info['<kind>_steps']``.
 """
 
 from __future__ import annotations
@@ -21,7 +23,6 @@ from collections.abc import Callable
 
 from ironside.common import exception
 from ironside.common import metrics
-from ironside.common import states
 from ironside.common.conf import CONF
 from ironside.conductor import steps as steps_mod
 from ironside.conductor import utils
@@ -32,15 +33,26 @@ LOG = logging.getLogger(__name__)
 
 @dataclasses.dataclass(frozen=True)
 class StepFlow:
-    kind: str                       # base.DEPLOY or base.CLEAN
-    working_state: str              # DEPLOYING / CLEANING
-    wait_state: str                 # DEPLOYWAIT / CLEANWAIT
+    kind: str                       # base.DEPLOY, CLEAN or SERVICE
     event_type: str                 # history event type
     # Called when the last step is done, with the lock held.
     on_done: Callable
     # Called as on_fail(task, message, reason, event='fail') with the lock
     # held; event is 'abort' when a user aborted.
     on_fail: Callable
+    # Seconds a step may wait (0: for ever); read when checked.
+    callback_timeout: Callable[[], int]
+    # Whether a user's abort stops a waiting step at once (otherwise only
+    # a step marked abortable; the others stop after the step).
+    abort_waiting_step: bool = False
+
+    @property
+    def working_state(self) -> str:
+        return base.FLOW_STATES[self.kind][0]
+
+    @property
+    def wait_state(self) -> str:
+        return base.FLOW_STATES[self.kind][1]
 
     @property
     def step_field(self) -> str:
@@ -67,9 +79,7 @@ class StepFlow:
         return 'skip_current_%s_step' % self.kind
 
     def execute(self, iface: base.BaseInterface, task, step: dict):
-        if self.kind == base.DEPLOY:
-            return iface.execute_deploy_step(task, step)
-        return iface.execute_clean_step(task, step)
+        return iface.execute_step(task, self.kind, step)
 
 
 _FLOWS: dict[str, StepFlow] = {}
@@ -222,15 +232,15 @@ def poll(task, flow: StepFlow) -> bool | None:
         return None
 
 
-def abort(task, flow: StepFlow, user_abortable: bool) -> None:
+def abort(task, flow: StepFlow) -> None:
     """Abort a waiting flow at once, or after its current step.
 
-    ``user_abortable`` is whether the flow may be aborted mid-step (deploy
-    waits always may; a clean step only if it is abortable).
+    At once when the flow allows it (deploy waits always may) or the step
+    is abortable; otherwise after the step.
     """
     step = current_step(task, flow)
     name = steps_mod.step_name(step)
-    if user_abortable or step.get('abortable'):
+    if flow.abort_waiting_step or step.get('abortable'):
         clear_async_flags(task.node, flow)
         utils.set_failure(
             task, '%s aborted by request while step %s was running'
@@ -280,6 +290,3 @@ def wait_states() -> dict[str, StepFlow]:
 def working_states() -> dict[str, StepFlow]:
     return {flow.working_state: flow for flow in _FLOWS.values()}
 
-
-STEP_FLOW_STATES = frozenset((states.DEPLOYING, states.DEPLOYWAIT,
-                              states.CLEANING, states.CLEANWAIT))

@@ -63,9 +63,7 @@ def driver_steps(task, kind: str) -> dict[tuple[str, str], dict]:
     """Every step of the node's interfaces, by (interface, step)."""
     found = {}
     for iface in task.driver.interfaces.values():
-        steps = iface.get_deploy_steps(task) if kind == DEPLOY \
-            else iface.get_clean_steps(task)
-        for step in steps:
+        for step in iface.get_steps(task, kind):
             found[(step['interface'], step['step'])] = dict(step)
     return found
 

@@ -42,6 +42,17 @@ STEP_INTERFACE_ORDER = ('vendor', 'power', 'management', 'firmware',
 
 DEPLOY = 'deploy'
 CLEAN = 'clean'
+SERVICE = 'service'
+# Each kind of step flow: the state its steps run in and the one it
+# waits in. The conductor's flows (conductor/step_flow.py) register the
+# rest of what differs; this is what drivers need to know.
+FLOW_STATES = {
+    DEPLOY: (states.DEPLOYING, states.DEPLOYWAIT),
+    CLEAN: (states.CLEANING, states.CLEANWAIT),
+    SERVICE: (states.SERVICING, states.SERVICEWAIT),
+}
+# Kinds whose steps say whether an abort may interrupt them.
+_ABORTABLE_KINDS = (CLEAN, SERVICE)
 
 
 class StepInfo(TypedDict, total=False):
@@ -132,6 +143,30 @@ def clean_step(priority: int, abortable: bool = False,
     return decorator
 
 
+def service_step(priority: int = 0, abortable: bool = False,
+                 argsinfo: dict | None = None) -> Callable:
+    """Mark an interface method as a service step: run on an ``active``
+    node when a user asks for it (``service`` verb, API 1.87).
+
+    :param priority: kept for the step listing; service steps only run
+        when asked for.
+    :param abortable: as for :func:`clean_step`.
+    :param argsinfo: as for :func:`deploy_step`.
+    """
+    def decorator(func: Callable) -> Callable:
+        _check_priority(func, priority)
+        _check_argsinfo(func, argsinfo)
+        if not isinstance(abortable, bool):
+            raise exception.InvalidParameterValue(
+                err='abortable of step %s must be a boolean'
+                    % func.__name__)
+        func._service_step = {'priority': priority, 'abortable': abortable,
+                              'argsinfo': dict(argsinfo) if argsinfo
+                              else None}
+        return func
+    return decorator
+
+
 class BaseInterface(abc.ABC):
     """What every interface implementation offers."""
 
@@ -140,12 +175,12 @@ class BaseInterface(abc.ABC):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        found: dict[str, dict[str, dict]] = {DEPLOY: {}, CLEAN: {}}
+        found: dict[str, dict[str, dict]] = {kind: {} for kind in FLOW_STATES}
         for name, member in inspect.getmembers(cls, inspect.isfunction):
-            if hasattr(member, '_deploy_step'):
-                found[DEPLOY][name] = member._deploy_step
-            if hasattr(member, '_clean_step'):
-                found[CLEAN][name] = member._clean_step
+            for kind in FLOW_STATES:
+                info = getattr(member, '_%s_step' % kind, None)
+                if info is not None:
+                    found[kind][name] = info
         cls._step_methods = found
 
     @abc.abstractmethod
@@ -165,7 +200,7 @@ class BaseInterface(abc.ABC):
             step: StepInfo = {'interface': self.interface_type, 'step': name,
                               'priority': info['priority'],
                               'argsinfo': info['argsinfo']}
-            if kind == CLEAN:
+            if kind in _ABORTABLE_KINDS:
                 step['abortable'] = info['abortable']
             steps.append(step)
         return steps
@@ -178,8 +213,26 @@ class BaseInterface(abc.ABC):
         """The clean steps this interface can perform on ``task.node``."""
         return self._steps(CLEAN)
 
+    def get_service_steps(self, task) -> list[StepInfo]:
+        """The service steps this interface can perform on ``task.node``."""
+        return self._steps(SERVICE)
+
+    def get_steps(self, task, kind: str) -> list[StepInfo]:
+        """The steps of ``kind`` (deploy, clean, service) it offers."""
+        return getattr(self, 'get_%s_steps' % kind)(task)
+
+    def execute_step(self, task, kind: str, step: StepInfo) -> str | None:
+        """Run a step of ``kind``; None when done, the flow's wait state
+        when it goes on."""
+        return getattr(self, 'execute_%s_step' % kind)(task, step)
+
     def _execute_step(self, task, step: StepInfo) -> str | None:
         return getattr(self, step['step'])(task, **(step.get('args') or {}))
+
+    def execute_service_step(self, task, step: StepInfo) -> str | None:
+        """Run a service step; None when done, SERVICEWAIT when it goes
+        on."""
+        return self._execute_step(task, step)
 
     def execute_deploy_step(self, task, step: StepInfo) -> str | None:
         """Run a deploy step; None when done, DEPLOYWAIT when it goes on."""
@@ -227,15 +280,14 @@ def await_callback(task) -> str:
     return WAIT_STATES[flow_of(task.node)]
 
 
-WAIT_STATES = {DEPLOY: states.DEPLOYWAIT, CLEAN: states.CLEANWAIT}
+WAIT_STATES = {kind: wait for kind, (_, wait) in FLOW_STATES.items()}
 
 
 def flow_of(node) -> str:
-    """Which step flow a node is running: 'deploy' or 'clean'."""
-    if node.provision_state in (states.DEPLOYING, states.DEPLOYWAIT):
-        return DEPLOY
-    if node.provision_state in (states.CLEANING, states.CLEANWAIT):
-        return CLEAN
+    """Which step flow a node is running: deploy, clean or service."""
+    for kind, flow_states in FLOW_STATES.items():
+        if node.provision_state in flow_states:
+            return kind
     raise exception.InvalidStateRequested(
         action='wait for a step', node=node.uuid, state=node.provision_state)
 
@@ -283,6 +335,20 @@ class ManagementInterface(BaseInterface):
     def inject_nmi(self, task) -> None:
         raise exception.UnsupportedDriverExtension(
             driver=task.node.driver, extension='inject_nmi')
+
+    def get_supported_boot_modes(self, task) -> list[str]:
+        return []
+
+    def set_boot_mode(self, task, mode: str) -> None:
+        raise exception.UnsupportedDriverExtension(
+            driver=task.node.driver, extension='set_boot_mode')
+
+    @service_step(priority=0, argsinfo={
+        'mode': {'description': 'The boot mode to set: "uefi" or "bios".',
+                 'required': True}})
+    def apply_boot_mode(self, task, mode: str) -> None:
+        """Service step: change the boot mode of a deployed machine."""
+        self.set_boot_mode(task, mode)
 
 
 class BootInterface(BaseInterface):

@@ -39,6 +39,7 @@ DEPLOY_STEP = {
 DEPLOY_STEPS = {'type': 'array', 'items': DEPLOY_STEP}
 CLEAN_STEPS = {'type': 'array',
                'items': dict(DEPLOY_STEP, required=['interface', 'step'])}
+SERVICE_STEPS = CLEAN_STEPS
 
 
 def trait_problem(trait: object) -> str | None:

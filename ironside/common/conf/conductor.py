@@ -39,6 +39,9 @@ opts = [
     cfg.IntOpt('clean_callback_timeout', default=1800, min=0,
                help='Seconds a node may stay in "clean wait" before the '
                     'cleaning fails. 0 disables the check.'),
+    cfg.IntOpt('service_callback_timeout', default=1800, min=0,
+               help='Seconds a node may stay in "service wait" before '
+                    'the servicing fails. 0 disables the check.'),
     cfg.IntOpt('check_provision_state_interval', default=60, min=1,
                help='Seconds between checks for nodes that waited too '
                     'long.'),

@@ -209,6 +209,16 @@ class FakeManagement(FakeInterfaceMixin, base.ManagementInterface):
     def inject_nmi(self, task) -> None:
         pass
 
+    def get_supported_boot_modes(self, task) -> list[str]:
+        return ['uefi', 'bios']
+
+    def set_boot_mode(self, task, mode: str) -> None:
+        if mode not in self.get_supported_boot_modes(task):
+            raise exception.InvalidParameterValue(
+                err='Invalid boot mode %s; valid ones are uefi, bios' % mode)
+        run_fake_step(task, 'management.apply_boot_mode')
+        task.node.driver_internal_info['fake_boot_mode'] = mode
+
     @base.clean_step(priority=0, argsinfo=local_storage.ARGSINFO)
     def wipe_local_storage(self, task,
                            preserve_local_storage: bool = False) -> None:

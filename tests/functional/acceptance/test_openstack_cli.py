@@ -139,6 +139,27 @@ def test_clean_with_steps(cli, ironside):
     assert bad.code == 1
 
 
+def test_service_with_steps(cli, ironside):
+    """``openstack baremetal node service`` (API 1.87) on a deployed node;
+    a bad step is refused and the node stays active."""
+    name = _available(cli, ironside)
+    cli('node', 'deploy', name, '--wait', '60')
+    steps = [{'interface': 'management', 'step': 'apply_boot_mode',
+              'args': {'mode': 'bios'}}]
+    cli('node', 'service', name, '--service-steps', json.dumps(steps),
+        '--wait', '30')
+    node = cli('node', 'show', name, '-f', 'json')
+    assert node['provision_state'] == 'active'
+    assert node['last_error'] is None
+    assert node['driver_internal_info']['fake_boot_mode'] == 'bios'
+    bad = cli('node', 'service', name, '--service-steps',
+              json.dumps([{'interface': 'deploy', 'step': 'nope'}]),
+              check=False)
+    assert bad.code == 1
+    assert cli('node', 'show', name, '-f', 'json')['provision_state'] == \
+        'active'
+
+
 def test_power_boot_device_maintenance(cli, ironside):
     name = _node(cli)['name']
     cli('node', 'manage', name)

@@ -291,3 +291,24 @@ def test_password_changed_on_the_bmc_then_in_driver_info(
         assert redfish.state(2)['boot_device'] == 'Hdd'
     finally:
         redfish.set_password(redfish_emulator.PASSWORD)
+
+
+def test_a_service_step_changes_the_boot_mode_on_the_bmc(rpc, context,
+                                                          redfish,
+                                                          make_bmc_node):
+    """Servicing (1.87) on a deployed Redfish node: the emulator reports
+    the boot mode the service step set, and the node is active again."""
+    node = make_bmc_node('redfish', redfish.driver_info(3))
+    helpers.to_available(rpc, context, node.uuid)
+    rpc.do_node_deploy(context, node.uuid)
+    helpers.wait_state(node.uuid, states.ACTIVE)
+    redfish.configure(3, boot_mode='UEFI')
+
+    rpc.do_node_service(context, node.uuid, [
+        {'interface': 'management', 'step': 'apply_boot_mode',
+         'args': {'mode': 'bios'}}])
+    helpers.wait_state(node.uuid, states.ACTIVE)
+    assert redfish.state(3)['boot_mode'] == 'Legacy'
+    events = [h.event for h in history_db.list_for_node(node.id)]
+    assert 'Service step management.apply_boot_mode started' in events
+    assert helpers.node(node.uuid).last_error is None

@@ -1,0 +1,69 @@
+"""Servicing (API 1.87): steps run on a deployed node, on request.
+
+``active`` → ``servicing`` (the given service steps, which may wait in
+``service wait``) → ``active``. A failed step leaves ``service failed``
+with ``service_step`` naming it; from there the user may service again,
+rescue, or abort back to ``active``. Unlike cleaning, a failure does not
+put the node into maintenance: the machine keeps serving its workload,
+as in Ironic.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ironside.common import exception
+from ironside.common import states
+from ironside.common.conf import CONF
+from ironside.conductor import step_flow
+from ironside.conductor import steps
+from ironside.conductor import utils
+from ironside.drivers import base
+
+SERVICE_VALIDATION = ('power', 'management')
+
+
+def _service_done(task) -> None:
+    utils.clear_failure(task.node)
+    task.record('Servicing finished', 'servicing')
+    task.process_event('done', save=False)  # written as the lock goes
+
+
+def fail_servicing(task, message: str, reason: str,
+                   event: str = 'fail') -> None:
+    step_flow.fail_step_flow(task, SERVICE_FLOW, message, reason, event)
+
+
+SERVICE_FLOW = step_flow.register(step_flow.StepFlow(
+    kind=base.SERVICE, event_type='servicing',
+    on_done=_service_done, on_fail=fail_servicing,
+    callback_timeout=lambda: CONF.conductor.service_callback_timeout,
+    abort_waiting_step=True))
+
+
+def start_servicing(task, service_steps: Sequence[dict],
+                    verb: str | None = None) -> None:
+    """Check the steps against the node's, then run them in a worker."""
+    task.check_transition('service', verb)
+    utils.ensure_not_in_maintenance(task, 'servicing')
+    if not service_steps:
+        raise exception.InvalidParameterValue(
+            err='Servicing needs service_steps')
+    for name in SERVICE_VALIDATION:
+        task.driver.interfaces[name].validate(task)
+    step_list = steps.validate_steps(task, base.SERVICE, service_steps)
+    task.record('Servicing requested with %d steps' % len(step_list),
+                'servicing')
+    task.process_event('service', callback=run_servicing,
+                       call_args=(step_list,), target_state=states.ACTIVE,
+                       verb=verb)
+
+
+def run_servicing(task, step_list: list[dict]) -> None:
+    """Worker: run the service steps in the order given."""
+    utils.clear_failure(task.node)
+    step_flow.start(task, SERVICE_FLOW, step_list)
+
+
+def continue_servicing(task) -> None:
+    step_flow.resume(task, SERVICE_FLOW)
