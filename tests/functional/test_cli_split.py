@@ -4,6 +4,7 @@ MariaDB."""
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
 import time
 
@@ -23,13 +24,21 @@ DELAYS = {'deploy.deploy': 1, 'bios.apply_configuration': 2,
           'deploy.write_image': 2, 'deploy.prepare_instance_boot': 1}
 
 
-def _watch_steps(api, name, timeout=60):
-    """(index, interface, step) seen through the API while deploying."""
+def _watch_steps(api, name, timeout=90):
+    """(index, interface, step) seen through the API while deploying.
+
+    Watching starts before the deploy is asked for (the CLI may take
+    seconds to start on a loaded machine, and the steps last 6 s in all),
+    so ``available`` means "not started yet".
+    """
     seen = []
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         status, node = api.api('GET', '/v1/nodes/%s' % name)
         assert status == 200, node
+        if node['provision_state'] == 'available':
+            time.sleep(0.05)
+            continue
         if node['provision_state'] not in ('deploying', 'wait call-back'):
             return seen, node
         index = node['driver_internal_info'].get('deploy_step_index')
@@ -58,8 +67,11 @@ def test_deploy_watch_fail_and_undeploy_over_rabbitmq(split):
     _enroll(api, 'good', {'fake_step_delays': DELAYS})
     _enroll(api, 'bad', {'fake_fail_steps': ['deploy.write_image']})
 
-    api.cli('node', 'deploy', 'good', '--deploy-steps', json.dumps(STEPS))
-    seen, node = _watch_steps(api, 'good')
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        asked = pool.submit(api.cli, 'node', 'deploy', 'good',
+                            '--deploy-steps', json.dumps(STEPS))
+        seen, node = _watch_steps(api, 'good')
+        asked.result()
     assert node['provision_state'] == 'active', node['last_error']
     assert [(i, s) for _, i, s in seen] == [ORDER[n] for n, _, _ in seen]
     indexes = [n for n, _, _ in seen]
