@@ -37,6 +37,7 @@ from ironside.api import ports
 from ironside.api import root
 from ironside.api import versions
 from ironside.api import volume
+from ironside.api import wire
 from ironside.common import context as ironside_context
 from ironside.common.conf import CONF
 
@@ -76,6 +77,10 @@ class ApiMiddleware:
         req.context.ctx = None
         req.context.version = versions.parse(req.headers)
         req.context.ctx = _request_context(req, req.context.request_id)
+        wire.refuse_nul(req.path, 'the request path')
+        for name, value in req.params.items():
+            wire.refuse_nul(name, 'the query')
+            wire.refuse_nul(value, 'query parameter %s' % name)
 
     def process_response(self, req: falcon.Request, resp: falcon.Response,
                          resource, req_succeeded: bool) -> None:

@@ -198,6 +198,22 @@ def _json_constant(name: str) -> None:
                   % name)
 
 
+def refuse_nul(value: Any, where: str) -> None:
+    """400 for a NUL character anywhere in ``value`` (strings, keys, and
+    inside lists and objects): PostgreSQL cannot store one, and no field
+    of Ironic's means one. ``where`` names the place in the message."""
+    if isinstance(value, str):
+        if '\x00' in value:
+            raise invalid('A NUL character is not allowed in %s' % where)
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            refuse_nul(key, where)
+            refuse_nul(item, '%s/%s' % (where, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            refuse_nul(item, '%s/%d' % (where, index))
+
+
 def read_json(req: falcon.Request, default: Any = None) -> Any:
     """The request body decoded as JSON; ``default`` if there is none.
 
@@ -208,8 +224,8 @@ def read_json(req: falcon.Request, default: Any = None) -> Any:
     if not data.strip():
         return default
     try:
-        return json.loads(data.decode('utf-8'), parse_int=_json_int,
-                          parse_constant=_json_constant)
+        value = json.loads(data.decode('utf-8'), parse_int=_json_int,
+                           parse_constant=_json_constant)
     except UnicodeDecodeError:
         raise invalid('Request body is not valid UTF-8') from None
     except ValueError as exc:
@@ -218,6 +234,8 @@ def read_json(req: falcon.Request, default: Any = None) -> Any:
         # json's decoder recurses once per nested array or object.
         raise invalid('Request body is not valid JSON: nested too '
                       'deeply') from None
+    refuse_nul(value, 'the request body')
+    return value
 
 
 def read_object(req: falcon.Request, allowed: Iterable[str],

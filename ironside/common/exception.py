@@ -60,6 +60,20 @@ class MissingParameterValue(InvalidParameterValue):
     msg_fmt = "%(err)s"
 
 
+class RedfishCredentialsRejected(InvalidParameterValue):
+    msg_fmt = ('Redfish BMC %(bmc)s rejected the credentials of user '
+               '"%(user)s"')
+
+
+class RedfishSystemNotFound(InvalidParameterValue):
+    msg_fmt = 'Redfish BMC %(bmc)s has no system %(system)s'
+
+
+class IPMICredentialsRejected(InvalidParameterValue):
+    msg_fmt = ('BMC %(bmc)s rejected the credentials of user "%(user)s": '
+               '%(reason)s')
+
+
 class InvalidUUID(Invalid):
     msg_fmt = "Expected a UUID but received %(uuid)s."
 

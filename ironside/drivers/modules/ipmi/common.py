@@ -100,9 +100,8 @@ def is_rejected(exc: Exception) -> bool:
     return any(marker in text for marker in _REJECTED)
 
 
-class CredentialsRejected(exception.InvalidParameterValue):
-    msg_fmt = ('BMC %(bmc)s rejected the credentials of user "%(user)s": '
-               '%(reason)s')
+# In the one exceptions module, so that it crosses RPC as itself.
+CredentialsRejected = exception.IPMICredentialsRejected
 
 
 @dataclasses.dataclass

@@ -103,13 +103,10 @@ def parse_driver_info(node) -> RedfishInfo:
                                     AUTH_TYPES, CONF.redfish.auth_type))
 
 
-class CredentialsRejected(exception.InvalidParameterValue):
-    msg_fmt = ('Redfish BMC %(bmc)s rejected the credentials of user '
-               '"%(user)s"')
-
-
-class SystemNotFound(exception.InvalidParameterValue):
-    msg_fmt = 'Redfish BMC %(bmc)s has no system %(system)s'
+# Defined in the one exceptions module, whose classes cross RPC as
+# themselves (a class defined here reached the API as a 500).
+CredentialsRejected = exception.RedfishCredentialsRejected
+SystemNotFound = exception.RedfishSystemNotFound
 
 
 def _auth(info: RedfishInfo):
