@@ -18,6 +18,7 @@ import oslo_messaging as messaging
 from oslo_db import exception as db_exc
 
 from ironside.common import exception
+from ironside.db import session as db_session
 
 LOG = logging.getLogger(__name__)
 
@@ -49,6 +50,8 @@ def _status_of(exc: exception.IronsideException) -> int:
 
 def handle_ironside(req, resp, exc, _params) -> None:
     status = _status_of(exc)
+    if status == 503:
+        resp.set_header('Retry-After', str(RETRY_AFTER))
     if status >= 500:
         LOG.warning('%s %s failed with %d: %s', req.method, req.path,
                     status, exc.message)
@@ -93,7 +96,7 @@ def handle_database_away(req, resp, exc, _params) -> None:
     """A database outage is temporary: 503 and Retry-After, so clients
     (openstacksdk retries 503) come back instead of giving up on a 500."""
     LOG.warning('%s %s: the database cannot be reached: %s', req.method,
-                req.path, exc.inner_exception or exc)
+                req.path, getattr(exc, 'inner_exception', None) or exc)
     _unavailable(resp, 'The database cannot be reached; please retry.')
 
 
@@ -105,6 +108,13 @@ def handle_unexpected(req, resp, exc, _params) -> None:
                          'with request id %s.' % request_id)
 
 
+def handle_database_error(req, resp, exc, params) -> None:
+    if db_session.is_outage(exc):
+        handle_database_away(req, resp, exc, params)
+    else:
+        handle_unexpected(req, resp, exc, params)
+
+
 def register(app: falcon.App) -> None:
     """Install the handlers; the most specific class wins in Falcon."""
     app.add_error_handler(Exception, handle_unexpected)
@@ -113,4 +123,6 @@ def register(app: falcon.App) -> None:
     app.add_error_handler(messaging.MessageDeliveryFailure,
                           handle_broker_away)
     app.add_error_handler(messaging.MessagingTimeout, handle_timeout)
-    app.add_error_handler(db_exc.DBConnectionError, handle_database_away)
+    app.add_error_handler(db_exc.DBError, handle_database_error)
+    for outage in db_session.OUTAGE_ERRORS:
+        app.add_error_handler(outage, handle_database_away)

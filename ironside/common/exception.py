@@ -360,6 +360,11 @@ class TemporaryFailure(IronsideException):
     code = HTTPStatus.SERVICE_UNAVAILABLE
 
 
+class DatabaseUnavailable(TemporaryFailure):
+    msg_fmt = "The database cannot be reached; please retry."
+    failure_reason = 'DatabaseUnavailable'
+
+
 class NoValidHost(IronsideException):
     msg_fmt = "No valid host was found. Reason: %(reason)s"
     code = HTTPStatus.SERVICE_UNAVAILABLE

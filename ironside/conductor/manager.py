@@ -32,8 +32,6 @@ from ironside.db import resources
 
 LOG = logging.getLogger(__name__)
 
-EXPECTED = (exception.IronsideException,)
-
 # Node fields only the conductor changes; updates through the API may not.
 READ_ONLY_FIELDS = frozenset((
     'id', 'uuid', 'provision_state', 'target_provision_state',
@@ -52,7 +50,7 @@ class ConductorManager(base_manager.BaseConductorManager):
 
     # Nodes
 
-    @messaging.expected_exceptions(*EXPECTED)
+    @utils.rpc_endpoint
     def create_node(self, context, values: dict[str, Any]) -> str:
         """Create a node, filling in default interfaces; returns its UUID."""
         values = dict(values)
@@ -62,7 +60,7 @@ class ConductorManager(base_manager.BaseConductorManager):
         node = nodes_db.create_node(values)
         return node.uuid
 
-    @messaging.expected_exceptions(*EXPECTED)
+    @utils.rpc_endpoint
     def update_node(self, context, node_id: str, values: dict[str, Any],
                     reset_interfaces: bool = False,
                     expected: dict[str, Any] | None = None) -> str:
@@ -129,7 +127,7 @@ class ConductorManager(base_manager.BaseConductorManager):
                 'The driver of node %s can not change in state "%s"'
                 % (node.uuid, node.provision_state))
 
-    @messaging.expected_exceptions(*EXPECTED)
+    @utils.rpc_endpoint
     def destroy_node(self, context, node_id: str) -> None:
         with self.acquire(context, node_id, purpose='node deletion') as task:
             node = task.node
@@ -149,7 +147,7 @@ class ConductorManager(base_manager.BaseConductorManager):
 
     # Provisioning
 
-    @messaging.expected_exceptions(*EXPECTED)
+    @utils.rpc_endpoint
     def do_node_deploy(self, context, node_id: str, rebuild: bool = False,
                        configdrive: Any = None,
                        deploy_steps: list[dict] | None = None) -> None:
@@ -160,26 +158,26 @@ class ConductorManager(base_manager.BaseConductorManager):
                 configdrive=configdrive, deploy_steps=deploy_steps,
                 verb='rebuild' if rebuild else 'active')
 
-    @messaging.expected_exceptions(*EXPECTED)
+    @utils.rpc_endpoint
     def do_node_tear_down(self, context, node_id: str) -> None:
         with self.acquire(context, node_id, purpose='node tear down') \
                 as task:
             deployments.start_tear_down(task, verb='deleted')
 
-    @messaging.expected_exceptions(*EXPECTED)
+    @utils.rpc_endpoint
     def do_node_clean(self, context, node_id: str,
                       clean_steps: list[dict]) -> None:
         with self.acquire(context, node_id, purpose='manual cleaning') \
                 as task:
             cleaning.start_manual_clean(task, clean_steps, verb='clean')
 
-    @messaging.expected_exceptions(*EXPECTED)
+    @utils.rpc_endpoint
     def do_node_service(self, context, node_id: str,
                         service_steps: list[dict]) -> None:
         with self.acquire(context, node_id, purpose='servicing') as task:
             servicing.start_servicing(task, service_steps, verb='service')
 
-    @messaging.expected_exceptions(*EXPECTED)
+    @utils.rpc_endpoint
     def do_provisioning_action(self, context, node_id: str,
                                action: str) -> None:
         """manage, provide, abort (the verbs without arguments)."""
@@ -210,19 +208,19 @@ class ConductorManager(base_manager.BaseConductorManager):
                               % node.provision_state, utils.ABORTED)
             task.process_event('abort', verb='abort')
 
-    @messaging.expected_exceptions(*EXPECTED)
+    @utils.rpc_endpoint
     def continue_node_deploy(self, context, node_id: str) -> None:
         """Callback: the waiting deploy step finished; go on."""
         self._continue(context, node_id, deployments.DEPLOY_FLOW,
                        deployments.continue_deploy)
 
-    @messaging.expected_exceptions(*EXPECTED)
+    @utils.rpc_endpoint
     def continue_node_clean(self, context, node_id: str) -> None:
         """Callback: the waiting clean step finished; go on."""
         self._continue(context, node_id, cleaning.CLEAN_FLOW,
                        cleaning.continue_cleaning)
 
-    @messaging.expected_exceptions(*EXPECTED)
+    @utils.rpc_endpoint
     def continue_node_service(self, context, node_id: str) -> None:
         """Callback: the waiting service step finished; go on."""
         self._continue(context, node_id, servicing.SERVICE_FLOW,
@@ -239,14 +237,14 @@ class ConductorManager(base_manager.BaseConductorManager):
 
     # Power and management
 
-    @messaging.expected_exceptions(*EXPECTED)
+    @utils.rpc_endpoint
     def change_node_power_state(self, context, node_id: str,
                                 new_state: str,
                                 timeout: int | None = None) -> None:
         with self.acquire(context, node_id, purpose='power action') as task:
             power.start_power_action(task, new_state, timeout)
 
-    @messaging.expected_exceptions(*EXPECTED)
+    @utils.rpc_endpoint
     def validate_driver_interfaces(self, context, node_id: str
                                    ) -> dict[str, dict[str, Any]]:
         """Each interface's verdict on the node: {result, reason}."""
@@ -271,7 +269,7 @@ class ConductorManager(base_manager.BaseConductorManager):
                     result[name] = {'result': True, 'reason': None}
             return result
 
-    @messaging.expected_exceptions(*EXPECTED)
+    @utils.rpc_endpoint
     def set_boot_device(self, context, node_id: str, device: str,
                         persistent: bool = False) -> None:
         with self.acquire(context, node_id, purpose='set boot device') \
@@ -281,21 +279,21 @@ class ConductorManager(base_manager.BaseConductorManager):
                                                    persistent=persistent)
             task.save()
 
-    @messaging.expected_exceptions(*EXPECTED)
+    @utils.rpc_endpoint
     def get_boot_device(self, context, node_id: str) -> dict[str, Any]:
         with self.acquire(context, node_id, shared=True,
                           purpose='get boot device') as task:
             task.driver.management.validate(task)
             return task.driver.management.get_boot_device(task)
 
-    @messaging.expected_exceptions(*EXPECTED)
+    @utils.rpc_endpoint
     def get_supported_boot_devices(self, context, node_id: str) -> list[str]:
         with self.acquire(context, node_id, shared=True,
                           purpose='get supported boot devices') as task:
             return list(task.driver.management
                         .get_supported_boot_devices(task))
 
-    @messaging.expected_exceptions(*EXPECTED)
+    @utils.rpc_endpoint
     def inject_nmi(self, context, node_id: str) -> None:
         with self.acquire(context, node_id, purpose='inject nmi') as task:
             task.driver.management.validate(task)
@@ -303,7 +301,7 @@ class ConductorManager(base_manager.BaseConductorManager):
 
     # Traits
 
-    @messaging.expected_exceptions(*EXPECTED)
+    @utils.rpc_endpoint
     def add_node_traits(self, context, node_id: str, traits: list[str],
                         replace: bool = False) -> None:
         with self.acquire(context, node_id, purpose='add traits') as task:
@@ -313,7 +311,7 @@ class ConductorManager(base_manager.BaseConductorManager):
                 for trait in traits:
                     nodes_db.add_node_trait(task.node.id, trait)
 
-    @messaging.expected_exceptions(*EXPECTED)
+    @utils.rpc_endpoint
     def remove_node_traits(self, context, node_id: str,
                            traits: list[str] | None) -> None:
         with self.acquire(context, node_id, purpose='remove traits') as task:
@@ -325,13 +323,13 @@ class ConductorManager(base_manager.BaseConductorManager):
 
     # VIFs
 
-    @messaging.expected_exceptions(*EXPECTED)
+    @utils.rpc_endpoint
     def vif_list(self, context, node_id: str) -> list[dict[str, Any]]:
         with self.acquire(context, node_id, shared=True,
                           purpose='list vifs') as task:
             return task.driver.network.vif_list(task)
 
-    @messaging.expected_exceptions(*EXPECTED)
+    @utils.rpc_endpoint
     def vif_attach(self, context, node_id: str,
                    vif_info: dict[str, Any]) -> None:
         with self.acquire(context, node_id, purpose='attach vif') as task:
@@ -339,7 +337,7 @@ class ConductorManager(base_manager.BaseConductorManager):
             task.driver.network.vif_attach(task, vif_info)
             task.save()
 
-    @messaging.expected_exceptions(*EXPECTED)
+    @utils.rpc_endpoint
     def vif_detach(self, context, node_id: str, vif_id: str) -> None:
         with self.acquire(context, node_id, purpose='detach vif') as task:
             task.driver.network.vif_detach(task, vif_id)
@@ -347,14 +345,14 @@ class ConductorManager(base_manager.BaseConductorManager):
 
     # Drivers
 
-    @messaging.expected_exceptions(*EXPECTED)
+    @utils.rpc_endpoint
     def get_driver_properties(self, context, driver_name: str
                               ) -> dict[str, str]:
         return self.drivers.driver_properties(driver_name)
 
     # Console and RAID
 
-    @messaging.expected_exceptions(*EXPECTED)
+    @utils.rpc_endpoint
     def set_console_mode(self, context, node_id: str, enabled: bool) -> None:
         with self.acquire(context, node_id,
                           purpose='set console mode') as task:
@@ -371,7 +369,7 @@ class ConductorManager(base_manager.BaseConductorManager):
                                         else 'disabled'), 'console')
             task.save()
 
-    @messaging.expected_exceptions(*EXPECTED)
+    @utils.rpc_endpoint
     def get_console_information(self, context, node_id: str
                                 ) -> dict[str, Any]:
         with self.acquire(context, node_id, shared=True,
@@ -381,7 +379,7 @@ class ConductorManager(base_manager.BaseConductorManager):
             task.driver.console.validate(task)
             return task.driver.console.get_console(task)
 
-    @messaging.expected_exceptions(*EXPECTED)
+    @utils.rpc_endpoint
     def set_target_raid_config(self, context, node_id: str,
                                target_raid_config: dict) -> None:
         with self.acquire(context, node_id,
@@ -392,32 +390,32 @@ class ConductorManager(base_manager.BaseConductorManager):
 
     # Ports and port groups (under their node's lock)
 
-    @messaging.expected_exceptions(*EXPECTED)
+    @utils.rpc_endpoint
     def create_port(self, context, node_id: str,
                     values: dict[str, Any]) -> str:
         with self.acquire(context, node_id, purpose='port create') as task:
             return ports.create_port(task, values)
 
-    @messaging.expected_exceptions(*EXPECTED)
+    @utils.rpc_endpoint
     def update_port(self, context, node_id: str, port_uuid: str,
                     values: dict[str, Any],
                     expected: dict[str, Any] | None = None) -> str:
         with self.acquire(context, node_id, purpose='port update') as task:
             return ports.update_port(task, port_uuid, values, expected)
 
-    @messaging.expected_exceptions(*EXPECTED)
+    @utils.rpc_endpoint
     def destroy_port(self, context, node_id: str, port_uuid: str) -> None:
         with self.acquire(context, node_id, purpose='port delete') as task:
             ports.destroy_port(task, port_uuid)
 
-    @messaging.expected_exceptions(*EXPECTED)
+    @utils.rpc_endpoint
     def create_portgroup(self, context, node_id: str,
                          values: dict[str, Any]) -> str:
         with self.acquire(context, node_id,
                           purpose='portgroup create') as task:
             return ports.create_portgroup(task, values)
 
-    @messaging.expected_exceptions(*EXPECTED)
+    @utils.rpc_endpoint
     def update_portgroup(self, context, node_id: str, portgroup_uuid: str,
                          values: dict[str, Any],
                          expected: dict[str, Any] | None = None) -> str:
@@ -426,7 +424,7 @@ class ConductorManager(base_manager.BaseConductorManager):
             return ports.update_portgroup(task, portgroup_uuid, values,
                                           expected)
 
-    @messaging.expected_exceptions(*EXPECTED)
+    @utils.rpc_endpoint
     def destroy_portgroup(self, context, node_id: str,
                           portgroup_uuid: str) -> None:
         with self.acquire(context, node_id,
@@ -435,11 +433,11 @@ class ConductorManager(base_manager.BaseConductorManager):
 
     # Allocations
 
-    @messaging.expected_exceptions(*EXPECTED)
+    @utils.rpc_endpoint
     def create_allocation(self, context, values: dict[str, Any],
                           node_uuid: str | None = None) -> str:
         return allocations.create(self, context, values, node_uuid)
 
-    @messaging.expected_exceptions(*EXPECTED)
+    @utils.rpc_endpoint
     def destroy_allocation(self, context, allocation_uuid: str) -> None:
         allocations.destroy(self, context, allocation_uuid)

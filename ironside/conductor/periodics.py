@@ -29,6 +29,7 @@ from ironside.db import conductors as conductors_db
 from ironside.db import history as history_db
 from ironside.db import models
 from ironside.db import nodes as nodes_db
+from ironside.db import session as db_session
 
 LOG = logging.getLogger(__name__)
 
@@ -174,6 +175,10 @@ def check_wait_timeouts(manager) -> None:
                 continue
 
 
+# Seconds before polling a waiting node again after the database was away.
+OUTAGE_POLL_DELAY = 1.0
+
+
 def poll_waiting_node(manager, node_uuid: str) -> None:
     """Worker: poll one node's asynchronous step, resume if it finished."""
     try:
@@ -184,6 +189,14 @@ def poll_waiting_node(manager, node_uuid: str) -> None:
         manager.schedule_poll(node_uuid, 0.1)
         return
     except exception.NodeNotFound:
+        return
+    except Exception as exc:
+        if not db_session.is_outage(exc):
+            raise
+        # The step goes on waiting; ask again once the database is back.
+        LOG.warning('The database cannot be reached to poll node %s; '
+                    'polling again', node_uuid)
+        manager.schedule_poll(node_uuid, OUTAGE_POLL_DELAY)
         return
     with task:
         node = task.node

@@ -7,11 +7,17 @@ history record, and a state a client can act on.
 
 from __future__ import annotations
 
+import functools
 import logging
+from collections.abc import Callable
+from typing import Any
+
+import oslo_messaging as messaging
 
 from ironside.common import exception
 from ironside.common import states
 from ironside.db import history as history_db
+from ironside.db import session as db_session
 
 LOG = logging.getLogger(__name__)
 
@@ -105,3 +111,25 @@ def ensure_not_in_maintenance(task, operation: str) -> None:
     if task.node.maintenance:
         raise exception.NodeInMaintenance(op=operation,
                                           node=task.node.uuid)
+
+
+def rpc_endpoint(func: Callable) -> Callable:
+    """Mark a conductor method called over RPC.
+
+    Ironside's own errors go back to the caller as themselves (code and
+    message). A database outage goes back as DatabaseUnavailable (503:
+    the API asks the client to retry), not as a RemoteError wrapping
+    SQLAlchemy's error, which the API could only answer with a 500.
+    """
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except exception.IronsideException:
+            raise
+        except Exception as exc:
+            if db_session.is_outage(exc):
+                raise exception.DatabaseUnavailable() from exc
+            raise
+    return messaging.expected_exceptions(exception.IronsideException)(
+        wrapper)

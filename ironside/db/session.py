@@ -129,7 +129,21 @@ def dispose() -> None:
         _FACADE = None
 
 
-OUTAGE_ERRORS = (db_exc.DBConnectionError,)
+# What a database that cannot be reached raises: oslo.db's translation,
+# and SQLAlchemy's own errors where oslo.db's filters do not reach (a
+# PostgreSQL restarting answers "the database system is starting up" on
+# a new connection, which arrives as a plain OperationalError).
+OUTAGE_ERRORS = (db_exc.DBConnectionError, sa.exc.OperationalError,
+                 sa.exc.InterfaceError)
+
+
+def is_outage(exc: BaseException) -> bool:
+    """Whether ``exc`` says the database cannot be reached right now."""
+    if isinstance(exc, OUTAGE_ERRORS):
+        return True
+    inner = getattr(exc, 'inner_exception', None)
+    return isinstance(exc, db_exc.DBError) and \
+        isinstance(inner, OUTAGE_ERRORS)
 
 
 def through_outage(write: Callable[[], T], what: str,
@@ -148,7 +162,9 @@ def through_outage(write: Callable[[], T], what: str,
     while True:
         try:
             return write()
-        except OUTAGE_ERRORS:
+        except Exception as exc:
+            if not is_outage(exc):
+                raise
             attempt += 1
             if time.monotonic() + delay > deadline:
                 raise

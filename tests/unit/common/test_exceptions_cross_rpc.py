@@ -20,7 +20,10 @@ from ironside.common import rpc
 
 def _ironside_modules():
     for info in pkgutil.walk_packages(ironside.__path__, 'ironside.'):
-        if '.migrations' in info.name:
+        # Migrations are scripts; commands register CLI options when
+        # imported, which a configuration already parsed refuses.
+        if '.migrations' in info.name or info.name.startswith(
+                ('ironside.cmd', 'ironside.common.service')):
             continue
         yield importlib.import_module(info.name)
 

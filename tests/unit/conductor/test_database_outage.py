@@ -30,17 +30,25 @@ from tests.unit.api.conftest import error_of
 from tests.utils import wait_for
 
 
+def _restarting():
+    """What a PostgreSQL that is restarting gives a new connection: a plain
+    OperationalError, which oslo.db's filters do not translate."""
+    return sa.exc.OperationalError(
+        'SELECT 1', {}, Exception('the database system is starting up'))
+
+
 class Outage:
     """Every statement fails as if the database were away, until ended."""
 
-    def __init__(self) -> None:
+    def __init__(self, error) -> None:
+        self.error = error
         self.down = threading.Event()
         self.refused = 0
 
     def _refuse(self, *args, **kwargs) -> None:
         if self.down.is_set():
             self.refused += 1
-            raise db_exc.DBConnectionError('injected: database away')
+            raise self.error()
 
     @contextlib.contextmanager
     def installed(self):
@@ -57,9 +65,11 @@ class Outage:
                                 self._refuse)
 
 
-@pytest.fixture
-def outage(db):
-    with Outage().installed() as fault:
+@pytest.fixture(params=['refused', 'restarting'])
+def outage(db, request):
+    error = _restarting if request.param == 'restarting' else \
+        (lambda: db_exc.DBConnectionError('injected: database away'))
+    with Outage(error).installed() as fault:
         yield fault
 
 
@@ -108,6 +118,22 @@ def test_an_outage_longer_than_the_limit_gives_up(conductor, context,
                                                   make_node, outage):
     node = make_node()
     outage.down.set()
-    with pytest.raises(db_exc.DBConnectionError):
+    with pytest.raises(db_session.OUTAGE_ERRORS):
         db_session.through_outage(lambda: nodes_db.get_node(node.id),
                                   'read node', timeout=0.3)
+
+
+def test_an_outage_in_an_rpc_method_goes_back_as_503(conductor, context,
+                                                     make_node, outage):
+    """Not a RemoteError wrapping SQLAlchemy's error (the API's 500):
+    what the RPC dispatcher sends back is DatabaseUnavailable."""
+    import oslo_messaging
+
+    from ironside.common import exception
+    node = make_node()
+    outage.down.set()
+    with pytest.raises(oslo_messaging.ExpectedException) as caught:
+        conductor.update_node(context, node.uuid, {'extra': {'a': 1}})
+    sent = caught.value.exc_info[1]
+    assert isinstance(sent, exception.DatabaseUnavailable)
+    assert sent.code == 503
