@@ -155,3 +155,19 @@ def ssh_nodes(tmp_path):
     yield start
     for nodes in runs:
         nodes.stop()
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Print the fault tests' recovery times (kept in each report's
+    ``user_properties``, so they cross from xdist workers) whatever the
+    output capture, so CI's log shows them."""
+    lines = []
+    for outcome in ('passed', 'failed', 'error'):
+        for report in terminalreporter.stats.get(outcome, []):
+            for key, value in getattr(report, 'user_properties', ()):
+                if key == 'recovery':
+                    lines.append('%s [%s]' % (value, outcome))
+    if lines:
+        terminalreporter.write_sep('-', 'fault recovery times')
+        for line in sorted(set(lines)):
+            terminalreporter.write_line(line)
