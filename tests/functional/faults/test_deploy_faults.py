@@ -49,8 +49,14 @@ def _finish(request, faulty, scenario, since, allowed_failure, deploy,
     """Wait for the nodes whose deploy was accepted to settle, report the
     recovery time, then check the outcome."""
     answers = deploy.result(timeout=RECOVERY_LIMIT + 60)
-    accepted = [u for u, s in answers.items() if s == 202]
-    refused = sorted({s for s in answers.values() if s != 202})
+    # A request tried again after a 503 may find its first try took
+    # effect (400: already deploying); the node's state says.
+    started = {n.uuid for n in faulty.nodes()
+               if n.provision_state != states.AVAILABLE}
+    accepted = [u for u, s in answers.items()
+                if s == 202 or (400 <= s < 500 and u in started)]
+    refused = sorted({s for u, s in answers.items()
+                      if u not in accepted})
     recovery = faulty.wait_settled(since, accepted)
     by_state, problems = faulty.check_outcome(allowed_failure, accepted)
     if refused:
@@ -122,9 +128,9 @@ def test_bmc_stops_answering(request, faulty):
         # and none holds up the other nodes.
         with concurrent.futures.ThreadPoolExecutor(10) as pool:
             asked = list(pool.map(
-                lambda _: faulty.api.api(
+                lambda _: faulty.ask_once(
                     'GET', '/v1/nodes/%s/management/boot_device'
-                    % silent)[0], range(10)))
+                    % silent), range(10)))
 
         def _silent_node_settled() -> bool:
             try:
@@ -145,7 +151,8 @@ def test_bmc_stops_answering(request, faulty):
         if not nodes_db.get_node(silent).last_error:
             problems.append('no reason recorded for the silent BMC')
         if not all(400 <= s < 500 or s == 503 for s in asked):
-            problems.append('boot device of the silent node: %s' % asked)
+            problems.append('boot device of the silent node (0: no answer '
+                            'in 30 s): %s' % asked)
         _finish(request, faulty, 'BMC stopped answering', fell_silent,
                 lambda node: False, deploy, problems)
 
@@ -160,15 +167,20 @@ def test_postgresql_restarted_during_site_action(request, faulty,
         timeout=60, interval=0.05, what='the site action to get under way')
     faulty.postgres.restart()
     back = time.monotonic()
-    result = site_api.wait_finished(action, timeout=RECOVERY_LIMIT + 30)
-    recovery = time.monotonic() - back
-    assert report_text.flow_text(result) == spec_flows.ALL_SUCCESS, (
-        report_text.flow_text(result))
-    row = site_db.get_action(action)
-    assert row.state == 'finished'
+    try:
+        result = site_api.wait_finished(action, timeout=RECOVERY_LIMIT + 30)
+    except AssertionError:
+        result = None
+    recovery = time.monotonic() - back if result else None
     by_state, problems = faulty.check_outcome(lambda node: False,
                                               list(uuids.values()))
     report(request, 'PostgreSQL restarted during a site action', recovery,
            by_state)
-    assert not problems, '\n'.join(problems)
+    row = site_db.get_action(action)
+    if result is None:
+        problems.insert(0, 'site action stuck in %s, owner %s' % (
+            row.state, row.owner))
+    elif report_text.flow_text(result) != spec_flows.ALL_SUCCESS:
+        problems.append(report_text.flow_text(result))
+    assert not problems, '\n'.join(problems[:25])
     assert recovery < RECOVERY_LIMIT
