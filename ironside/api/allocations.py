@@ -232,9 +232,10 @@ class Allocation(base.Resource):
                 uuidutils.is_uuid_like(values['name'])):
             raise exception.Invalid("Cannot update allocation with invalid "
                                     "name '%s'" % values['name'])
+        expected = json_patch.originals(document, values)
         if 'extra' in values and values['extra'] is None:
             values['extra'] = {}
-        updated = allocations_db.update(row['id'], values)
+        updated = allocations_db.update(row['id'], values, expected=expected)
         wire.send(resp, VIEW.renderer(req)(updated))
 
     def on_delete(self, req: falcon.Request, resp: falcon.Response,

@@ -103,8 +103,9 @@ class Chassis:
         values = json_patch.changes(document, result)
         if 'extra' in values and values['extra'] is None:
             values['extra'] = {}
-        wire.send(resp, VIEW.renderer(req)(chassis_db.update(row['id'],
-                                                             values)))
+        expected = json_patch.originals(document, values)
+        wire.send(resp, VIEW.renderer(req)(chassis_db.update(
+            row['id'], values, expected=expected)))
 
     def on_delete(self, req: falcon.Request, resp: falcon.Response,
                   chassis_uuid: str) -> None:

@@ -148,7 +148,9 @@ class DeployTemplate:
                     for name in ('uuid', 'name', 'steps', 'extra')}
         result = _checked(json_patch.apply(document, patch))
         values = json_patch.changes(document, result)
-        updated = as_row(templates_db.update(template['uuid'], values))
+        updated = as_row(templates_db.update(
+            template['uuid'], values,
+            expected=json_patch.originals(document, values)))
         wire.send(resp, VIEW.renderer(req)(updated))
 
     def on_delete(self, req: falcon.Request, resp: falcon.Response,

@@ -15,6 +15,7 @@ from http import HTTPStatus
 
 import falcon
 import oslo_messaging as messaging
+from oslo_db import exception as db_exc
 
 from ironside.common import exception
 
@@ -50,11 +51,11 @@ def handle_ironside(req, resp, exc, _params) -> None:
     status = _status_of(exc)
     if status >= 500:
         LOG.warning('%s %s failed with %d: %s', req.method, req.path,
-                    status, exc)
+                    status, exc.message)
     else:
         LOG.debug('%s %s refused with %d: %s', req.method, req.path,
-                  status, exc)
-    set_error(resp, status, str(exc))
+                  status, exc.message)
+    set_error(resp, status, exc.message)
 
 
 def handle_falcon(req, resp, exc: falcon.HTTPError, _params) -> None:
@@ -66,10 +67,34 @@ def handle_falcon(req, resp, exc: falcon.HTTPError, _params) -> None:
         resp.set_header(name, value)
 
 
+# Seconds a client is asked to wait before it retries a 503.
+RETRY_AFTER = 5
+
+
+def _unavailable(resp: falcon.Response, message: str) -> None:
+    set_error(resp, 503, message)
+    resp.set_header('Retry-After', str(RETRY_AFTER))
+
+
 def handle_timeout(req, resp, exc, _params) -> None:
     LOG.warning('%s %s: no conductor answered in time: %s', req.method,
                 req.path, exc)
-    set_error(resp, 503, 'No conductor answered in time; please retry.')
+    _unavailable(resp, 'No conductor answered in time; please retry.')
+
+
+def handle_broker_away(req, resp, exc, _params) -> None:
+    LOG.warning('%s %s: the message broker cannot be reached: %s',
+                req.method, req.path, exc)
+    _unavailable(resp, 'The message broker cannot be reached; please '
+                       'retry.')
+
+
+def handle_database_away(req, resp, exc, _params) -> None:
+    """A database outage is temporary: 503 and Retry-After, so clients
+    (openstacksdk retries 503) come back instead of giving up on a 500."""
+    LOG.warning('%s %s: the database cannot be reached: %s', req.method,
+                req.path, exc.inner_exception or exc)
+    _unavailable(resp, 'The database cannot be reached; please retry.')
 
 
 def handle_unexpected(req, resp, exc, _params) -> None:
@@ -85,4 +110,7 @@ def register(app: falcon.App) -> None:
     app.add_error_handler(Exception, handle_unexpected)
     app.add_error_handler(falcon.HTTPError, handle_falcon)
     app.add_error_handler(exception.IronsideException, handle_ironside)
+    app.add_error_handler(messaging.MessageDeliveryFailure,
+                          handle_broker_away)
     app.add_error_handler(messaging.MessagingTimeout, handle_timeout)
+    app.add_error_handler(db_exc.DBConnectionError, handle_database_away)

@@ -56,8 +56,11 @@ def booleans(values: dict[str, Any], names: Iterable[str]) -> None:
 
 def patched(req, row: dict[str, Any], document_fields: Iterable[str],
             allowed: Iterable[str], schema: dict,
-            name: str) -> tuple[list[dict], dict[str, Any]]:
-    """Apply the JSON patch of the request to ``row``; return the changes.
+            name: str
+            ) -> tuple[list[dict], dict[str, Any], dict[str, Any]]:
+    """Apply the JSON patch of the request to ``row``; return the patch,
+    the changes and the values the changed fields had (for the
+    compare-and-set of the write).
 
     Removed fields become None; the result is validated against
     ``schema`` before anything changes.
@@ -69,7 +72,8 @@ def patched(req, row: dict[str, Any], document_fields: Iterable[str],
     result = json_patch.apply(document, patch)
     schemas.validate(name, {k: v for k, v in result.items()
                             if v is not None}, schema)
-    return patch, json_patch.changes(document, result)
+    values = json_patch.changes(document, result)
+    return patch, values, json_patch.originals(document, values)
 
 
 def node_uuid_to_id(values: dict[str, Any], req, rule: str) -> None:

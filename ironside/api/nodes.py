@@ -197,7 +197,7 @@ class NodeCollection(NodeList):
             uuid = self.rpcapi.create_node(context, values)
         except exception.NoValidHost as exc:
             raise exception.NoValidHost(reason=exc.kwargs.get(
-                'reason', str(exc)), code=400) from None
+                'reason', exc.message), code=400) from None
         node = node_access.show_node(req, self.rpcapi, uuid)
         resp.location = links.url(req.context.public_url, 'nodes', uuid)
         wire.send(resp, node, status=201)
@@ -337,7 +337,7 @@ class Node(base.Resource):
                 check_name(version, name,
                            "Node %s: Cannot change name to invalid name "
                            "'%%(name)s'" % node_ident)
-        values = _patched_values(version, row, patch)
+        values, expected = _patched_values(version, row, patch)
         if 'driver' in values and row['console_enabled']:
             raise exception.Conflict(
                 'Node %s can not update the driver while the console is '
@@ -348,7 +348,8 @@ class Node(base.Resource):
                          values.get('conductor_group',
                                     row['conductor_group']))
         self.rpcapi.update_node(req.context.ctx, row['uuid'], values,
-                                reset_interfaces=bool(reset))
+                                reset_interfaces=bool(reset),
+                                expected=expected)
         wire.send(resp, node_access.show_node(req, self.rpcapi,
                                               row['uuid']))
 
@@ -385,8 +386,10 @@ def _check_patchable(req, row: dict[str, Any], patch: list[dict]) -> None:
 
 
 def _patched_values(version: versions.Version, row: dict[str, Any],
-                    patch: list[dict]) -> dict[str, Any]:
-    """The node fields the patch changes, validated and normalised."""
+                    patch: list[dict]
+                    ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The node fields the patch changes, validated and normalised, and
+    the values they had (for the write's compare-and-set)."""
     document = {name: row.get(name) for name in
                 node_schema.PATCH_RESULT['properties']}
     patched = json_patch.apply(document, patch)
@@ -400,6 +403,7 @@ def _patched_values(version: versions.Version, row: dict[str, Any],
         if patched.get(name) is not None:
             wire.as_uuid(name, patched[name])
     values = json_patch.changes(document, patched, _EMPTY)
+    expected = json_patch.originals(document, values)
     for name, empty in _EMPTY.items():
         if name in values and values[name] is None:
             values[name] = empty
@@ -416,7 +420,7 @@ def _patched_values(version: versions.Version, row: dict[str, Any],
     if info and not row['instance_name'] and 'instance_name' not in values \
             and isinstance(info.get('display_name'), str):
         values['instance_name'] = info['display_name']
-    return values
+    return values, expected
 
 
 class NodeValidate(base.Resource):

@@ -112,6 +112,14 @@ def apply(document: dict[str, Any], patch: list[dict]) -> dict[str, Any]:
     return result
 
 
+def originals(before: dict[str, Any], changed: dict[str, Any]
+              ) -> dict[str, Any]:
+    """The values the changed fields had when the patch was applied: what
+    the write compares against, so that it never overwrites a change made
+    meanwhile by another request."""
+    return {key: before[key] for key in changed if key in before}
+
+
 def changes(before: dict[str, Any], after: dict[str, Any],
             empty: dict[str, Any] | None = None) -> dict[str, Any]:
     """Top-level fields whose value differs; removed ones read as empty.

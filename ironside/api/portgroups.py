@@ -171,7 +171,7 @@ class Portgroup(base.Resource):
                  portgroup_ident: str) -> None:
         wire.query(req, {})
         row = self._get(req, portgroup_ident, 'baremetal:portgroup:update')
-        _patch, values = node_owned.patched(
+        _patch, values, expected = node_owned.patched(
             req, row, port_schemas.PORTGROUP['properties'],
             port_schemas.PORTGROUP_PATCH_ALLOWED,
             port_schemas.PORTGROUP, 'portgroup')
@@ -182,7 +182,7 @@ class Portgroup(base.Resource):
         node_owned.settle_removals(values, ('extra', 'properties'),
                                    ('standalone_ports_supported',))
         uuid = self.rpcapi.update_portgroup(req.context.ctx, row['uuid'],
-                                            values)
+                                            values, expected=expected)
         wire.send(resp, VIEW.renderer(req)(portgroups_db.get(uuid)))
 
     def on_delete(self, req: falcon.Request, resp: falcon.Response,

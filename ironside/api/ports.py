@@ -257,7 +257,7 @@ class Port(base.Resource):
                  port_ident: str) -> None:
         wire.query(req, {})
         row = self._get(req, port_ident, 'baremetal:port:update')
-        patch, values = node_owned.patched(
+        patch, values, expected = node_owned.patched(
             req, row, port_schemas.PORT['properties'],
             port_schemas.PORT_PATCH_ALLOWED,
             dict(port_schemas.PORT, oneOf=[{'required': ['node_uuid']}]),
@@ -268,7 +268,8 @@ class Port(base.Resource):
         _portgroup_of(values.get('node_id', row['node_id']), values)
         node_owned.settle_removals(values, ('extra', 'local_link_connection'),
                                    ('pxe_enabled', 'is_smartnic'))
-        uuid = self.rpcapi.update_port(req.context.ctx, row['uuid'], values)
+        uuid = self.rpcapi.update_port(req.context.ctx, row['uuid'], values,
+                                       expected=expected)
         wire.send(resp, VIEW.renderer(req)(ports_db.get(uuid)))
 
     def on_delete(self, req: falcon.Request, resp: falcon.Response,

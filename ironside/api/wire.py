@@ -121,8 +121,12 @@ def as_string_list(name: str, value: Any) -> list[str] | None:
 
 
 def as_fields(name: str, value: Any) -> list[str] | None:
-    """The ``fields`` parameter: a comma list, case kept, in order."""
-    return _comma_list(name, value, lower=False)
+    """The ``fields`` parameter: a comma list, case kept, in order.
+
+    ``fields=`` (nothing listed) is read as no ``fields`` at all: the
+    resource's default fields, as Ironic answers it.
+    """
+    return _comma_list(name, value, lower=False) or None
 
 
 def normalize_mac(value: str) -> str:

@@ -15,6 +15,7 @@ import sys
 from oslo_config import cfg
 
 from ironside.cmd import api as api_cmd
+from ironside.cmd import conductor as conductor_cmd
 from ironside.common import context as ironside_context
 from ironside.common import exception
 from ironside.common import service
@@ -69,7 +70,7 @@ def main(argv: list[str] | None = None) -> None:
     CONF.set_override('rpc_transport', 'local')
     migration.upgrade()
     conductor = conductor_service.ConductorService(rpc_server=False)
-    conductor.start()
+    conductor_cmd.start_conductor(conductor)
     site_actions = site_service.SiteActionService.for_manager(
         conductor.manager)
     site_actions.start()

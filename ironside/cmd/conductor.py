@@ -13,6 +13,15 @@ from ironside.conductor import service as conductor_service
 from ironside.strategy import service as site_service
 
 
+def start_conductor(conductor: conductor_service.ConductorService) -> None:
+    """Start it, or exit with one line when another live process holds
+    its host name (a supervisor shows the reason, not a traceback)."""
+    try:
+        conductor.start()
+    except exception.ConductorAlreadyRegistered as exc:
+        sys.exit('ironside: %s Not starting.' % exc.message)
+
+
 def main() -> None:
     service.prepare_service()
     conductor = conductor_service.ConductorService()
@@ -20,7 +29,7 @@ def main() -> None:
         metrics.serve_conductor()
     except exception.ConfigInvalid as exc:
         sys.exit(str(exc))
-    conductor.start()
+    start_conductor(conductor)
     site_actions = site_service.SiteActionService.for_manager(
         conductor.manager)
     site_actions.start()

@@ -35,7 +35,13 @@ class IronsideException(Exception):
 
     @property
     def message(self) -> str:
-        return str(self)
+        """The message as raised, and nothing more.
+
+        An exception rebuilt from an RPC answer keeps its arguments, but
+        oslo.messaging makes its ``str()`` append the conductor's
+        traceback; what users and logs are shown is this property.
+        """
+        return str(self.args[0]) if self.args else self.msg_fmt
 
 
 # 400
@@ -222,6 +228,13 @@ class NodeLocked(Conflict):
     failure_reason = 'NodeLocked'
 
 
+class ChangedMeanwhile(Conflict):
+    msg_fmt = ("%(kind)s %(ident)s was changed by another request while "
+               "this one was being applied (fields: %(fields)s); nothing "
+               "was changed, please retry.")
+    failure_reason = 'ChangedMeanwhile'
+
+
 class NodeAssociated(Conflict):
     msg_fmt = ("Node %(node)s is associated with instance %(instance)s.")
 
@@ -298,7 +311,8 @@ class DeployTemplateDuplicateName(Conflict):
 
 
 class ConductorAlreadyRegistered(Conflict):
-    msg_fmt = "Conductor %(conductor)s already registered."
+    msg_fmt = ("Conductor %(conductor)s already registered: another "
+               "running process uses this host name.")
 
 
 class NodeNotLocked(IronsideException):

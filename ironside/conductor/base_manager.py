@@ -17,6 +17,7 @@ from futurist import periodics
 from ironside.common import context as ironside_context
 from ironside.common import exception
 from ironside.common import hash_ring
+from ironside.common import process_identity
 from ironside.common.conf import CONF
 from ironside.conductor import async_poller
 from ironside.conductor import periodics as conductor_periodics
@@ -69,7 +70,8 @@ class BaseConductorManager:
         conductor = conductors_db.register_conductor(
             self.host, CONF.conductor.conductor_group,
             self.drivers.hardware_types, self.drivers.registration(),
-            CONF.conductor.heartbeat_timeout)
+            CONF.conductor.heartbeat_timeout,
+            instance=process_identity.this_process())
         self.conductor_id = conductor.id
         self.ring.reset()
         # Nodes this host held when it last stopped (or crashed).

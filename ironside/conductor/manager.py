@@ -27,6 +27,7 @@ from ironside.conductor import power
 from ironside.conductor import step_flow
 from ironside.conductor import utils
 from ironside.db import nodes as nodes_db
+from ironside.db import resources
 
 LOG = logging.getLogger(__name__)
 
@@ -62,14 +63,25 @@ class ConductorManager(base_manager.BaseConductorManager):
 
     @messaging.expected_exceptions(*EXPECTED)
     def update_node(self, context, node_id: str, values: dict[str, Any],
-                    reset_interfaces: bool = False) -> str:
-        """Change node fields an API user may change; returns the UUID."""
+                    reset_interfaces: bool = False,
+                    expected: dict[str, Any] | None = None) -> str:
+        """Change node fields an API user may change; returns the UUID.
+
+        ``expected`` holds the values the caller computed ``values`` from;
+        under the node's lock they must still be stored (compare-and-set),
+        so a 200 always means the change was kept.
+        """
         illegal = sorted(set(values) & READ_ONLY_FIELDS)
         if illegal:
             raise exception.InvalidParameterValue(
                 err='Fields %s can not be updated' % ', '.join(illegal))
         with self.acquire(context, node_id, purpose='node update') as task:
             node = task.node
+            if expected:
+                resources.require_unchanged(
+                    'nodes', node.uuid,
+                    {name: getattr(node, name) for name in expected
+                     if hasattr(node, name)}, expected)
             self._check_update_allowed(task, values)
             driver = values.get('driver', node.driver)
             if driver != node.driver or reset_interfaces or \
@@ -377,9 +389,10 @@ class ConductorManager(base_manager.BaseConductorManager):
 
     @messaging.expected_exceptions(*EXPECTED)
     def update_port(self, context, node_id: str, port_uuid: str,
-                    values: dict[str, Any]) -> str:
+                    values: dict[str, Any],
+                    expected: dict[str, Any] | None = None) -> str:
         with self.acquire(context, node_id, purpose='port update') as task:
-            return ports.update_port(task, port_uuid, values)
+            return ports.update_port(task, port_uuid, values, expected)
 
     @messaging.expected_exceptions(*EXPECTED)
     def destroy_port(self, context, node_id: str, port_uuid: str) -> None:
@@ -395,10 +408,12 @@ class ConductorManager(base_manager.BaseConductorManager):
 
     @messaging.expected_exceptions(*EXPECTED)
     def update_portgroup(self, context, node_id: str, portgroup_uuid: str,
-                         values: dict[str, Any]) -> str:
+                         values: dict[str, Any],
+                         expected: dict[str, Any] | None = None) -> str:
         with self.acquire(context, node_id,
                           purpose='portgroup update') as task:
-            return ports.update_portgroup(task, portgroup_uuid, values)
+            return ports.update_portgroup(task, portgroup_uuid, values,
+                                          expected)
 
     @messaging.expected_exceptions(*EXPECTED)
     def destroy_portgroup(self, context, node_id: str,

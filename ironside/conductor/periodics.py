@@ -19,6 +19,7 @@ import futurist
 
 from ironside.common import exception
 from ironside.common import metrics
+from ironside.common import process_identity
 from ironside.common import states
 from ironside.common.conf import CONF
 from ironside.conductor import cleaning
@@ -62,7 +63,7 @@ def heartbeat(manager) -> None:
         conductors_db.register_conductor(
             manager.host, CONF.conductor.conductor_group,
             manager.drivers.hardware_types, manager.drivers.registration(),
-            heartbeat_timeout=0)
+            heartbeat_timeout=0, instance=process_identity.this_process())
 
 
 def _fail_abandoned(task, dead_host: str | None) -> None:

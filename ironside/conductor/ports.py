@@ -26,7 +26,8 @@ def create_port(task, values: dict[str, Any]) -> str:
     return ports_db.create(values)['uuid']
 
 
-def update_port(task, port_uuid: str, values: dict[str, Any]) -> str:
+def update_port(task, port_uuid: str, values: dict[str, Any],
+                expected: dict[str, Any] | None = None) -> str:
     port = ports_db.get(port_uuid)
     if port['node_id'] != task.node.id:
         raise exception.PortNotFound(port=port_uuid)
@@ -41,7 +42,7 @@ def update_port(task, port_uuid: str, values: dict[str, Any]) -> str:
         raise exception.InvalidState(
             'Port %s can not move to another node while VIF %s is '
             'attached to it' % (port_uuid, ports_db.vif_of(port)))
-    return ports_db.update(port['id'], values)['uuid']
+    return ports_db.update(port['id'], values, expected)['uuid']
 
 
 def destroy_port(task, port_uuid: str) -> None:
@@ -59,14 +60,14 @@ def create_portgroup(task, values: dict[str, Any]) -> str:
     return portgroups_db.create(values)['uuid']
 
 
-def update_portgroup(task, portgroup_uuid: str, values: dict[str, Any]
-                     ) -> str:
+def update_portgroup(task, portgroup_uuid: str, values: dict[str, Any],
+                     expected: dict[str, Any] | None = None) -> str:
     portgroup = portgroups_db.get(portgroup_uuid)
     if 'node_id' in values and values['node_id'] != portgroup['node_id'] \
             and ports_db.list_ports({'portgroup_id': portgroup['id']},
                                     limit=1):
         raise exception.PortgroupNotEmpty(portgroup=portgroup_uuid)
-    return portgroups_db.update(portgroup['id'], values)['uuid']
+    return portgroups_db.update(portgroup['id'], values, expected)['uuid']
 
 
 def destroy_portgroup(task, portgroup_uuid: str) -> None:

@@ -88,10 +88,12 @@ class ConductorAPI:
             context, 'create_node', values=values)
 
     def update_node(self, context, node_ident: str, values: dict[str, Any],
-                    reset_interfaces: bool = False) -> str:
+                    reset_interfaces: bool = False,
+                    expected: dict[str, Any] | None = None) -> str:
         return self._call_node(context, node_ident, 'update_node',
                                values=values,
-                               reset_interfaces=reset_interfaces)
+                               reset_interfaces=reset_interfaces,
+                               expected=expected)
 
     def destroy_node(self, context, node_ident: str) -> None:
         self._call_node(context, node_ident, 'destroy_node')
@@ -208,11 +210,12 @@ class ConductorAPI:
         return self._call_node(context, node_ident, 'create_port',
                                values=values)
 
-    def update_port(self, context, port_uuid: str,
-                    values: dict[str, Any]) -> str:
+    def update_port(self, context, port_uuid: str, values: dict[str, Any],
+                    expected: dict[str, Any] | None = None) -> str:
         port = ports_db.get(port_uuid)
         return self._call_node(context, port['node_uuid'], 'update_port',
-                               port_uuid=port['uuid'], values=values)
+                               port_uuid=port['uuid'], values=values,
+                               expected=expected)
 
     def destroy_port(self, context, port_uuid: str) -> None:
         port = ports_db.get(port_uuid)
@@ -225,11 +228,13 @@ class ConductorAPI:
                                values=values)
 
     def update_portgroup(self, context, portgroup_uuid: str,
-                         values: dict[str, Any]) -> str:
+                         values: dict[str, Any],
+                         expected: dict[str, Any] | None = None) -> str:
         group = portgroups_db.get(portgroup_uuid)
         return self._call_node(context, group['node_uuid'],
                                'update_portgroup',
-                               portgroup_uuid=group['uuid'], values=values)
+                               portgroup_uuid=group['uuid'], values=values,
+                               expected=expected)
 
     def destroy_portgroup(self, context, portgroup_uuid: str) -> None:
         group = portgroups_db.get(portgroup_uuid)

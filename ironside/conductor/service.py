@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 import oslo_messaging as messaging
 
+from ironside.common import exception
 from ironside.common import rpc
 from ironside.conductor import manager as conductor_manager
 
@@ -33,14 +34,22 @@ class ConductorService:
                                       version=rpc.RPC_API_VERSION)
             self._rpc_server = rpc.get_server(target, [self.manager])
             self._rpc_server.start()
-        self.manager.register_and_start()
+        try:
+            self.manager.register_and_start()
+        except exception.ConductorAlreadyRegistered:
+            # Another live process has this host name: leave its queue.
+            self._stop_rpc_server()
+            raise
         LOG.info('Conductor %s is serving', self.manager.host)
 
-    def stop(self) -> None:
+    def _stop_rpc_server(self) -> None:
         if self._rpc_server is not None:
             self._rpc_server.stop()
             self._rpc_server.wait()
             self._rpc_server = None
+
+    def stop(self) -> None:
+        self._stop_rpc_server()
         self.manager.del_host()
         self._stop.set()
 

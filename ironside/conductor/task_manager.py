@@ -28,6 +28,7 @@ from ironside.conductor import utils as conductor_utils
 from ironside.db import history as history_db
 from ironside.db import models
 from ironside.db import nodes as nodes_db
+from ironside.db import session as db_session
 from ironside.drivers import factory
 
 LOG = logging.getLogger(__name__)
@@ -128,7 +129,9 @@ class TaskManager:
             if self._save_on_release:
                 self._save_and_release()
             else:
-                nodes_db.release_node(self.host, node_id)
+                db_session.through_outage(
+                    lambda: nodes_db.release_node(self.host, node_id),
+                    'release node %s' % node_uuid)
         except exception.NodeNotFound:
             pass  # deleted while we held it (node delete does this)
         except exception.NodeNotLocked:
@@ -143,14 +146,20 @@ class TaskManager:
         """
         history, self._history = self._history, []
         self._save_on_release = False
+        node_id, node_uuid = self._lock_key
         try:
-            nodes_db.save_node(self.node, history, release=self.host)
+            db_session.through_outage(
+                lambda: nodes_db.save_node(self.node, history,
+                                           release=self.host),
+                'save and release node %s' % node_uuid)
         except (exception.NodeNotFound, exception.NodeNotLocked):
             raise
         except Exception:
             LOG.exception('Saving node %s when %s finished failed',
-                          self._lock_key[1], self.purpose)
-            nodes_db.release_node(self.host, self._lock_key[0])
+                          node_uuid, self.purpose)
+            db_session.through_outage(
+                lambda: nodes_db.release_node(self.host, node_id),
+                'release node %s' % node_uuid)
 
     # Changes to the node
 
@@ -166,7 +175,9 @@ class TaskManager:
         self._require_exclusive('save the node')
         history, self._history = self._history, []
         self._save_on_release = False
-        nodes_db.save_node(self.node, history)
+        db_session.through_outage(
+            lambda: nodes_db.save_node(self.node, history),
+            'save node %s' % self.node.uuid)
 
     def process_event(self, event: str, callback: Callable | None = None,
                       call_args: tuple = (),

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import datetime
+import logging
 from collections.abc import Iterable
 
 import sqlalchemy as sa
 
 from ironside.common import exception
+from ironside.common import process_identity
 from ironside.db import models
 from ironside.db import session as db_session
+
+LOG = logging.getLogger(__name__)
 
 
 def _deadline(timeout: float) -> datetime.datetime:
@@ -19,12 +23,15 @@ def _deadline(timeout: float) -> datetime.datetime:
 def register_conductor(hostname: str, conductor_group: str,
                        hardware_types: Iterable[str],
                        interfaces: Iterable[tuple[str, str, str, bool]],
-                       heartbeat_timeout: float) -> models.Conductor:
+                       heartbeat_timeout: float,
+                       instance: str | None = None) -> models.Conductor:
     """Register (or re-register) a conductor and what it serves.
 
     ``interfaces`` are (hardware_type, interface_type, interface_name,
     is_default) tuples. A live conductor of the same name refuses the
-    registration: two processes must not share a host name.
+    registration: two processes must not share a host name. A row whose
+    registering process is known to be gone (``instance``, see
+    common.process_identity) is taken back at once, heartbeat or not.
     """
     now = models.utcnow()
     with db_session.writer() as session:
@@ -32,12 +39,19 @@ def register_conductor(hostname: str, conductor_group: str,
             sa.select(models.Conductor)
             .where(models.Conductor.hostname == hostname)).first()
         if conductor is not None and conductor.online and \
-                conductor.heartbeat_at > _deadline(heartbeat_timeout):
-            raise exception.ConductorAlreadyRegistered(conductor=hostname)
+                conductor.heartbeat_at > _deadline(heartbeat_timeout) and \
+                conductor.instance != instance:
+            if not process_identity.is_gone(conductor.instance):
+                raise exception.ConductorAlreadyRegistered(
+                    conductor=hostname)
+            LOG.info('Taking back the registration of conductor %s: the '
+                     'process that held it (%s) is gone', hostname,
+                     conductor.instance)
         if conductor is None:
             conductor = models.Conductor(hostname=hostname)
             session.add(conductor)
         conductor.online = True
+        conductor.instance = instance
         conductor.conductor_group = conductor_group.lower()
         conductor.hardware_types = sorted(hardware_types)
         conductor.heartbeat_at = now

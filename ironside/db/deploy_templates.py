@@ -11,6 +11,7 @@ from oslo_utils import uuidutils
 
 from ironside.common import exception
 from ironside.db import models
+from ironside.db import resources
 from ironside.db import session as db_session
 
 
@@ -47,7 +48,10 @@ def create(values: dict[str, Any]) -> models.DeployTemplate:
     return template
 
 
-def update(ident: str, values: dict[str, Any]) -> models.DeployTemplate:
+def update(ident: str, values: dict[str, Any],
+           expected: dict[str, Any] | None = None) -> models.DeployTemplate:
+    """Change a template; with ``expected``, only if the fields it names
+    still hold those values (compare-and-set, see resources.update)."""
     values = dict(values)
     steps = values.pop('steps', None)
     try:
@@ -56,6 +60,13 @@ def update(ident: str, values: dict[str, Any]) -> models.DeployTemplate:
                 _ident_clause(ident))).first()
             if template is None:
                 raise exception.DeployTemplateNotFound(template=ident)
+            if expected:
+                session.refresh(template, with_for_update=True)
+                current = {'name': template.name,
+                           'extra': template.extra or {},
+                           'steps': [s.as_step() for s in template.steps]}
+                resources.require_unchanged('deploy_templates', ident,
+                                            current, expected)
             for key, value in values.items():
                 setattr(template, key, value)
             if steps is not None:

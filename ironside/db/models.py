@@ -121,6 +121,9 @@ class Conductor(TimestampMixin, Base):
     hardware_types: orm.Mapped[list] = list_column()
     heartbeat_at: orm.Mapped[datetime.datetime] = orm.mapped_column(
         sa.DateTime, default=utcnow, nullable=False, index=True)
+    # The process that registered it (see common.process_identity).
+    instance: orm.Mapped[str | None] = orm.mapped_column(sa.String(255),
+                                                         nullable=True)
 
 
 class ConductorHardwareInterface(TimestampMixin, Base):

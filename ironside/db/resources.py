@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
 
@@ -19,6 +20,22 @@ from oslo_utils import uuidutils
 from ironside.common import exception
 from ironside.db import models
 from ironside.db import session as db_session
+
+
+def require_unchanged(kind: str, ident: str, current: Mapping[str, Any],
+                      expected: Mapping[str, Any]) -> None:
+    """Compare-and-set: refuse a write computed from values that another
+    writer has since changed (409, nothing written).
+
+    ``current`` holds the stored values of (some of) the fields in
+    ``expected``; fields it does not hold are not compared.
+    """
+    changed = sorted(name for name in expected
+                     if name in current and current[name] != expected[name])
+    if changed:
+        raise exception.ChangedMeanwhile(kind=kind.rstrip('s').title(),
+                                         ident=ident,
+                                         fields=', '.join(changed))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -97,8 +114,14 @@ class Resource:
             raise error
         return found
 
-    def update(self, ident: str | int, values: dict[str, Any]
-               ) -> dict[str, Any]:
+    def update(self, ident: str | int, values: dict[str, Any],
+               expected: dict[str, Any] | None = None) -> dict[str, Any]:
+        """Write ``values``; with ``expected`` (the fields as the caller
+        read them), only if none of those changed meanwhile.
+
+        The row is read for update in the writing transaction, so two
+        read-modify-write requests cannot both succeed on one read.
+        """
         values = dict(values)
         if values:
             values['updated_at'] = models.utcnow()
@@ -108,6 +131,15 @@ class Resource:
                     self.ident_clause(ident)))
                 if row_id is None:
                     raise self.not_found(ident)
+                columns = [self.table.c[name] for name in expected or ()
+                           if name in self.table.c]
+                if columns:
+                    current = session.execute(
+                        sa.select(*columns).where(
+                            self.table.c.id == row_id).with_for_update()
+                    ).one()._mapping
+                    require_unchanged(self.table.name, str(ident),
+                                      current, expected)
                 if values:
                     session.execute(sa.update(self.model).where(
                         self.table.c.id == row_id).values(**values))

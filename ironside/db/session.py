@@ -10,9 +10,13 @@ readers use a second engine on the same file and never wait for writers
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import threading
+import time
+from collections.abc import Callable
 from collections.abc import Iterator
+from typing import TypeVar
 
 import sqlalchemy as sa
 from oslo_db import exception as db_exc
@@ -20,6 +24,9 @@ from oslo_db.sqlalchemy import enginefacade
 from sqlalchemy import orm
 
 from ironside.common.conf import CONF
+
+LOG = logging.getLogger(__name__)
+T = TypeVar('T')
 
 _LOCK = threading.Lock()
 _FACADE: enginefacade._TransactionContextManager | None = None
@@ -120,6 +127,36 @@ def dispose() -> None:
         if _FACADE is not None:
             _FACADE.dispose_pool()
         _FACADE = None
+
+
+OUTAGE_ERRORS = (db_exc.DBConnectionError,)
+
+
+def through_outage(write: Callable[[], T], what: str,
+                   timeout: float | None = None) -> T:
+    """Run ``write``, retrying while the database cannot be reached.
+
+    For the writes that must not be lost when the database blips (a
+    node's outcome, the release of its lock): backoff from 0.1 s doubling
+    to 5 s, for up to ``[database] outage_write_timeout`` seconds, then
+    the last error is raised.
+    """
+    deadline = time.monotonic() + (
+        CONF.database.outage_write_timeout if timeout is None else timeout)
+    delay = 0.1
+    attempt = 0
+    while True:
+        try:
+            return write()
+        except OUTAGE_ERRORS:
+            attempt += 1
+            if time.monotonic() + delay > deadline:
+                raise
+            if attempt == 1 or attempt % 10 == 0:
+                LOG.warning('The database cannot be reached to %s; '
+                            'retrying (attempt %d)', what, attempt)
+            time.sleep(delay)
+            delay = min(delay * 2, 5.0)
 
 
 @contextlib.contextmanager

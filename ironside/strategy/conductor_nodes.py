@@ -83,9 +83,9 @@ class ConductorNodes:
         try:
             call()
         except TRANSIENT as exc:
-            raise seam.Busy(str(exc)) from exc
+            raise seam.Busy(getattr(exc, 'message', str(exc))) from exc
         except exception.IronsideException as exc:
-            raise seam.Rejected(str(exc)) from exc
+            raise seam.Rejected(exc.message) from exc
         except Exception as exc:
             LOG.exception('Unexpected error asking for node %s', node_uuid)
             raise seam.Rejected('unexpected error: %s' % exc) from exc

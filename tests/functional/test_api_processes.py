@@ -62,6 +62,19 @@ def test_api_process_with_conductors_over_rabbitmq(split):
         assert json.loads(error['error_message'])['faultstring'] == (
             'The requested action "provide" can not be performed on node '
             '"%s" while it is in state "enroll".' % node['uuid'])
+        # Refusals raised in the conductor cross RPC as code and message
+        # only: no traceback, no file path (issue 17, finding 5).
+        status, error = _request(endpoint, 'POST', '/v1/nodes', {
+            'driver': 'fake-hardware', 'name': 'over-rpc'})
+        assert status == 409
+        assert json.loads(error['error_message'])['faultstring'] == \
+            'A node with name over-rpc already exists.'
+        status, error = _request(endpoint, 'PUT',
+                                 '/v1/nodes/over-rpc/management/boot_device',
+                                 {'boot_device': 'floppy'})
+        assert status == 400
+        fault = json.loads(error['error_message'])['faultstring']
+        assert fault == 'Invalid boot device floppy specified.'
         status, _ = _request(endpoint, 'PUT',
                              '/v1/nodes/over-rpc/states/provision',
                              {'target': 'manage'})

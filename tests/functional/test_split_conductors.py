@@ -7,8 +7,10 @@ import pytest
 
 from ironside.common import context as ironside_context
 from ironside.common import states
+from ironside.db import conductors as conductors_db
 from ironside.db import nodes as nodes_db
 from tests import utils
+from tests.functional.fixtures import processes
 from tests.functional.fixtures import services
 from tests.utils import wait_for
 
@@ -87,3 +89,40 @@ def test_step_interrupted_by_a_kill_fails_clearly(split):
     assert 'conductor %s stopped' % owner in node.last_error
     assert 'deploy.deploy' in node.last_error
     assert node.deploy_step['step'] == 'deploy'
+
+
+def _instance_of(host):
+    return next((c.instance for c in conductors_db.live_conductors(60)
+                 if c.hostname == host), None)
+
+
+def test_conductor_restarted_at_once_after_a_kill_serves_again(split):
+    """Issue 17, finding 4: the restart used to be refused for a minute
+    (ConductorAlreadyRegistered, a crash loop under a supervisor)."""
+    first = split.start_conductor('conductor-a')
+    crashed = _instance_of('conductor-a')
+    first.kill()
+    again = processes.IronsideProcess(
+        'ironside-conductor', split.config_for('conductor-a'),
+        split.workdir, 'conductor-a-again').start()
+    split.conductors['conductor-a-again'] = again
+
+    def _registered():
+        assert again.running, again.log()
+        return _instance_of('conductor-a') not in (None, crashed)
+
+    wait_for(_registered, timeout=30, interval=0.2,
+             what='the restarted conductor to register')
+    _available_node(split)  # it serves: manage and provide over RPC
+
+    twin = processes.IronsideProcess(
+        'ironside-conductor', split.config_for('conductor-a'),
+        split.workdir, 'conductor-a-twin').start()
+    assert twin.process.wait(timeout=60) == 1
+    lines = [line for line in twin.log().splitlines()
+             if line.startswith('ironside:')]
+    assert lines == ['ironside: Conductor conductor-a already registered: '
+                     'another running process uses this host name. Not '
+                     'starting.'], twin.log()
+    assert 'Traceback' not in twin.log()
+    assert again.running

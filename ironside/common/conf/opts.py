@@ -2,6 +2,7 @@
 
 from ironside.common.conf import api
 from ironside.common.conf import conductor
+from ironside.common.conf import database
 from ironside.common.conf import default
 from ironside.common.conf import ipmi
 from ironside.common.conf import metrics
@@ -15,6 +16,7 @@ def list_opts():
         ('DEFAULT', default.opts),
         ('api', api.opts),
         ('conductor', conductor.opts),
+        ('database', database.opts),
         ('ipmi', ipmi.opts),
         ('metrics', metrics.opts),
         ('redfish', redfish.opts),

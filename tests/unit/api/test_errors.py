@@ -129,3 +129,37 @@ def test_empty_answers_are_not_json(api, create_node):
     response = api.put('/v1/nodes/%s/traits/CUSTOM_A' % node['uuid'])
     assert response.status_code == 204
     assert 'content-type' not in response.headers
+
+
+def test_a_refusal_rebuilt_from_rpc_shows_no_traceback(rpc):
+    """oslo.messaging rebuilds a conductor's exception with the remote
+    traceback appended to ``str()``; the answer shows the message only
+    (issue 17, finding 5). Serialised and rebuilt by oslo.messaging's own
+    functions, as its transports do."""
+    import sys
+
+    from oslo_messaging._drivers import common as rpc_common
+
+    from ironside.common import exception
+    from ironside.common import rpc as ironside_rpc
+
+    class Conductor:
+        def update_node(self, *args, **kwargs):
+            try:
+                raise exception.DuplicateName(name='twice')
+            except exception.DuplicateName:
+                data = rpc_common.serialize_remote_exception(sys.exc_info())
+            raise rpc_common.deserialize_remote_exception(
+                data, ironside_rpc.ALLOWED_EXMODS)
+
+        def __getattr__(self, name):
+            return getattr(rpc, name)
+
+    node = ApiClient(api_app.build_app(rpc)).post(
+        '/v1/nodes', {'driver': 'fake-hardware'}).json
+    client = ApiClient(api_app.build_app(Conductor()))
+    response = client.patch('/v1/nodes/%s' % node['uuid'], [
+        {'op': 'add', 'path': '/extra/a', 'value': 1}])
+    assert response.status_code == 409
+    assert error_of(response) == 'A node with name twice already exists.'
+    assert 'Traceback' not in response.text
