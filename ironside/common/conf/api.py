@@ -15,6 +15,11 @@ opts = [
                help='Largest request body, in bytes, the API accepts; a '
                     'larger one is refused with 413. Large enough for a '
                     'configdrive, which Nova sends inline.'),
+    cfg.IntOpt('max_json_field_size', default=1024 * 1024, min=1024,
+               help='Largest JSON field (extra, properties, driver_info, '
+                    'instance_info...) of a resource, in bytes of compact '
+                    'JSON; a larger one is refused with 413. Every list '
+                    'with details carries these fields whole.'),
     cfg.IntOpt('threads', default=32, min=1,
                help='Threads of the WSGI server that serve requests.'),
     cfg.IntOpt('backlog', default=1024, min=1,
