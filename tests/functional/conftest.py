@@ -47,7 +47,8 @@ class SplitDeployment:
         processes.write_config(path, sections)
         return path
 
-    def start_conductor(self, host: str) -> processes.IronsideProcess:
+    def start_conductor(self, host: str, timeout: float = 30
+                        ) -> processes.IronsideProcess:
         proc = processes.IronsideProcess(
             'ironside-conductor', self.config_for(host), self.workdir,
             host).start()
@@ -59,7 +60,7 @@ class SplitDeployment:
             return any(c.hostname == host for c in
                        conductors_db.live_conductors(60))
 
-        wait_for(_alive, timeout=30, interval=0.2,
+        wait_for(_alive, timeout=timeout, interval=0.2,
                  what='conductor %s to register' % host)
         return proc
 

@@ -39,6 +39,8 @@ NODE_COUNT = 200
 CONDUCTORS = ('fault-conductor-1', 'fault-conductor-2', 'fault-conductor-3')
 # The bound: every fault is over, and every node settled, within.
 RECOVERY_LIMIT = 70
+# Seconds a process may take to start on a loaded CI machine.
+STARTUP = 120
 SETTLED = (states.ACTIVE, states.DEPLOYFAIL)
 
 
@@ -237,8 +239,9 @@ def faulty(tmp_path, conf) -> Iterator[FaultyDeployment]:
                 'power_poll_interval': 0.1, 'retry_interval': 0.2,
                 'command_retry_timeout': 5, 'validate_timeout': 2}
             with concurrent.futures.ThreadPoolExecutor(3) as pool:
-                for future in [pool.submit(split.start_conductor, host)
-                               for host in CONDUCTORS]:
+                for future in [
+                        pool.submit(split.start_conductor, host, STARTUP)
+                        for host in CONDUCTORS]:
                     future.result()
             api = split.start_api()
             yield FaultyDeployment(split, api, rabbit, postgres)

@@ -102,7 +102,7 @@ def test_conductor_killed_and_restarted_at_once(request, faulty):
     faulty.split.conductors[victim].kill()
     killed = time.monotonic()
     # A supervisor starts it again straight away, under its own name.
-    faulty.split.start_conductor(victim)
+    faulty.split.start_conductor(victim, timeout=RECOVERY_LIMIT)
 
     def _died_here(node) -> bool:
         return node.failure_reason == 'ConductorDied' and (
