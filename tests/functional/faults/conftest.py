@@ -41,7 +41,9 @@ CONDUCTORS = ('fault-conductor-1', 'fault-conductor-2', 'fault-conductor-3')
 RECOVERY_LIMIT = 70
 # Seconds a process may take to start on a loaded CI machine.
 STARTUP = 120
-SETTLED = (states.ACTIVE, states.DEPLOYFAIL)
+# Where a node rests after the fault: deployed, failed, or (a node whose
+# verification failed, the silent BMC's) back in enroll.
+SETTLED = (states.ACTIVE, states.DEPLOYFAIL, states.ENROLL)
 
 
 @dataclasses.dataclass
