@@ -9,6 +9,8 @@
 # will do for their second opinion (Debian's kubernetes-client would
 # clash with another package's /usr/bin/kubectl). chromium and
 # chromium-driver run the web view's browser tests (headless).
+# rabbitmq-server and postgresql run the fault tests' private broker node
+# and database cluster (tests/functional/faults), on ports of their own.
 set -eu
 
 PACKAGES='
@@ -19,6 +21,8 @@ kubectl kubernetes-client
 chromium chromium
 chromedriver chromium-driver
 /usr/sbin/sshd openssh-server
+/usr/lib/rabbitmq/bin/rabbitmq-server rabbitmq-server
+pg_ctlcluster postgresql
 '
 
 missing=

@@ -53,12 +53,37 @@ def check_strategy(host: str) -> None:
             LOG.warning('The API listens on %s without authentication',
                         host)
     elif strategy == 'http_basic':
-        try:
-            basic_auth.validate_auth_file(CONF.http_basic_auth_user_file)
-        except Exception as exc:
+        problem = _user_file_problem(CONF.http_basic_auth_user_file)
+        if problem:
             raise exception.ConfigInvalid(
                 error_msg='http_basic_auth_user_file %s is not usable: %s'
-                          % (CONF.http_basic_auth_user_file, exc)) from None
+                          % (CONF.http_basic_auth_user_file, problem))
+
+
+def _user_file_problem(path: str) -> str | None:
+    """What is wrong with an htpasswd file, in words, or None.
+
+    oslo.middleware's own check raises "Invalid configuration file.
+    %(error_msg)s" with the placeholder never filled in, so the file is
+    read and each entry checked here, naming the line.
+    """
+    try:
+        with open(path, encoding='utf-8') as user_file:
+            lines = user_file.read().splitlines()
+    except OSError as exc:
+        return 'cannot be read: %s' % (exc.strerror or exc)
+    except UnicodeDecodeError:
+        return 'is not UTF-8 text'
+    for number, line in enumerate(lines, 1):
+        entry = line.strip()
+        if not entry or ':' not in entry:
+            continue
+        try:
+            basic_auth.parse_entry(entry)
+        except Exception as exc:
+            detail = getattr(exc, 'detail', None) or str(exc)
+            return 'line %d: %s' % (number, detail)
+    return None
 
 
 def _is_loopback(host: str) -> bool:

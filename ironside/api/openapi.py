@@ -1,7 +1,14 @@
 """GET /openapi.json: the OpenAPI description of this API.
 
 The document lives beside this module (``openapi.yaml``); a unit test
-checks it names exactly the routes the application serves.
+checks it names exactly the routes the application serves. What every
+operation shares is added here, in one place, rather than repeated in
+the document: the version header (only the versions accepted), and the
+errors any operation can answer — 400 (a bad query argument or body),
+404 (absent, or newer than the version asked for), 406 (a version not
+served, or too old for what is asked), 503 with ``Retry-After`` (the
+database or the conductors away), 409 for a write on a node (locked or
+changed meanwhile) and 413 where there is a body.
 """
 
 from __future__ import annotations
@@ -13,15 +20,58 @@ import os
 import falcon
 import yaml
 
+from ironside.api import versions
 from ironside.api import wire
 
 PATH = os.path.join(os.path.dirname(__file__), 'openapi.yaml')
+METHODS = ('get', 'put', 'post', 'delete', 'patch', 'head', 'options')
+ERROR = {'$ref': '#/components/responses/Error'}
+UNAVAILABLE = {'$ref': '#/components/responses/Unavailable'}
+VERSION = {'$ref': '#/components/parameters/Version'}
+EVERY_OPERATION = {'400': ERROR, '404': ERROR, '406': ERROR,
+                   '503': UNAVAILABLE}
+
+
+def accepted_versions() -> list[str]:
+    """The values of the version header the API accepts."""
+    return ['latest'] + ['%d.%d' % (versions.BASE_VERSION, minor) for minor
+                         in range(versions.MIN_MINOR, versions.MAX_MINOR + 1)]
+
+
+def _complete(operation: dict, path: str, method: str) -> None:
+    parameters = operation.setdefault('parameters', [])
+    if VERSION not in parameters:
+        parameters.append(VERSION)
+    responses = operation.setdefault('responses', {})
+    shared = dict(EVERY_OPERATION)
+    if 'requestBody' in operation:
+        shared['413'] = ERROR
+    if method != 'get' and path.startswith('/v1/nodes/{node_ident}'):
+        shared['409'] = ERROR
+    for status, response in shared.items():
+        responses.setdefault(status, response)
 
 
 @functools.lru_cache(maxsize=1)
 def document() -> dict:
     with open(PATH, encoding='utf-8') as stream:
-        return yaml.safe_load(stream)
+        spec = yaml.safe_load(stream)
+    spec['components']['parameters']['Version']['schema'] = {
+        'type': 'string', 'enum': accepted_versions()}
+    spec['components']['responses']['Unavailable'] = {
+        'description': 'The database or the conductors cannot be reached '
+                       'for now; try again after Retry-After seconds.',
+        'headers': {'Retry-After': {'schema': {'type': 'integer',
+                                               'minimum': 0}}},
+        'content': {'application/json': {'schema': {
+            '$ref': '#/components/schemas/Error'}}}}
+    for path, item in spec['paths'].items():
+        if not path.startswith('/v1'):
+            continue
+        for method in METHODS:
+            if method in item:
+                _complete(item[method], path, method)
+    return spec
 
 
 @functools.lru_cache(maxsize=1)

@@ -13,9 +13,12 @@ LOG = logging.getLogger(__name__)
 class ApiServer:
     """Serves a WSGI application in background threads until stopped."""
 
-    def __init__(self, app, host: str, port: int, threads: int) -> None:
+    def __init__(self, app, host: str, port: int, threads: int,
+                 backlog: int = 1024) -> None:
+        # request_queue_size is cheroot's listen() backlog (default 5).
         self._server = wsgi.Server((host, port), app, numthreads=threads,
-                                   server_name='ironside-api')
+                                   server_name='ironside-api',
+                                   request_queue_size=backlog)
         self._thread: threading.Thread | None = None
 
     @property

@@ -177,11 +177,31 @@ def read_body(req: falcon.Request) -> bytes:
         raise exception.RequestTooLarge(
             err='%d bytes, more than the %d bytes [api]max_body_size '
                 'allows' % (length, limit))
-    data = req.bounded_stream.read(limit + 1)
+    if length is None and 'chunked' in (
+            req.get_header('Transfer-Encoding') or '').lower():
+        # No length: falcon's bounded stream would read nothing; the
+        # server's input (cheroot's) takes the chunks apart itself.
+        data = _read_up_to(req.stream, limit + 1)
+    else:
+        data = req.bounded_stream.read(limit + 1)
     if len(data) > limit:
         raise exception.RequestTooLarge(
             err='more than the %d bytes [api]max_body_size allows' % limit)
     return data
+
+
+def _read_up_to(stream, size: int) -> bytes:
+    """Read until the end of ``stream`` or ``size`` bytes, whichever first
+    (a chunked input may answer a read with less than was asked)."""
+    parts = []
+    left = size
+    while left > 0:
+        part = stream.read(min(left, 65536))
+        if not part:
+            break
+        parts.append(part)
+        left -= len(part)
+    return b''.join(parts)
 
 
 def _json_int(text: str) -> int:

@@ -47,7 +47,8 @@ class SplitDeployment:
         processes.write_config(path, sections)
         return path
 
-    def start_conductor(self, host: str) -> processes.IronsideProcess:
+    def start_conductor(self, host: str, timeout: float = 30
+                        ) -> processes.IronsideProcess:
         proc = processes.IronsideProcess(
             'ironside-conductor', self.config_for(host), self.workdir,
             host).start()
@@ -59,7 +60,7 @@ class SplitDeployment:
             return any(c.hostname == host for c in
                        conductors_db.live_conductors(60))
 
-        wait_for(_alive, timeout=30, interval=0.2,
+        wait_for(_alive, timeout=timeout, interval=0.2,
                  what='conductor %s to register' % host)
         return proc
 
@@ -155,3 +156,19 @@ def ssh_nodes(tmp_path):
     yield start
     for nodes in runs:
         nodes.stop()
+
+
+def pytest_terminal_summary(terminalreporter):
+    """Print the fault tests' recovery times (kept in each report's
+    ``user_properties``, so they cross from xdist workers) whatever the
+    output capture, so CI's log shows them."""
+    lines = []
+    for outcome in ('passed', 'failed', 'error'):
+        for report in terminalreporter.stats.get(outcome, []):
+            for key, value in getattr(report, 'user_properties', ()):
+                if key == 'recovery':
+                    lines.append('%s [%s]' % (value, outcome))
+    if lines:
+        terminalreporter.write_sep('-', 'fault recovery times')
+        for line in sorted(set(lines)):
+            terminalreporter.write_line(line)

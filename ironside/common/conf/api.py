@@ -15,8 +15,18 @@ opts = [
                help='Largest request body, in bytes, the API accepts; a '
                     'larger one is refused with 413. Large enough for a '
                     'configdrive, which Nova sends inline.'),
+    cfg.IntOpt('max_json_field_size', default=1024 * 1024, min=1024,
+               help='Largest JSON field (extra, properties, driver_info, '
+                    'instance_info...) of a resource, in bytes of compact '
+                    'JSON; a larger one is refused with 413. Every list '
+                    'with details carries these fields whole.'),
     cfg.IntOpt('threads', default=32, min=1,
                help='Threads of the WSGI server that serve requests.'),
+    cfg.IntOpt('backlog', default=1024, min=1,
+               help='Listen backlog of the API socket: connections the '
+                    'kernel holds while every server thread is busy. '
+                    'cheroot\'s own default of 5 resets clients under a '
+                    'burst (the kernel caps it at net.core.somaxconn).'),
     cfg.BoolOpt('allow_insecure_noauth', default=False,
                 help='Serve the noauth strategy on a non-loopback address. '
                      'Anyone who can reach the port controls every node.'),

@@ -27,7 +27,10 @@ from hypothesis import HealthCheck
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
+from schemathesis import checks
+from schemathesis.core import failures as failures_module
 from schemathesis.generation.modes import GenerationMode
+from schemathesis.specs.openapi import checks as openapi_checks
 
 from tests.functional.fixtures import ironside_process
 
@@ -128,6 +131,49 @@ def test_schemathesis_no_5xx_no_half_writes(schema, seed):
         check_refusal(seed, before, response)
 
     run()
+
+
+CONFORMANCE_CHECKS = (
+    checks.not_a_server_error,
+    openapi_checks.status_code_conformance,
+    openapi_checks.content_type_conformance,
+    openapi_checks.response_headers_conformance,
+    openapi_checks.response_schema_conformance,
+)
+CONFORMANCE_EXAMPLES = int(os.environ.get('IRONSIDE_FUZZ_CONFORMANCE',
+                                          str(EXAMPLES)))
+
+
+def test_schemathesis_conformance(schema, seed):
+    """Every answer is what /openapi.json says it can be: a documented
+    status code, content type, header schema and body schema. Failures
+    are gathered across the whole run, then listed once, one per
+    operation and check."""
+    aimed = {'node_ident': SEED}
+    strategy = st.one_of(
+        schema.as_strategy(GenerationMode.NEGATIVE),
+        schema.as_strategy(GenerationMode.POSITIVE),
+        schema.as_strategy(GenerationMode.POSITIVE, path_parameters=aimed))
+    failures: dict[tuple[str, str], str] = {}
+
+    @settings(FUZZ_SETTINGS, max_examples=CONFORMANCE_EXAMPLES)
+    @given(case=strategy)
+    def run(case):
+        seed.snapshot()
+        try:
+            case.call_and_validate(base_url=seed.endpoint, session=seed.http,
+                                   timeout=30, checks=CONFORMANCE_CHECKS)
+        except (AssertionError, failures_module.FailureGroup) as exc:
+            for failure in getattr(exc, 'exceptions', None) or [exc]:
+                title = getattr(failure, 'title', type(failure).__name__)
+                key = (case.operation.label, title)
+                failures.setdefault(key, str(failure)[:600])
+
+    run()
+    assert not failures, '%d conformance failures:\n%s' % (
+        len(failures), '\n\n'.join('%s: %s\n%s' % (op, title, text)
+                                   for (op, title), text in
+                                   sorted(failures.items())))
 
 
 # Targeted malformations

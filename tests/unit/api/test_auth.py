@@ -55,6 +55,21 @@ def test_http_basic_refuses_a_missing_file(conf, tmp_path):
     with pytest.raises(exception.ConfigInvalid) as error:
         auth.check_strategy('127.0.0.1')
     assert 'is not usable' in str(error.value)
+    # Formatted, and saying what is wrong (oslo.middleware's own message
+    # is "Invalid configuration file. %(error_msg)s", placeholder and all).
+    assert '%(' not in str(error.value)
+    assert 'cannot be read: No such file or directory' in str(error.value)
+
+
+def test_http_basic_names_the_line_of_a_bad_entry(conf, tmp_path):
+    user_file = tmp_path / 'htpasswd'
+    user_file.write_text('# users\nalice:{SHA}notbcrypt\n')
+    conf.set(auth_strategy='http_basic',
+             http_basic_auth_user_file=str(user_file))
+    with pytest.raises(exception.ConfigInvalid) as error:
+        auth.check_strategy('127.0.0.1')
+    assert 'line 2: Only bcrypt digested passwords are supported for ' \
+           'alice' in str(error.value)
 
 
 def test_keystone_without_a_token_is_401(rpc, conf):

@@ -163,3 +163,22 @@ def test_a_refusal_rebuilt_from_rpc_shows_no_traceback(rpc):
     assert response.status_code == 409
     assert error_of(response) == 'A node with name twice already exists.'
     assert 'Traceback' not in response.text
+
+
+def test_oversized_json_field_is_refused(api, conf, create_node):
+    conf.set('api', max_json_field_size=4096)
+    node = create_node()
+    patch = [{'op': 'add', 'path': '/extra/big', 'value': 'x' * 5000}]
+    response = api.patch('/v1/nodes/%s' % node['uuid'], patch)
+    assert response.status_code == 413
+    assert 'field extra is 5010 bytes of JSON, more than the 4096 bytes ' \
+        '[api]max_json_field_size allows' in error_of(response)
+    assert nodes_db.get_node(node['uuid']).extra == {}
+    response = api.post('/v1/nodes', {'driver': 'fake-hardware',
+                                      'properties': {'x': 'y' * 5000}})
+    assert response.status_code == 413
+    assert 'field properties is' in error_of(response)
+    # Under the limit, all is as before.
+    patch = [{'op': 'add', 'path': '/extra/small', 'value': 'x' * 4000}]
+    assert api.patch('/v1/nodes/%s' % node['uuid'], patch
+                     ).status_code == 200

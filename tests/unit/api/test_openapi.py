@@ -7,6 +7,7 @@ import pytest
 
 from ironside.api import app as api_app
 from ironside.api import openapi
+from ironside.api import versions
 
 METHODS = ('get', 'put', 'post', 'delete', 'patch', 'head', 'options')
 
@@ -63,3 +64,36 @@ def test_references_resolve():
         for part in ref.lstrip('#/').split('/'):
             target = target[part]
         assert target, ref
+
+
+def _operations():
+    for path, item in openapi.document()['paths'].items():
+        for method in METHODS:
+            if method in item and path.startswith('/v1'):
+                yield path, method, item[method]
+
+
+def test_every_operation_documents_its_errors():
+    for path, method, operation in _operations():
+        responses = operation['responses']
+        for status in ('400', '404', '406', '503'):
+            assert status in responses, (method, path, status)
+        if 'requestBody' in operation:
+            assert '413' in responses, (method, path)
+        assert {'$ref': '#/components/parameters/Version'} in \
+            operation['parameters'], (method, path)
+
+
+def test_the_version_header_takes_only_what_is_accepted():
+    schema = openapi.document()['components']['parameters']['Version'][
+        'schema']
+    assert schema['enum'][:3] == ['latest', '1.1', '1.2']
+    assert schema['enum'][-1] == versions.MAX_VERSION_STRING
+    assert 'x' not in schema['enum'] and '2.0' not in schema['enum']
+
+
+def test_validate_requires_the_node():
+    parameters = openapi.document()['paths']['/v1/nodes/validate']['get'][
+        'parameters']
+    node = next(p for p in parameters if p.get('name') == 'node')
+    assert node['required'] is True and node['in'] == 'query'
