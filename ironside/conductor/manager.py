@@ -26,6 +26,7 @@ from ironside.conductor import ports
 from ironside.conductor import power
 from ironside.conductor import step_flow
 from ironside.conductor import utils
+from ironside.conductor import volume
 from ironside.db import nodes as nodes_db
 from ironside.db import resources
 
@@ -421,6 +422,30 @@ class ConductorManager(base_manager.BaseConductorManager):
         with self.acquire(context, node_id,
                           purpose='portgroup delete') as task:
             ports.destroy_portgroup(task, portgroup_uuid)
+
+    # Volume connectors and targets (``kind``), under their node's lock
+
+    @messaging.expected_exceptions(*EXPECTED)
+    def create_volume(self, context, node_id: str, kind: str,
+                      values: dict[str, Any]) -> str:
+        with self.acquire(context, node_id,
+                          purpose='volume %s create' % kind) as task:
+            return volume.create(task, kind, values)
+
+    @messaging.expected_exceptions(*EXPECTED)
+    def update_volume(self, context, node_id: str, kind: str, uuid: str,
+                      values: dict[str, Any],
+                      expected: dict[str, Any] | None = None) -> str:
+        with self.acquire(context, node_id,
+                          purpose='volume %s update' % kind) as task:
+            return volume.update(task, kind, uuid, values, expected)
+
+    @messaging.expected_exceptions(*EXPECTED)
+    def destroy_volume(self, context, node_id: str, kind: str,
+                       uuid: str) -> None:
+        with self.acquire(context, node_id,
+                          purpose='volume %s delete' % kind) as task:
+            volume.destroy(task, kind, uuid)
 
     # Allocations
 
