@@ -17,12 +17,14 @@ from ironside.api import base
 from ironside.api import links
 from ironside.api import node_access
 from ironside.api import node_view
+from ironside.api import runbooks
 from ironside.api import schemas
 from ironside.api import versions
 from ironside.api import wire
 from ironside.api.schemas import common as common_schemas
 from ironside.common import exception
 from ironside.common import states
+from ironside.db import node_views
 
 # Verb -> minor version that introduced it.
 VERB_VERSIONS = {
@@ -179,6 +181,34 @@ def _check_types(body: dict[str, Any]) -> None:
                        body[name]))
 
 
+def _with_runbook(req, target: str, row: dict[str, Any],
+                  body: dict[str, Any]) -> dict[str, Any]:
+    """The request with the runbook's steps as its clean steps.
+
+    As Ironic (before 1.112): the caller must be allowed to use the
+    runbook (or it is public), and the node must carry a trait named like
+    it, which is how an administrator approves a runbook for a node.
+    """
+    runbook = runbooks.usable(req, body['runbook'], 'baremetal:runbook:use')
+    traits = node_views.get_node(row['uuid'], ['id'], traits=True)['traits']
+    if runbook.name not in traits:
+        raise exception.Invalid(
+            'This runbook has not been approved for use on this node %s. '
+            'Please ask an administrator to add it to your node traits.'
+            % row['uuid'])
+    if target != 'clean':
+        raise exception.Invalid(
+            'A runbook can be run only by manual cleaning ("clean"); '
+            'servicing is not supported by Ironside yet')
+    if body.get('clean_steps'):
+        raise exception.Invalid('Please provide either "clean_steps" or a '
+                                'runbook, but not both.')
+    steps = [{'interface': step['interface'], 'step': step['step'],
+              'args': step['args']} for step in runbooks.steps_of(runbook)]
+    return dict(body, clean_steps=steps,
+                disable_ramdisk=runbook.disable_ramdisk)
+
+
 class NodeProvision(base.Resource):
     """PUT /v1/nodes/{node_ident}/states/provision."""
 
@@ -210,6 +240,8 @@ class NodeProvision(base.Resource):
                 action=target, node=row['uuid'],
                 state=row['provision_state'])
         self._check_arguments(version, target, row, body)
+        if body.get('runbook'):
+            body = _with_runbook(req, target, row, body)
         self._dispatch(req.context.ctx, row['uuid'], target, body)
         resp.location = _states_location(req, node_ident)
         wire.no_content(resp, 202)
@@ -219,8 +251,6 @@ class NodeProvision(base.Resource):
         check_configdrive(version, target, body.get('configdrive'))
         if body.get('runbook'):
             versions.require(version, versions.RUNBOOKS, 'runbooks')
-            raise exception.NotFound('Runbook %s could not be found.'
-                                     % body['runbook'])
         disable_ramdisk = body['disable_ramdisk']
         if disable_ramdisk is not None:
             minor = {'clean': versions.CLEAN_DISABLE_RAMDISK,
