@@ -72,6 +72,11 @@ class InvalidIdentity(Invalid):
     msg_fmt = "Expected a UUID or logical name but received %(identity)s."
 
 
+class NodeIsRetired(Invalid):
+    msg_fmt = ("The %(op)s operation can't be performed on node %(node)s "
+               "because it is retired.")
+
+
 class InvalidStateRequested(Invalid):
     msg_fmt = ('The requested action "%(action)s" can not be performed on '
                'node "%(node)s" while it is in state "%(state)s".')

@@ -24,6 +24,7 @@ from ironside.conductor import cleaning
 from ironside.conductor import deployments
 from ironside.conductor import ports
 from ironside.conductor import power
+from ironside.conductor import retirement
 from ironside.conductor import step_flow
 from ironside.conductor import utils
 from ironside.conductor import volume
@@ -84,6 +85,7 @@ class ConductorManager(base_manager.BaseConductorManager):
                     {name: getattr(node, name) for name in expected
                      if hasattr(node, name)}, expected)
             self._check_update_allowed(task, values)
+            retirement.check_update(node, values)
             driver = values.get('driver', node.driver)
             if driver != node.driver or reset_interfaces or \
                     set(values) & set(INTERFACE_FIELDS):
