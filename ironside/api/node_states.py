@@ -22,6 +22,7 @@ from ironside.api import schemas
 from ironside.api import versions
 from ironside.api import wire
 from ironside.api.schemas import common as common_schemas
+from ironside.api.schemas import raid as raid_schemas
 from ironside.common import exception
 from ironside.common import states
 from ironside.db import node_views
@@ -60,28 +61,6 @@ CONFIGDRIVE_SCHEMA = {'anyOf': [
 ]}
 _B64_ALPHABET = frozenset(string.ascii_letters + string.digits +
                           '+/=\n\r\t ')
-
-RAID_SCHEMA = {
-    'type': 'object',
-    'properties': {
-        'logical_disks': {
-            'type': 'array',
-            'items': {
-                'type': 'object',
-                'properties': {
-                    'size_gb': {'anyOf': [{'type': 'integer', 'minimum': 0},
-                                          {'enum': ['MAX']}]},
-                    'raid_level': {'type': 'string',
-                                   'enum': ['0', '1', '2', '5', '6', '1+0',
-                                            '5+0', '6+0']},
-                },
-                'required': ['size_gb', 'raid_level'],
-            },
-        },
-    },
-    'required': ['logical_disks'],
-}
-
 
 def states_of(version: versions.Version, row: dict[str, Any]
               ) -> dict[str, Any]:
@@ -366,8 +345,7 @@ class NodeRaid(base.Resource):
         row = node_access.get_node(req, node_ident,
                                    'baremetal:node:set_raid_state')
         versions.require(req.context.version, versions.RAID_CONFIG)
-        if config:
-            schemas.validate('target_raid_config', config, RAID_SCHEMA)
+        raid_schemas.validate(config)
         try:
             self.rpcapi.set_target_raid_config(req.context.ctx, row['uuid'],
                                                config)

@@ -347,6 +347,12 @@ _OTHERS = (
         _rule('baremetal:driver:get_properties', SYSTEM_READER,
               'Show the driver_info properties of a driver',
               [('GET', '/drivers/{driver_name}/properties')]),
+        _rule('baremetal:driver:get_raid_logical_disk_properties',
+              SYSTEM_READER,
+              'Show the properties a logical disk of a RAID configuration '
+              'may have',
+              [('GET', '/drivers/{driver_name}/raid/'
+                       'logical_disk_properties')]),
         _rule('baremetal:conductor:get', SYSTEM_READER, 'Show conductors',
               [('GET', '/conductors'), ('GET', '/conductors/{hostname}')]),
     ] + _VOLUME + _RUNBOOK)
