@@ -164,12 +164,13 @@ class Allocations(base.Resource):
                 req, values['candidate_nodes'])
         values.setdefault('uuid', uuidutils.generate_uuid())
         values['traits'] = sorted(set(values.get('traits') or []))
-        uuid = self.rpcapi.create_allocation(
+        # Answered as created (allocating), as Ironic: the worker may
+        # already have moved on, and the client polls for the outcome.
+        created = self.rpcapi.create_allocation(
             req.context.ctx, values, node_uuid=node and node['uuid'])
         resp.location = links.url(req.context.public_url, 'allocations',
-                                  uuid)
-        wire.send(resp, VIEW.renderer(req)(allocations_db.get(uuid)),
-                  status=201)
+                                  created['uuid'])
+        wire.send(resp, VIEW.renderer(req)(created), status=201)
 
     def _authorize(self, req, values: dict[str, Any]) -> None:
         version = req.context.version

@@ -453,7 +453,8 @@ class ConductorManager(base_manager.BaseConductorManager):
 
     @messaging.expected_exceptions(*EXPECTED)
     def create_allocation(self, context, values: dict[str, Any],
-                          node_uuid: str | None = None) -> str:
+                          node_uuid: str | None = None) -> dict[str, Any]:
+        """The allocation as created (see allocations.create)."""
         return allocations.create(self, context, values, node_uuid)
 
     @messaging.expected_exceptions(*EXPECTED)

@@ -272,7 +272,8 @@ class ConductorAPI:
         return random.choice(hosts)
 
     def create_allocation(self, context, values: dict[str, Any],
-                          node_uuid: str | None = None) -> str:
+                          node_uuid: str | None = None) -> dict[str, Any]:
+        """The allocation as created: ``allocating`` unless backfilled."""
         if node_uuid is not None:
             return self._call_owner_of(context, node_uuid,
                                        'create_allocation', values=values,
