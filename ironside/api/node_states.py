@@ -164,17 +164,12 @@ def _with_runbook(req, target: str, row: dict[str, Any],
                   body: dict[str, Any]) -> dict[str, Any]:
     """The request with the runbook's steps as its clean steps.
 
-    As Ironic (before 1.112): the caller must be allowed to use the
-    runbook (or it is public), and the node must carry a trait named like
-    it, which is how an administrator approves a runbook for a node.
+    As Ironic: the caller must be allowed to use the runbook (or it is
+    public), and the node's traits must approve it (runbooks.check_approved).
     """
     runbook = runbooks.usable(req, body['runbook'], 'baremetal:runbook:use')
     traits = node_views.get_node(row['uuid'], ['id'], traits=True)['traits']
-    if runbook.name not in traits:
-        raise exception.Invalid(
-            'This runbook has not been approved for use on this node %s. '
-            'Please ask an administrator to add it to your node traits.'
-            % row['uuid'])
+    runbooks.check_approved(req, runbook, row['uuid'], traits)
     if target != 'clean':
         raise exception.Invalid(
             'A runbook can be run only by manual cleaning ("clean"); '

@@ -303,7 +303,7 @@ _VOLUME = [
 _RUNBOOK_ONE = '/runbooks/{runbook_ident}'
 _RUNBOOK = [
     _rule('baremetal:runbook:get', RUNBOOK_READER, 'Show a runbook',
-          [('GET', _RUNBOOK_ONE)]),
+          [('GET', _RUNBOOK_ONE), ('GET', _RUNBOOK_ONE + '/traits')]),
     _rule('baremetal:runbook:list', API_READER,
           'List the runbooks the caller owns and the public ones',
           [('GET', '/runbooks')]),
@@ -313,8 +313,12 @@ _RUNBOOK = [
           [('POST', '/runbooks')]),
     _rule('baremetal:runbook:delete', RUNBOOK_ADMIN, 'Delete a runbook',
           [('DELETE', _RUNBOOK_ONE)]),
-    _rule('baremetal:runbook:update', RUNBOOK_ADMIN, 'Update a runbook',
-          [('PATCH', _RUNBOOK_ONE)]),
+    _rule('baremetal:runbook:update', RUNBOOK_ADMIN,
+          'Update a runbook, or its traits',
+          [('PATCH', _RUNBOOK_ONE), ('PUT', _RUNBOOK_ONE + '/traits'),
+           ('PUT', _RUNBOOK_ONE + '/traits/{trait}'),
+           ('DELETE', _RUNBOOK_ONE + '/traits'),
+           ('DELETE', _RUNBOOK_ONE + '/traits/{trait}')]),
     _rule('baremetal:runbook:update:public', SYSTEM_MEMBER,
           'Make a runbook public or private', [('PATCH', _RUNBOOK_ONE)]),
     _rule('baremetal:runbook:update:owner', SYSTEM_MEMBER,

@@ -1,11 +1,13 @@
 """/v1/runbooks (1.92): named, ordered steps a project may run.
 
 A runbook is run by manual cleaning (``{"target": "clean", "runbook":
-NAME_OR_UUID}``) on a node that an administrator approved it for by
-giving the node a trait named like the runbook, so its name must be a
-valid trait. Runbooks belong to a project (``owner``) or to the system;
-``public`` ones are usable by every project. Step arguments that look
-like secrets are masked in answers.
+NAME_OR_UUID}``) on a node that an administrator approved it for: before
+1.112 by giving the node a trait named like the runbook (so its name
+must be a valid trait); from 1.112 by giving the node one of the
+runbook's own ``traits`` (``/v1/runbooks/{runbook}/traits``), and the
+name may be any logical name. Runbooks belong to a project (``owner``)
+or to the system; ``public`` ones are usable by every project. Step
+arguments that look like secrets are masked in answers.
 """
 
 from __future__ import annotations
@@ -54,10 +56,16 @@ SCHEMA = {
     'required': ['steps', 'name'],
     'additionalProperties': False,
 }
+# From 1.112: any name a URL can hold, and a description.
+NAME_V112 = {'type': 'string', 'minLength': 1, 'maxLength': 255,
+             'pattern': r'^[A-Za-z0-9\-._~]+$'}
+SCHEMA_V112 = dict(SCHEMA, properties=dict(
+    SCHEMA['properties'], name=NAME_V112,
+    description={'type': ['string', 'null'], 'maxLength': 255}))
 PATCH_ALLOWED = ('disable_ramdisk', 'extra', 'name', 'owner', 'public',
                  'steps')
 DOCUMENT_FIELDS = ('uuid', 'name', 'steps', 'disable_ramdisk', 'extra',
-                   'public', 'owner')
+                   'public', 'owner', 'description')
 # Patching these needs a rule of its own, besides baremetal:runbook:update.
 PATCH_RULES = {'owner': 'baremetal:runbook:update:owner',
                'public': 'baremetal:runbook:update:public'}
@@ -73,7 +81,9 @@ def _mask(item: dict, row: dict) -> None:
 VIEW = views.ResourceView(
     resource='runbooks',
     fields=(('uuid', 1), ('name', 1), ('steps', 1), ('disable_ramdisk', 1),
-            ('extra', 1), ('public', 1), ('owner', 1), ('created_at', 1),
+            ('extra', 1), ('public', 1), ('owner', 1),
+            ('description', versions.RUNBOOK_TRAITS),
+            ('traits', versions.RUNBOOK_TRAITS), ('created_at', 1),
             ('updated_at', 1)),
     default_list_fields=('uuid', 'name'),
     finish=_mask)
@@ -90,8 +100,10 @@ def _require(req) -> None:
 def as_row(runbook: models.Runbook) -> dict[str, Any]:
     row = {name: getattr(runbook, name)
            for name in ('id', 'uuid', 'name', 'extra', 'public', 'owner',
-                        'disable_ramdisk', 'created_at', 'updated_at')}
+                        'disable_ramdisk', 'description', 'created_at',
+                        'updated_at')}
     row['steps'] = steps_of(runbook)
+    row['traits'] = sorted(runbook.traits or ())
     row['extra'] = row['extra'] or {}
     return row
 
@@ -102,9 +114,15 @@ def steps_of(runbook: models.Runbook) -> list[dict[str, Any]]:
                   key=lambda step: step['order'])
 
 
-def _checked(values: dict[str, Any]) -> dict[str, Any]:
+def _schema(version: versions.Version) -> dict:
+    return SCHEMA_V112 if version.allows(versions.RUNBOOK_TRAITS) \
+        else SCHEMA
+
+
+def _checked(values: dict[str, Any], schema: dict = SCHEMA_V112
+             ) -> dict[str, Any]:
     """Validate a runbook; orders become integers."""
-    schemas.validate('runbook', values, SCHEMA)
+    schemas.validate('runbook', values, schema)
     if values.get('uuid') is not None:
         wire.as_uuid('uuid', values['uuid'])
     seen = set()
@@ -176,7 +194,8 @@ class Runbooks:
         _require(req)
         wire.query(req, {})
         policy.authorize('baremetal:runbook:create', req.context.ctx)
-        values = _checked(wire.read_json(req))
+        values = _checked(wire.read_json(req),
+                          _schema(req.context.version))
         if not _system_scoped(req):
             project = getattr(req.context.ctx, 'project_id', None)
             if values.get('owner') and values['owner'] != project:
@@ -212,7 +231,10 @@ class Runbook:
         _require(req)
         wire.query(req, {})
         patch = json_patch.validate(req.context.version, wire.read_json(req))
-        roots = json_patch.check_allowed(patch, PATCH_ALLOWED)
+        allowed = PATCH_ALLOWED
+        if req.context.version.allows(versions.RUNBOOK_TRAITS):
+            allowed += ('description',)
+        roots = json_patch.check_allowed(patch, allowed)
         stored = runbooks_db.get(runbook_ident)
         rules = {PATCH_RULES[r] for r in roots if r in PATCH_RULES}
         if not rules or roots - set(PATCH_RULES):
@@ -233,6 +255,7 @@ class Runbook:
         result = _checked({k: v for k, v in result.items()
                            if v is not None})
         result.setdefault('owner', None)
+        result.setdefault('description', None)
         values = json_patch.changes(document, result)
         updated = as_row(runbooks_db.update(
             runbook['uuid'], values,
@@ -249,6 +272,102 @@ class Runbook:
         wire.no_content(resp)
 
 
+def _traits_of(req, runbook_ident: str, rule: str) -> models.Runbook:
+    """The runbook, for its traits sub-resource (404 below 1.112)."""
+    if not req.context.version.allows(versions.RUNBOOK_TRAITS):
+        raise falcon.HTTPNotFound()
+    wire.query(req, {})
+    runbook = runbooks_db.get(runbook_ident)
+    if not (rule == 'baremetal:runbook:get' and runbook.public):
+        authorize(req, rule, runbook)
+    return runbook
+
+
+def _valid_traits(traits: Any) -> list[str]:
+    schemas.validate('traits', traits, {'type': 'array',
+                                        'items': common_schemas.TRAIT})
+    return sorted(set(traits))
+
+
+class RunbookTraits:
+    """GET, PUT (all) and DELETE (all) /v1/runbooks/{runbook}/traits."""
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response,
+               runbook_ident: str) -> None:
+        runbook = _traits_of(req, runbook_ident, 'baremetal:runbook:get')
+        wire.send(resp, {'traits': sorted(runbook.traits or ())})
+
+    def on_put(self, req: falcon.Request, resp: falcon.Response,
+               runbook_ident: str) -> None:
+        runbook = _traits_of(req, runbook_ident, 'baremetal:runbook:update')
+        body = wire.read_json(req)
+        if not isinstance(body, dict) or set(body) != {'traits'}:
+            raise exception.Invalid(
+                'A single runbook trait may be added via PUT '
+                '/v1/runbooks/<runbook identifier>/traits/<trait> with no '
+                'body, or all runbook traits may be replaced via PUT '
+                '/v1/runbooks/<runbook identifier>/traits with the list of '
+                'traits specified in the request body.')
+        runbooks_db.update(runbook.uuid,
+                           {'traits': _valid_traits(body['traits'])})
+        wire.no_content(resp)
+
+    def on_delete(self, req: falcon.Request, resp: falcon.Response,
+                  runbook_ident: str) -> None:
+        runbook = _traits_of(req, runbook_ident, 'baremetal:runbook:update')
+        runbooks_db.update(runbook.uuid, {'traits': []})
+        wire.no_content(resp)
+
+
+class RunbookTrait:
+    """PUT and DELETE /v1/runbooks/{runbook}/traits/{trait}."""
+
+    def on_put(self, req: falcon.Request, resp: falcon.Response,
+               runbook_ident: str, trait: str) -> None:
+        runbook = _traits_of(req, runbook_ident, 'baremetal:runbook:update')
+        if wire.read_json(req):
+            raise exception.Invalid('No body should be provided when '
+                                    'adding a trait')
+        traits = _valid_traits([trait] + list(runbook.traits or ()))
+        runbooks_db.update(runbook.uuid, {'traits': traits})
+        resp.location = links.url(req.context.public_url, 'runbooks',
+                                  '%s/traits/%s' % (runbook_ident, trait))
+        wire.no_content(resp)
+
+    def on_delete(self, req: falcon.Request, resp: falcon.Response,
+                  runbook_ident: str, trait: str) -> None:
+        runbook = _traits_of(req, runbook_ident, 'baremetal:runbook:update')
+        # Removing a trait the runbook does not have is no error (Ironic).
+        runbooks_db.update(runbook.uuid, {'traits': [
+            t for t in runbook.traits or () if t != trait]})
+        wire.no_content(resp)
+
+
+def check_approved(req, runbook: models.Runbook, node_uuid: str,
+                   node_traits: list[str]) -> None:
+    """400 unless the node's traits approve the runbook for it."""
+    if not req.context.version.allows(versions.RUNBOOK_TRAITS):
+        if runbook.name not in node_traits:
+            raise exception.Invalid(
+                'This runbook has not been approved for use on this node '
+                '%s. Please ask an administrator to add it to your node '
+                'traits.' % node_uuid)
+        return
+    if not runbook.traits:
+        raise exception.Invalid(
+            'Runbook %s has no traits configured. Please ask an '
+            'administrator to add traits to the runbook.' % runbook.uuid)
+    if not set(runbook.traits) & set(node_traits):
+        raise exception.Invalid(
+            "This runbook has not been approved for use on this node %s. "
+            "The node does not have any of the runbook's traits %s. Please "
+            "ask an administrator to add a matching trait to your node."
+            % (node_uuid, sorted(runbook.traits)))
+
+
 def register(app: falcon.App, rpcapi) -> None:
     app.add_route('/v1/runbooks', Runbooks())
     app.add_route('/v1/runbooks/{runbook_ident}', Runbook())
+    app.add_route('/v1/runbooks/{runbook_ident}/traits', RunbookTraits())
+    app.add_route('/v1/runbooks/{runbook_ident}/traits/{trait}',
+                  RunbookTrait())

@@ -462,6 +462,9 @@ class Runbook(TimestampMixin, Base):
     public: orm.Mapped[bool] = orm.mapped_column(
         sa.Boolean, default=False, nullable=False)
     owner: orm.Mapped[str | None] = _str()
+    description: orm.Mapped[str | None] = _str()
+    # The node traits that approve the runbook for a node (1.112).
+    traits: orm.Mapped[list] = list_column()
     extra: orm.Mapped[dict] = dict_column()
     steps: orm.Mapped[list[RunbookStep]] = orm.relationship(
         'RunbookStep', lazy='selectin', cascade='all, delete-orphan',

@@ -43,6 +43,7 @@ def _current(runbook: models.Runbook) -> dict[str, Any]:
     return {'name': runbook.name, 'extra': runbook.extra or {},
             'public': runbook.public, 'owner': runbook.owner,
             'disable_ramdisk': runbook.disable_ramdisk,
+            'description': runbook.description,
             'steps': [s.as_step() for s in runbook.steps]}
 
 

@@ -1,5 +1,5 @@
 """Volume connectors and targets (API 1.32); runbooks and their steps
-(API 1.92).
+(API 1.92), with their description and traits (1.112).
 
 Revision ID: 0009_volume_runbooks
 Revises: 0005_conductor_instance
@@ -67,6 +67,8 @@ def upgrade():
         sa.Column('disable_ramdisk', sa.Boolean(), nullable=False),
         sa.Column('public', sa.Boolean(), nullable=False),
         sa.Column('owner', sa.String(length=255), nullable=True),
+        sa.Column('description', sa.String(length=255), nullable=True),
+        sa.Column('traits', JSON_TEXT, nullable=True),
         sa.Column('extra', JSON_TEXT, nullable=True),
         *_timestamps(),
         sa.PrimaryKeyConstraint('id', name=op.f('pk_runbooks')),
