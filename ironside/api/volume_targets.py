@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from oslo_utils import strutils
+
 from ironside.api import policy
 from ironside.api import views
 
@@ -52,10 +54,12 @@ def normalise(values: dict[str, Any]) -> dict[str, Any]:
 
 
 def redact(req, items: list[dict[str, Any]]) -> None:
-    """Hide the properties from callers who may not see them."""
-    if policy.check('baremetal:volume:view_target_properties',
-                    req.context.ctx):
-        return
+    """Hide the properties from callers who may not see them; mask the
+    secrets in them (CHAP passwords...) for everyone, as every secret."""
+    allowed = policy.check('baremetal:volume:view_target_properties',
+                           req.context.ctx)
     for item in items:
-        if 'properties' in item:
-            item['properties'] = dict(REDACTED)
+        if item.get('properties') is None:
+            continue
+        item['properties'] = strutils.mask_dict_password(
+            item['properties'], '******') if allowed else dict(REDACTED)

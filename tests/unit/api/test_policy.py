@@ -215,3 +215,33 @@ def test_runbooks_project_and_system_scoped(api, keystone):
         'CUSTOM_PUB', 'CUSTOM_RB']
     assert api.delete('/v1/runbooks/CUSTOM_RB',
                       headers=PROJECT_MANAGER).status_code == 204
+
+
+def test_volume_follows_its_node_and_target_properties_are_redacted(
+        api, nodes):
+    owned, other = nodes
+    nodes_db.update_node(owned['uuid'], {'power_state': 'power off'})
+    target = api.post('/v1/volume/targets', {
+        'node_uuid': owned['uuid'], 'volume_type': 'iscsi',
+        'boot_index': 0, 'volume_id': 'v1',
+        'properties': {'auth_password': 'secret'}}, headers=SYSTEM_ADMIN)
+    assert target.status_code == 201, target.text
+    path = '/v1/volume/targets/%s' % target.json['uuid']
+    # Secrets are masked even for those who may see the properties.
+    assert api.get(path, headers=SYSTEM_READER).json['properties'] == {
+        'auth_password': '******'}
+    shown = api.get(path, headers=OWNER_MEMBER).json
+    assert shown['properties'] == {'redacted_contents': (
+        '** Value redacted: Requires permission '
+        'baremetal:volume:view_target_properties access. Permission '
+        'denied. **')}
+    listed = api.get('/v1/volume/targets', detail='True',
+                     headers=OWNER_MEMBER).json['targets']
+    assert [t['properties'] for t in listed] == [shown['properties']]
+    # Another project sees neither the node's targets nor the node.
+    outsider = _identity(['member', 'reader'], project='p9')
+    assert api.get(path, headers=outsider).status_code == 404
+    assert api.get('/v1/volume/targets', headers=outsider).json == {
+        'targets': []}
+    assert api.delete(path, headers=LESSEE_READER).status_code == 403
+    assert api.delete(path, headers=SYSTEM_ADMIN).status_code == 204
