@@ -219,3 +219,14 @@ def test_node_validation_says_boot_from_volume_is_unsupported(api, node):
               [{'op': 'replace', 'path': '/boot_index', 'value': 1}])
     validate = api.get('/v1/nodes/%s/validate' % node).json
     assert validate['storage'] == {'result': True, 'reason': None}
+
+
+def test_deleting_the_node_deletes_its_volumes(api, node):
+    connector = api.post('/v1/volume/connectors', _connector(node)).json
+    target = api.post('/v1/volume/targets', _target(node)).json
+    assert api.delete('/v1/nodes/%s' % node).status_code == 204
+    assert api.get('/v1/volume/connectors/%s' % connector['uuid']
+                   ).status_code == 404
+    assert api.get('/v1/volume/targets/%s' % target['uuid']
+                   ).status_code == 404
+    assert api.get('/v1/volume/targets').json == {'targets': []}
