@@ -170,16 +170,17 @@ def _with_runbook(req, target: str, row: dict[str, Any],
     runbook = runbooks.usable(req, body['runbook'], 'baremetal:runbook:use')
     traits = node_views.get_node(row['uuid'], ['id'], traits=True)['traits']
     runbooks.check_approved(req, runbook, row['uuid'], traits)
-    if target != 'clean':
+    field = {'clean': 'clean_steps', 'service': 'service_steps'}.get(target)
+    if field is None:
         raise exception.Invalid(
-            'A runbook can be run only by manual cleaning ("clean"); '
-            'servicing is not supported by Ironside yet')
-    if body.get('clean_steps'):
-        raise exception.Invalid('Please provide either "clean_steps" or a '
-                                'runbook, but not both.')
+            'A runbook can only be provided when setting target provision '
+            'state to clean or service')
+    if body.get(field):
+        raise exception.Invalid('Please provide either "%s" or a runbook, '
+                                'but not both.' % field)
     steps = [{'interface': step['interface'], 'step': step['step'],
               'args': step['args']} for step in runbooks.steps_of(runbook)]
-    return dict(body, clean_steps=steps,
+    return dict(body, **{field: steps},
                 disable_ramdisk=runbook.disable_ramdisk)
 
 

@@ -203,3 +203,18 @@ def test_running_a_runbook_by_manual_cleaning(api, create_node):
     utils.wait_for(lambda: bios() == {('ProcTurboMode', 'Enabled')}
                    and _state(uuid) == 'manageable',
                    what='the runbook to run again')
+
+
+def test_a_runbook_needs_clean_or_service(api, create_node):
+    api.post('/v1/runbooks', _runbook())
+    uuid = create_node()['uuid']
+    api.put('/v1/nodes/%s/traits/CUSTOM_TUNE' % uuid)
+    api.put('/v1/nodes/%s/states/provision' % uuid, {'target': 'manage'})
+    utils.wait_for(lambda: _state(uuid) == 'manageable', what='manageable')
+    response = api.put('/v1/nodes/%s/states/provision' % uuid,
+                       {'target': 'provide', 'runbook': 'CUSTOM_TUNE'},
+                       version='1.109')
+    assert response.status_code == 400
+    assert error_of(response) == (
+        'A runbook can only be provided when setting target provision '
+        'state to clean or service')
