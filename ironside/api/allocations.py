@@ -144,12 +144,14 @@ class Allocations(base.Resource):
             raise exception.Invalid("Cannot create allocation with invalid "
                                     "name '%s'" % name)
         node = None
-        if values.get('node'):
+        # An empty node names none (fuzzing found it stored as a column).
+        node_ident = values.pop('node', None)
+        if node_ident:
             if not version.allows(versions.ALLOCATION_BACKFILL):
                 raise exception.Invalid('Cannot set node when creating an '
                                         'allocation in this API version')
             try:
-                node = node_access.get_node(req, values.pop('node'),
+                node = node_access.get_node(req, node_ident,
                                             'baremetal:node:get')
             except exception.NodeNotFound as exc:
                 exc.code = 400

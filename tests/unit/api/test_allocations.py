@@ -202,3 +202,12 @@ def test_owner_field_from_1_60(api, available_node):
         'uuid'] == created['uuid']
     assert api.get('/v1/allocations', owner='p1', version='1.59'
                    ).status_code == 406
+
+
+def test_an_empty_node_names_none(api, available_node):
+    """Found by fuzzing: ``"node": ""`` was a 500."""
+    available_node(resource_class='gold')
+    response = api.post('/v1/allocations', {'resource_class': 'gold',
+                                            'node': ''})
+    assert response.status_code == 201, response.text
+    assert _wait(api, response.json['uuid'])['state'] == 'active'
