@@ -144,12 +144,14 @@ class Allocations(base.Resource):
             raise exception.Invalid("Cannot create allocation with invalid "
                                     "name '%s'" % name)
         node = None
-        if values.get('node'):
+        # An empty node names none (fuzzing found it stored as a column).
+        node_ident = values.pop('node', None)
+        if node_ident:
             if not version.allows(versions.ALLOCATION_BACKFILL):
                 raise exception.Invalid('Cannot set node when creating an '
                                         'allocation in this API version')
             try:
-                node = node_access.get_node(req, values.pop('node'),
+                node = node_access.get_node(req, node_ident,
                                             'baremetal:node:get')
             except exception.NodeNotFound as exc:
                 exc.code = 400
@@ -164,12 +166,13 @@ class Allocations(base.Resource):
                 req, values['candidate_nodes'])
         values.setdefault('uuid', uuidutils.generate_uuid())
         values['traits'] = sorted(set(values.get('traits') or []))
-        uuid = self.rpcapi.create_allocation(
+        # Answered as created (allocating), as Ironic: the worker may
+        # already have moved on, and the client polls for the outcome.
+        created = self.rpcapi.create_allocation(
             req.context.ctx, values, node_uuid=node and node['uuid'])
         resp.location = links.url(req.context.public_url, 'allocations',
-                                  uuid)
-        wire.send(resp, VIEW.renderer(req)(allocations_db.get(uuid)),
-                  status=201)
+                                  created['uuid'])
+        wire.send(resp, VIEW.renderer(req)(created), status=201)
 
     def _authorize(self, req, values: dict[str, Any]) -> None:
         version = req.context.version

@@ -35,6 +35,7 @@ from ironside.api import openapi
 from ironside.api import portgroups
 from ironside.api import ports
 from ironside.api import root
+from ironside.api import runbooks
 from ironside.api import versions
 from ironside.api import volume
 from ironside.api import wire
@@ -48,7 +49,8 @@ RegisterFn = Callable[[falcon.App, str, object], None]
 # Every module that contributes routes under / and /v1.
 RESOURCE_MODULES = (root, openapi, nodes, node_states, node_actions,
                     node_parts, ports, portgroups, drivers, conductors,
-                    allocations, deploy_templates, chassis, volume, metrics)
+                    allocations, deploy_templates, runbooks, chassis, volume,
+                    metrics)
 
 REQUEST_ID_HEADER = 'X-OpenStack-Request-Id'
 

@@ -16,6 +16,7 @@ from ironside.api import links
 from ironside.api import policy
 from ironside.api import versions
 from ironside.api import wire
+from ironside.api.schemas import raid as raid_schemas
 from ironside.common import exception
 from ironside.common.conf import CONF
 from ironside.common.conf.default import INTERFACE_TYPES
@@ -159,8 +160,34 @@ class DriverProperties(base.Resource):
                                                           driver_name))
 
 
+class DriverRaidProperties:
+    """GET /v1/drivers/{driver_name}/raid/logical_disk_properties (1.12).
+
+    The properties are those of the RAID schema every RAID interface
+    validates with; a hardware type without a RAID interface but
+    ``no-raid`` answers 404, as Ironic does.
+    """
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response,
+               driver_name: str) -> None:
+        wire.query(req, {})
+        policy.authorize('baremetal:driver:get_raid_logical_disk_properties',
+                         req.context.ctx)
+        versions.require(req.context.version, versions.RAID_CONFIG)
+        _hosts_of(driver_name)
+        raid = {row.interface_name
+                for row in _interfaces([driver_name])[driver_name]
+                if row.interface_type == 'raid'}
+        if not raid - {'no-raid'}:
+            raise exception.UnsupportedDriverExtension(
+                driver=driver_name, extension='raid', code=404)
+        wire.send(resp, raid_schemas.logical_disk_properties())
+
+
 def register(app: falcon.App, rpcapi) -> None:
     app.add_route('/v1/drivers', Drivers())
     app.add_route('/v1/drivers/{driver_name}', Driver())
     app.add_route('/v1/drivers/{driver_name}/properties',
                   DriverProperties(rpcapi))
+    app.add_route('/v1/drivers/{driver_name}/raid/logical_disk_properties',
+                  DriverRaidProperties())

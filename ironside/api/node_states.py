@@ -17,12 +17,15 @@ from ironside.api import base
 from ironside.api import links
 from ironside.api import node_access
 from ironside.api import node_view
+from ironside.api import runbooks
 from ironside.api import schemas
 from ironside.api import versions
 from ironside.api import wire
 from ironside.api.schemas import common as common_schemas
+from ironside.api.schemas import raid as raid_schemas
 from ironside.common import exception
 from ironside.common import states
+from ironside.db import node_views
 
 # Verb -> minor version that introduced it.
 VERB_VERSIONS = {
@@ -57,28 +60,6 @@ CONFIGDRIVE_SCHEMA = {'anyOf': [
 ]}
 _B64_ALPHABET = frozenset(string.ascii_letters + string.digits +
                           '+/=\n\r\t ')
-
-RAID_SCHEMA = {
-    'type': 'object',
-    'properties': {
-        'logical_disks': {
-            'type': 'array',
-            'items': {
-                'type': 'object',
-                'properties': {
-                    'size_gb': {'anyOf': [{'type': 'integer', 'minimum': 0},
-                                          {'enum': ['MAX']}]},
-                    'raid_level': {'type': 'string',
-                                   'enum': ['0', '1', '2', '5', '6', '1+0',
-                                            '5+0', '6+0']},
-                },
-                'required': ['size_gb', 'raid_level'],
-            },
-        },
-    },
-    'required': ['logical_disks'],
-}
-
 
 def states_of(version: versions.Version, row: dict[str, Any]
               ) -> dict[str, Any]:
@@ -178,6 +159,30 @@ def _check_types(body: dict[str, Any]) -> None:
                        body[name]))
 
 
+def _with_runbook(req, target: str, row: dict[str, Any],
+                  body: dict[str, Any]) -> dict[str, Any]:
+    """The request with the runbook's steps as its clean steps.
+
+    As Ironic: the caller must be allowed to use the runbook (or it is
+    public), and the node's traits must approve it (runbooks.check_approved).
+    """
+    runbook = runbooks.usable(req, body['runbook'], 'baremetal:runbook:use')
+    traits = node_views.get_node(row['uuid'], ['id'], traits=True)['traits']
+    runbooks.check_approved(req, runbook, row['uuid'], traits)
+    field = {'clean': 'clean_steps', 'service': 'service_steps'}.get(target)
+    if field is None:
+        raise exception.Invalid(
+            'A runbook can only be provided when setting target provision '
+            'state to clean or service')
+    if body.get(field):
+        raise exception.Invalid('Please provide either "%s" or a runbook, '
+                                'but not both.' % field)
+    steps = [{'interface': step['interface'], 'step': step['step'],
+              'args': step['args']} for step in runbooks.steps_of(runbook)]
+    return dict(body, **{field: steps},
+                disable_ramdisk=runbook.disable_ramdisk)
+
+
 class NodeProvision(base.Resource):
     """PUT /v1/nodes/{node_ident}/states/provision."""
 
@@ -209,6 +214,8 @@ class NodeProvision(base.Resource):
                 action=target, node=row['uuid'],
                 state=row['provision_state'])
         self._check_arguments(version, target, row, body)
+        if body.get('runbook'):
+            body = _with_runbook(req, target, row, body)
         self._dispatch(req.context.ctx, row['uuid'], target, body)
         resp.location = _states_location(req, node_ident)
         wire.no_content(resp, 202)
@@ -218,8 +225,6 @@ class NodeProvision(base.Resource):
         check_configdrive(version, target, body.get('configdrive'))
         if body.get('runbook'):
             versions.require(version, versions.RUNBOOKS, 'runbooks')
-            raise exception.NotFound('Runbook %s could not be found.'
-                                     % body['runbook'])
         disable_ramdisk = body['disable_ramdisk']
         if disable_ramdisk is not None:
             minor = {'clean': versions.CLEAN_DISABLE_RAMDISK,
@@ -343,8 +348,7 @@ class NodeRaid(base.Resource):
         row = node_access.get_node(req, node_ident,
                                    'baremetal:node:set_raid_state')
         versions.require(req.context.version, versions.RAID_CONFIG)
-        if config:
-            schemas.validate('target_raid_config', config, RAID_SCHEMA)
+        raid_schemas.validate(config)
         try:
             self.rpcapi.set_target_raid_config(req.context.ctx, row['uuid'],
                                                config)

@@ -46,6 +46,8 @@ LESSEE_ADMIN = 'role:admin and project_id:%(node.lessee)s'
 LESSEE_MANAGER = 'role:manager and project_id:%(node.lessee)s'
 ALLOCATION_OWNER_MEMBER = 'role:member and project_id:%(allocation.owner)s'
 ALLOCATION_OWNER_READER = 'role:reader and project_id:%(allocation.owner)s'
+RUNBOOK_OWNER_MANAGER = 'role:manager and project_id:%(runbook.owner)s'
+RUNBOOK_OWNER_READER = 'role:reader and project_id:%(runbook.owner)s'
 
 
 def _any(*rules: str) -> str:
@@ -72,6 +74,14 @@ API_READER = '(role:reader) or (role:service)'
 ALLOCATION_MEMBER = _any(SYSTEM_MEMBER, ALLOCATION_OWNER_MEMBER)
 ALLOCATION_READER = _any(SYSTEM_READER, ALLOCATION_OWNER_READER)
 ALLOCATION_CREATOR = _any(SYSTEM_MEMBER, 'role:member')
+SYSTEM_MEMBER_OR_OWNER_LESSEE_ADMIN = _any(
+    SYSTEM_MEMBER, SYSTEM_SERVICE, OWNER_ADMIN, OWNER_MANAGER, LESSEE_ADMIN,
+    LESSEE_MANAGER, PROJECT_SERVICE)
+# A volume target's properties may hold credentials.
+TARGET_PROPERTIES_READER = _any(SYSTEM_READER, 'role:admin')
+RUNBOOK_ADMIN = _any(SYSTEM_MEMBER, RUNBOOK_OWNER_MANAGER, 'role:service')
+RUNBOOK_READER = _any(SYSTEM_READER, RUNBOOK_OWNER_READER, 'role:service')
+RUNBOOK_CREATOR = _any(SYSTEM_MEMBER, 'role:manager', 'role:service')
 
 SCOPES = ['system', 'project']
 
@@ -260,6 +270,64 @@ def _crud(kind: str, path: str, read: str, create: str, update: str,
     return rules
 
 
+_VOLUMES = [('GET', '/volume/connectors'), ('GET', '/volume/targets'),
+            ('GET', NODE + '/volume/connectors'),
+            ('GET', NODE + '/volume/targets')]
+_VOLUME = [
+    _rule('baremetal:volume:list_all', SYSTEM_READER,
+          'List every volume connector and target', _VOLUMES),
+    _rule('baremetal:volume:list', API_READER,
+          'List the volume connectors and targets of the nodes the caller '
+          'may see', _VOLUMES),
+    _rule('baremetal:volume:get', SYSTEM_OR_PROJECT_READER,
+          'Show volume connectors and targets',
+          [('GET', '/volume'), ('GET', '/volume/connectors/{connector_ident}'),
+           ('GET', '/volume/targets/{target_ident}'),
+           ('GET', NODE + '/volume')] + _VOLUMES),
+    _rule('baremetal:volume:create', SYSTEM_MEMBER_OR_OWNER_LESSEE_ADMIN,
+          'Create volume connectors and targets',
+          [('POST', '/volume/connectors'), ('POST', '/volume/targets')]),
+    _rule('baremetal:volume:update', SYSTEM_OR_OWNER_MEMBER_AND_LESSEE_ADMIN,
+          'Update volume connectors and targets',
+          [('PATCH', '/volume/connectors/{connector_ident}'),
+           ('PATCH', '/volume/targets/{target_ident}')]),
+    _rule('baremetal:volume:delete', SYSTEM_MEMBER_OR_OWNER_LESSEE_ADMIN,
+          'Delete volume connectors and targets',
+          [('DELETE', '/volume/connectors/{connector_ident}'),
+           ('DELETE', '/volume/targets/{target_ident}')]),
+    _rule('baremetal:volume:view_target_properties',
+          TARGET_PROPERTIES_READER,
+          'See the properties of volume targets (they may hold secrets)',
+          [('GET', '/volume/targets/{target_ident}')]),
+]
+_RUNBOOK_ONE = '/runbooks/{runbook_ident}'
+_RUNBOOK = [
+    _rule('baremetal:runbook:get', RUNBOOK_READER, 'Show a runbook',
+          [('GET', _RUNBOOK_ONE), ('GET', _RUNBOOK_ONE + '/traits')]),
+    _rule('baremetal:runbook:list', API_READER,
+          'List the runbooks the caller owns and the public ones',
+          [('GET', '/runbooks')]),
+    _rule('baremetal:runbook:list_all', SYSTEM_READER, 'List every runbook',
+          [('GET', '/runbooks')]),
+    _rule('baremetal:runbook:create', RUNBOOK_CREATOR, 'Create a runbook',
+          [('POST', '/runbooks')]),
+    _rule('baremetal:runbook:delete', RUNBOOK_ADMIN, 'Delete a runbook',
+          [('DELETE', _RUNBOOK_ONE)]),
+    _rule('baremetal:runbook:update', RUNBOOK_ADMIN,
+          'Update a runbook, or its traits',
+          [('PATCH', _RUNBOOK_ONE), ('PUT', _RUNBOOK_ONE + '/traits'),
+           ('PUT', _RUNBOOK_ONE + '/traits/{trait}'),
+           ('DELETE', _RUNBOOK_ONE + '/traits'),
+           ('DELETE', _RUNBOOK_ONE + '/traits/{trait}')]),
+    _rule('baremetal:runbook:update:public', SYSTEM_MEMBER,
+          'Make a runbook public or private', [('PATCH', _RUNBOOK_ONE)]),
+    _rule('baremetal:runbook:update:owner', SYSTEM_MEMBER,
+          'Change the owner of a runbook', [('PATCH', _RUNBOOK_ONE)]),
+    _rule('baremetal:runbook:use', RUNBOOK_ADMIN,
+          'Run a runbook on a node', [('PUT', NODE + '/states/provision')]),
+]
+
+
 _OTHERS = (
     _crud('port', '/ports', SYSTEM_OR_PROJECT_READER,
           SYSTEM_ADMIN_OR_OWNER_ADMIN, SYSTEM_MEMBER_OR_OWNER_ADMIN,
@@ -283,12 +351,15 @@ _OTHERS = (
         _rule('baremetal:driver:get_properties', SYSTEM_READER,
               'Show the driver_info properties of a driver',
               [('GET', '/drivers/{driver_name}/properties')]),
+        _rule('baremetal:driver:get_raid_logical_disk_properties',
+              SYSTEM_READER,
+              'Show the properties a logical disk of a RAID configuration '
+              'may have',
+              [('GET', '/drivers/{driver_name}/raid/'
+                       'logical_disk_properties')]),
         _rule('baremetal:conductor:get', SYSTEM_READER, 'Show conductors',
               [('GET', '/conductors'), ('GET', '/conductors/{hostname}')]),
-        _rule('baremetal:volume:get', SYSTEM_OR_PROJECT_READER,
-              'Show volume connectors and targets',
-              [('GET', '/volume/connectors'), ('GET', '/volume/targets')]),
-    ])
+    ] + _VOLUME + _RUNBOOK)
 
 
 def list_rules() -> list[policy.RuleDefault]:
@@ -394,6 +465,11 @@ def authorize(rule: str, context, target: dict[str, Any] | None = None
                  getattr(context, 'project_id', None))
         raise exception.NotAuthorized(
             'Access was denied to the following resource: %s' % rule)
+
+
+def runbook_target(owner: str | None) -> dict[str, Any]:
+    """The target of a runbook rule; an unset owner matches no project."""
+    return {'runbook.owner': owner} if owner else {}
 
 
 def node_target(owner: str | None, lessee: str | None) -> dict[str, Any]:

@@ -86,6 +86,11 @@ class InvalidIdentity(Invalid):
     msg_fmt = "Expected a UUID or logical name but received %(identity)s."
 
 
+class NodeIsRetired(Invalid):
+    msg_fmt = ("The %(op)s operation can't be performed on node %(node)s "
+               "because it is retired.")
+
+
 class InvalidStateRequested(Invalid):
     msg_fmt = ('The requested action "%(action)s" can not be performed on '
                'node "%(node)s" while it is in state "%(state)s".')
@@ -200,6 +205,18 @@ class DriverNotFound(NotFound):
 
 class DeployTemplateNotFound(NotFound):
     msg_fmt = "Deploy template %(template)s could not be found."
+
+
+class VolumeConnectorNotFound(NotFound):
+    msg_fmt = "Volume connector %(connector)s could not be found."
+
+
+class VolumeTargetNotFound(NotFound):
+    msg_fmt = "Volume target %(target)s could not be found."
+
+
+class RunbookNotFound(NotFound):
+    msg_fmt = "Runbook with name or uuid %(runbook)s could not be found."
 
 
 class NodeTraitNotFound(NotFound):
@@ -322,6 +339,32 @@ class DeployTemplateAlreadyExists(Conflict):
 
 class DeployTemplateDuplicateName(Conflict):
     msg_fmt = "A deploy template with name %(name)s already exists."
+
+
+class VolumeConnectorAlreadyExists(Conflict):
+    msg_fmt = "A volume connector with UUID %(uuid)s already exists."
+
+
+class VolumeConnectorTypeAndIdAlreadyExists(Conflict):
+    msg_fmt = ("A volume connector with type %(type)s and connector ID "
+               "%(connector_id)s already exists.")
+
+
+class VolumeTargetAlreadyExists(Conflict):
+    msg_fmt = "A volume target with UUID %(uuid)s already exists."
+
+
+class VolumeTargetBootIndexAlreadyExists(Conflict):
+    msg_fmt = ("A volume target with boot index '%(boot_index)s' for the "
+               "same node already exists.")
+
+
+class RunbookAlreadyExists(Conflict):
+    msg_fmt = "A runbook with UUID %(uuid)s already exists."
+
+
+class RunbookDuplicateName(Conflict):
+    msg_fmt = "A runbook with name %(name)s already exists."
 
 
 class ConductorAlreadyRegistered(Conflict):

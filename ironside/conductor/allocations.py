@@ -30,21 +30,26 @@ _COLUMNS = ('id', 'uuid', 'name', 'resource_class', 'provision_state',
 
 
 def create(manager, context, values: dict[str, Any],
-           node_uuid: str | None = None) -> str:
-    """Record the allocation and process it; returns its UUID."""
+           node_uuid: str | None = None) -> dict[str, Any]:
+    """Record the allocation and start processing it.
+
+    Returns the allocation as created (``allocating``), as Ironic answers
+    it: the outcome is read afterwards. A backfill (``node_uuid``) is
+    done at once, and returned done.
+    """
     values = dict(values, state=allocations_db.ALLOCATING,
                   conductor_affinity=manager.conductor_id)
     allocation = allocations_db.create(values)
     if node_uuid is not None:
         backfill(manager, context, allocation, node_uuid)
-        return allocation['uuid']
+        return allocations_db.get(allocation['id'])
     try:
         manager.spawn_worker(
             lambda: allocate(manager, context, allocation['id']))
     except exception.NoFreeConductorWorker:
         allocations_db.ALLOCATIONS.destroy(allocation['id'])
         raise
-    return allocation['uuid']
+    return allocation
 
 
 def _traits_match(wanted: set[str], node: dict[str, Any]) -> bool:

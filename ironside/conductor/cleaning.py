@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from ironside.common import states
 from ironside.common.conf import CONF
+from ironside.conductor import retirement
 from ironside.conductor import step_flow
 from ironside.conductor import steps
 from ironside.conductor import utils
@@ -43,7 +44,8 @@ def _clean_done(task) -> None:
     utils.clear_failure(task.node)
     task.record('Cleaning finished', 'cleaning')
     # Written as the lock goes.
-    task.process_event('manage' if manual else 'done', save=False)
+    task.process_event(retirement.cleaned_event(task.node, manual),
+                       save=False)
 
 
 def fail_cleaning(task, message: str, reason: str,
@@ -83,6 +85,7 @@ def _validate(task) -> None:
 def start_provide(task, verb: str | None = None) -> None:
     """manageable → cleaning (automated) → available."""
     task.check_transition('provide', verb)
+    retirement.check_provide(task.node)
     _validate(task)
     task.process_event('provide', callback=run_cleaning, call_args=(None,),
                        verb=verb)
@@ -109,7 +112,8 @@ def run_cleaning(task, step_list: list[dict] | None) -> None:
     if step_list is None:
         if not automated_clean_enabled(node):
             task.record('Automated cleaning is disabled', 'cleaning')
-            task.process_event('done', save=False)
+            task.process_event(retirement.cleaned_event(node, False),
+                               save=False)
             return
         step_list = steps.automated_clean_steps_for(task)
     try:

@@ -24,9 +24,11 @@ from ironside.conductor import cleaning
 from ironside.conductor import deployments
 from ironside.conductor import ports
 from ironside.conductor import power
+from ironside.conductor import retirement
 from ironside.conductor import servicing
 from ironside.conductor import step_flow
 from ironside.conductor import utils
+from ironside.conductor import volume
 from ironside.db import nodes as nodes_db
 from ironside.db import resources
 
@@ -82,6 +84,7 @@ class ConductorManager(base_manager.BaseConductorManager):
                     {name: getattr(node, name) for name in expected
                      if hasattr(node, name)}, expected)
             self._check_update_allowed(task, values)
+            retirement.check_update(node, values)
             driver = values.get('driver', node.driver)
             if driver != node.driver or reset_interfaces or \
                     set(values) & set(INTERFACE_FIELDS):
@@ -431,11 +434,36 @@ class ConductorManager(base_manager.BaseConductorManager):
                           purpose='portgroup delete') as task:
             ports.destroy_portgroup(task, portgroup_uuid)
 
+    # Volume connectors and targets (``kind``), under their node's lock
+
+    @utils.rpc_endpoint
+    def create_volume(self, context, node_id: str, kind: str,
+                      values: dict[str, Any]) -> str:
+        with self.acquire(context, node_id,
+                          purpose='volume %s create' % kind) as task:
+            return volume.create(task, kind, values)
+
+    @utils.rpc_endpoint
+    def update_volume(self, context, node_id: str, kind: str, uuid: str,
+                      values: dict[str, Any],
+                      expected: dict[str, Any] | None = None) -> str:
+        with self.acquire(context, node_id,
+                          purpose='volume %s update' % kind) as task:
+            return volume.update(task, kind, uuid, values, expected)
+
+    @utils.rpc_endpoint
+    def destroy_volume(self, context, node_id: str, kind: str,
+                       uuid: str) -> None:
+        with self.acquire(context, node_id,
+                          purpose='volume %s delete' % kind) as task:
+            volume.destroy(task, kind, uuid)
+
     # Allocations
 
     @utils.rpc_endpoint
     def create_allocation(self, context, values: dict[str, Any],
-                          node_uuid: str | None = None) -> str:
+                          node_uuid: str | None = None) -> dict[str, Any]:
+        """The allocation as created (see allocations.create)."""
         return allocations.create(self, context, values, node_uuid)
 
     @utils.rpc_endpoint

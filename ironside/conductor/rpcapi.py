@@ -24,6 +24,7 @@ from ironside.db import conductors as conductors_db
 from ironside.db import nodes as nodes_db
 from ironside.db import portgroups as portgroups_db
 from ironside.db import ports as ports_db
+from ironside.db import volume as volume_db
 
 
 class _LocalClient:
@@ -249,6 +250,26 @@ class ConductorAPI:
         self._call_node(context, group['node_uuid'], 'destroy_portgroup',
                         portgroup_uuid=group['uuid'])
 
+    # Volume connectors and targets: sent to the conductor of their node
+
+    def create_volume(self, context, kind: str, node_ident: str,
+                      values: dict[str, Any]) -> str:
+        return self._call_node(context, node_ident, 'create_volume',
+                               kind=kind, values=values)
+
+    def update_volume(self, context, kind: str, uuid: str,
+                      values: dict[str, Any],
+                      expected: dict[str, Any] | None = None) -> str:
+        row = volume_db.BY_KIND[kind].get(uuid)
+        return self._call_node(context, row['node_uuid'], 'update_volume',
+                               kind=kind, uuid=row['uuid'], values=values,
+                               expected=expected)
+
+    def destroy_volume(self, context, kind: str, uuid: str) -> None:
+        row = volume_db.BY_KIND[kind].get(uuid)
+        self._call_node(context, row['node_uuid'], 'destroy_volume',
+                        kind=kind, uuid=row['uuid'])
+
     # Allocations
 
     def _any_host(self) -> str:
@@ -259,7 +280,8 @@ class ConductorAPI:
         return random.choice(hosts)
 
     def create_allocation(self, context, values: dict[str, Any],
-                          node_uuid: str | None = None) -> str:
+                          node_uuid: str | None = None) -> dict[str, Any]:
+        """The allocation as created: ``allocating`` unless backfilled."""
         if node_uuid is not None:
             return self._call_owner_of(context, node_uuid,
                                        'create_allocation', values=values,

@@ -29,6 +29,7 @@ from ironside.db import history as history_db
 from ironside.db import models
 from ironside.db import nodes as nodes_db
 from ironside.db import session as db_session
+from ironside.db import volume as volume_db
 from ironside.drivers import factory
 
 LOG = logging.getLogger(__name__)
@@ -120,6 +121,16 @@ class TaskManager:
         self.node = node
         self._lock_key = (node.id, node.uuid)
         self.fsm = states.NodeStateMachine(node.provision_state)
+
+    @property
+    def volume_targets(self) -> list[dict[str, Any]]:
+        """The node's volume targets, by boot index (as Ironic's task)."""
+        return volume_db.list_of('targets', {'node_id': self.node.id},
+                                 sort_key='boot_index')
+
+    @property
+    def volume_connectors(self) -> list[dict[str, Any]]:
+        return volume_db.list_of('connectors', {'node_id': self.node.id})
 
     def release_resources(self) -> None:
         if self.shared or self.node is None:

@@ -411,6 +411,82 @@ class DeployTemplateStep(TimestampMixin, Base):
                 'args': dict(self.args or {}), 'priority': self.priority}
 
 
+class VolumeConnector(TimestampMixin, Base):
+    """How a node reaches its volumes: an iSCSI name, an address, a WWN."""
+
+    __tablename__ = 'volume_connectors'
+    __table_args__ = (
+        sa.UniqueConstraint('type', 'connector_id',
+                            name='uniq_volumeconnectors0type0connector_id'),
+    )
+
+    id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
+    uuid: orm.Mapped[str] = orm.mapped_column(sa.String(36), unique=True)
+    node_id: orm.Mapped[int] = orm.mapped_column(
+        sa.ForeignKey('nodes.id', ondelete='CASCADE'), index=True)
+    type: orm.Mapped[str] = orm.mapped_column(sa.String(32))
+    connector_id: orm.Mapped[str] = orm.mapped_column(sa.String(255))
+    extra: orm.Mapped[dict] = dict_column()
+
+
+class VolumeTarget(TimestampMixin, Base):
+    """A volume a node may boot from or attach, by its boot order."""
+
+    __tablename__ = 'volume_targets'
+    __table_args__ = (
+        sa.UniqueConstraint('node_id', 'boot_index',
+                            name='uniq_volumetargets0node_id0boot_index'),
+    )
+
+    id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
+    uuid: orm.Mapped[str] = orm.mapped_column(sa.String(36), unique=True)
+    node_id: orm.Mapped[int] = orm.mapped_column(
+        sa.ForeignKey('nodes.id', ondelete='CASCADE'), index=True)
+    volume_type: orm.Mapped[str] = orm.mapped_column(sa.String(64))
+    properties: orm.Mapped[dict] = dict_column()
+    boot_index: orm.Mapped[int] = orm.mapped_column(sa.Integer)
+    volume_id: orm.Mapped[str] = orm.mapped_column(sa.String(36))
+    extra: orm.Mapped[dict] = dict_column()
+
+
+class Runbook(TimestampMixin, Base):
+    """Named, ordered steps a node whose traits name it may run."""
+
+    __tablename__ = 'runbooks'
+
+    id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
+    uuid: orm.Mapped[str] = orm.mapped_column(sa.String(36), unique=True)
+    name: orm.Mapped[str] = orm.mapped_column(sa.String(255), unique=True)
+    disable_ramdisk: orm.Mapped[bool] = orm.mapped_column(
+        sa.Boolean, default=False, nullable=False)
+    public: orm.Mapped[bool] = orm.mapped_column(
+        sa.Boolean, default=False, nullable=False)
+    owner: orm.Mapped[str | None] = _str()
+    description: orm.Mapped[str | None] = _str()
+    # The node traits that approve the runbook for a node (1.112).
+    traits: orm.Mapped[list] = list_column()
+    extra: orm.Mapped[dict] = dict_column()
+    steps: orm.Mapped[list[RunbookStep]] = orm.relationship(
+        'RunbookStep', lazy='selectin', cascade='all, delete-orphan',
+        passive_deletes=True, order_by='RunbookStep.id')
+
+
+class RunbookStep(TimestampMixin, Base):
+    __tablename__ = 'runbook_steps'
+
+    id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
+    runbook_id: orm.Mapped[int] = orm.mapped_column(
+        sa.ForeignKey('runbooks.id', ondelete='CASCADE'), index=True)
+    interface: orm.Mapped[str] = orm.mapped_column(sa.String(255))
+    step: orm.Mapped[str] = orm.mapped_column(sa.String(255))
+    args: orm.Mapped[dict] = dict_column()
+    order: orm.Mapped[int] = orm.mapped_column(sa.Integer)
+
+    def as_step(self) -> dict[str, Any]:
+        return {'interface': self.interface, 'step': self.step,
+                'args': dict(self.args or {}), 'order': self.order}
+
+
 class NodeHistory(Base):
     """An event in a node's life: step starts, ends and failures, errors."""
 

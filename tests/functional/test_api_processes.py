@@ -3,6 +3,7 @@ allocations the way metalsmith makes them, through the CLI."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import urllib.error
 import urllib.request
@@ -30,8 +31,9 @@ def _request(endpoint, method, path, body=None):
         return error.code, json.loads(error.read())
 
 
-def test_api_process_with_conductors_over_rabbitmq(split):
-    split.start_conductor('conductor-a')
+@contextlib.contextmanager
+def _api_process(split):
+    """An ironside-api process beside the split's conductors; its URL."""
     port = services.free_port()
     config = split.workdir / 'api.conf'
     sections = {k: dict(v) for k, v in split.sections.items()}
@@ -51,6 +53,14 @@ def test_api_process_with_conductors_over_rabbitmq(split):
 
     try:
         wait_for(_up, timeout=30, interval=0.2, what='ironside-api')
+        yield endpoint
+    finally:
+        assert api.stop() == 0, api.log()
+
+
+def test_api_process_with_conductors_over_rabbitmq(split):
+    split.start_conductor('conductor-a')
+    with _api_process(split) as endpoint:
         status, node = _request(endpoint, 'POST', '/v1/nodes', {
             'driver': 'fake-hardware', 'name': 'over-rpc'})
         assert status == 201, node
@@ -81,8 +91,58 @@ def test_api_process_with_conductors_over_rabbitmq(split):
         assert status == 202
         wait_for(lambda: _request(endpoint, 'GET', '/v1/nodes/over-rpc')[1][
             'provision_state'] == 'manageable', timeout=30)
-    finally:
-        assert api.stop() == 0, api.log()
+
+
+def test_volume_runbooks_and_allocations_over_rabbitmq(split):
+    """Issue 13's families through an API process and conductors over
+    RabbitMQ, on PostgreSQL and MariaDB: what crosses RPC (the allocation
+    as created, volume changes under the node's lock) survives it."""
+    split.start_conductor('conductor-a')
+    with _api_process(split) as endpoint:
+        status, node = _request(endpoint, 'POST', '/v1/nodes', {
+            'driver': 'fake-hardware', 'name': 'vol-node',
+            'resource_class': 'gold'})
+        assert status == 201, node
+        status, _ = _request(endpoint, 'PUT',
+                             '/v1/nodes/vol-node/states/power',
+                             {'target': 'power off'})
+        assert status == 202
+        wait_for(lambda: _request(endpoint, 'GET', '/v1/nodes/vol-node')[1][
+            'power_state'] == 'power off', timeout=30)
+        for kind, body in (
+                ('connectors', {'type': 'wwpn',
+                                'connector_id': '50:01:43:80:12:34:56:78'}),
+                ('targets', {'volume_type': 'fibre_channel',
+                             'boot_index': 0, 'volume_id': 'v1'})):
+            status, item = _request(endpoint, 'POST', '/v1/volume/' + kind,
+                                    dict(body, node_uuid=node['uuid']))
+            assert status == 201, item
+            path = '/v1/volume/%s/%s' % (kind, item['uuid'])
+            status, patched = _request(endpoint, 'PATCH', path, [
+                {'op': 'add', 'path': '/extra/k', 'value': 'v'}])
+            assert (status, patched['extra']) == (200, {'k': 'v'}), patched
+            assert _request(endpoint, 'DELETE', path)[0] == 204
+            assert _request(endpoint, 'GET', path)[0] == 404
+        status, runbook = _request(endpoint, 'POST', '/v1/runbooks', {
+            'name': 'CUSTOM_SPLIT', 'steps': [{
+                'interface': 'bios', 'step': 'factory_reset', 'order': 0}]})
+        assert status == 201, runbook
+        assert _request(endpoint, 'DELETE',
+                        '/v1/runbooks/CUSTOM_SPLIT')[0] == 204
+        status, allocation = _request(endpoint, 'POST', '/v1/allocations',
+                                      {'resource_class': 'gold'})
+        assert status == 201, allocation
+        assert allocation['state'] == 'allocating'
+        assert allocation['created_at'].endswith('+00:00')
+
+        def processed():
+            shown = _request(endpoint, 'GET',
+                             '/v1/allocations/%s' % allocation['uuid'])[1]
+            return shown if shown['state'] != 'allocating' else None
+
+        done = wait_for(processed, timeout=30, what='the allocation')
+        # The node is enrolled, not available: nothing to allocate.
+        assert done['state'] == 'error', done
 
 
 def test_allocation_create_wait_through_the_cli(ironside):

@@ -72,10 +72,22 @@ class NoVendor(_Refusing, base.VendorInterface):
 
 
 class NoopStorage(_NoProperties, base.StorageInterface):
-    """Local disks only: nothing to attach, nothing to validate."""
+    """Local disks only: nothing to attach.
+
+    Volume connectors and targets may be recorded (Nova records a target
+    before a boot-from-volume deploy), but this interface attaches none,
+    so a node whose boot volume (``boot_index`` 0) is a volume target
+    fails validation and says why, instead of deploying to its disk.
+    """
 
     def validate(self, task) -> None:
-        pass
+        boot = [t for t in task.volume_targets if t['boot_index'] == 0]
+        if boot:
+            raise exception.InvalidParameterValue(
+                err='Booting from a volume is not supported: the storage '
+                    'interface "noop" attaches no volumes, and volume '
+                    'target %s of node %s is its boot volume '
+                    '(boot_index 0)' % (boot[0]['uuid'], task.node.uuid))
 
 
 class NoopNetwork(_NoProperties, base.NetworkInterface):

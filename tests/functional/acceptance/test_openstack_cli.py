@@ -264,3 +264,76 @@ def test_drivers_conductors_allocations_templates(cli, ironside):
     assert created['steps'] == steps
     listed = cli('deploy', 'template', 'list', '-f', 'json')
     assert template in [t['name'] for t in listed]
+
+
+def _uuid(listed: dict) -> str:
+    """The UUID column of a list, whatever its label's case."""
+    return next(v for k, v in listed.items() if k.lower() == 'uuid')
+
+
+def test_volume_connectors_and_targets(cli, ironside):
+    node = _node(cli)
+    name = node['name']
+    cli('node', 'power', 'off', name)
+    iqn = 'iqn.2026-11.org.example:%s' % name
+    # As Ironic, a connector or target names its node by UUID.
+    connector = cli('volume', 'connector', 'create', '--node',
+                    node['uuid'], '--type', 'iqn', '--connector-id', iqn,
+                    '-f', 'json')
+    assert connector['connector_id'] == iqn
+    listed = cli('volume', 'connector', 'list', '--node', name, '-f', 'json')
+    assert [_uuid(c) for c in listed] == [connector['uuid']], listed
+    cli('volume', 'connector', 'set', connector['uuid'], '--extra',
+        'rack=r7')
+    shown = cli('volume', 'connector', 'show', connector['uuid'],
+                '-f', 'json')
+    assert shown['extra'] == {'rack': 'r7'}
+    duplicate = cli('volume', 'connector', 'create', '--node', node['uuid'],
+                    '--type', 'iqn', '--connector-id', iqn, check=False)
+    assert duplicate.code == 1
+    assert 'already exists' in duplicate.stderr
+    target = cli('volume', 'target', 'create', '--node', node['uuid'],
+                 '--type',
+                 'iscsi', '--boot-index', '0', '--volume-id', 'v-' + name,
+                 '--property', 'target_lun=0', '-f', 'json')
+    assert target['boot_index'] == 0
+    cli('volume', 'target', 'set', target['uuid'], '--boot-index', '1')
+    assert cli('volume', 'target', 'show', target['uuid'], '-f', 'json')[
+        'boot_index'] == 1
+    assert [_uuid(t) for t in cli('volume', 'target', 'list', '--node',
+                                  name, '-f', 'json')] == [target['uuid']]
+    cli('volume', 'target', 'delete', target['uuid'])
+    cli('volume', 'connector', 'delete', connector['uuid'])
+    missing = cli('volume', 'connector', 'show', connector['uuid'],
+                  check=False)
+    assert missing.code == 1
+    assert 'could not be found' in missing.stderr
+
+
+def test_runbooks(cli, ironside):
+    name = unique('CUSTOM_RB').upper().replace('-', '_')
+    steps = [{'interface': 'bios', 'step': 'apply_configuration',
+              'args': {'settings': [{'name': 'SMT', 'value': 'off'}]},
+              'order': 0}]
+    created = cli('runbook', 'create', '--name', name, '--steps',
+                  json.dumps(steps), '--description', 'SMT off',
+                  '-f', 'json')
+    assert created['steps'] == steps
+    assert created['description'] == 'SMT off'
+    listed = cli('runbook', 'list', '-f', 'json')
+    assert name in [r.get('Name', r.get('name')) for r in listed], listed
+    cli('runbook', 'set', name, '--extra', 'team=hw')
+    shown = cli('runbook', 'show', name, '-f', 'json')
+    assert shown['extra'] == {'team': 'hw'}
+    cli('runbook', 'trait', 'add', name, 'CUSTOM_RACK_9')
+    assert cli('runbook', 'show', name, '-f', 'json')['traits'] == [
+        'CUSTOM_RACK_9']
+    node = _available(cli, ironside)
+    cli('node', 'manage', node)
+    wait_state(ironside, node, 'manageable')
+    cli('node', 'add', 'trait', node, 'CUSTOM_RACK_9')
+    cli('node', 'clean', node, '--runbook', name, '--wait', '30')
+    assert cli('node', 'bios', 'setting', 'show', node, 'SMT',
+               '-f', 'json')['value'] == 'off'
+    cli('runbook', 'delete', name)
+    assert cli('runbook', 'show', name, check=False).code == 1

@@ -6,6 +6,7 @@ import pytest
 from openstack import exceptions as os_exc
 
 from tests.functional.acceptance.conftest import available_node
+from tests.functional.acceptance.conftest import sdk_wait_state
 from tests.functional.acceptance.conftest import unique
 
 pytestmark = pytest.mark.functional
@@ -133,3 +134,71 @@ def test_allocations(sdk):
                                                ignore_error=True)
     assert failed.state == 'error'
     assert failed.last_error
+
+
+def test_volume_connectors_and_targets(sdk):
+    node = sdk.baremetal.create_node(driver='fake-hardware',
+                                     name=unique('vol'))
+    sdk.baremetal.set_node_power_state(node, 'power off', wait=True,
+                                       timeout=30)
+    iqn = 'iqn.2026-11.org.example:%s' % node.name
+    connector = sdk.baremetal.create_volume_connector(
+        node_id=node.id, type='iqn', connector_id=iqn)
+    assert connector.connector_id == iqn
+    assert [c.id for c in sdk.baremetal.volume_connectors(
+        node=node.id)] == [connector.id]
+    assert sdk.baremetal.get_volume_connector(connector.id).type == 'iqn'
+    updated = sdk.baremetal.update_volume_connector(connector,
+                                                    extra={'rack': '7'})
+    assert updated.extra == {'rack': '7'}
+    patched = sdk.baremetal.patch_volume_connector(connector, [
+        {'op': 'replace', 'path': '/connector_id', 'value': iqn + '-b'}])
+    assert patched.connector_id == iqn + '-b'
+    with pytest.raises(os_exc.ConflictException):
+        sdk.baremetal.create_volume_connector(
+            node_id=node.id, type='iqn', connector_id=iqn + '-b')
+    target = sdk.baremetal.create_volume_target(
+        node_id=node.id, volume_type='iscsi', boot_index=0,
+        volume_id='vol-%s' % node.name, properties={'target_lun': 0})
+    assert target.boot_index == 0
+    assert [t.id for t in sdk.baremetal.volume_targets(
+        node=node.id, details=True)] == [target.id]
+    target = sdk.baremetal.patch_volume_target(target, [
+        {'op': 'replace', 'path': '/boot_index', 'value': 1}])
+    assert sdk.baremetal.get_volume_target(target.id).boot_index == 1
+    sdk.baremetal.delete_volume_target(target)
+    sdk.baremetal.delete_volume_connector(connector)
+    with pytest.raises(os_exc.NotFoundException):
+        sdk.baremetal.get_volume_connector(connector.id)
+    assert list(sdk.baremetal.volume_targets(node=node.id)) == []
+
+
+def test_runbooks(sdk):
+    name = unique('CUSTOM_RB').upper().replace('-', '_')
+    steps = [{'interface': 'bios', 'step': 'apply_configuration',
+              'args': {'settings': [{'name': 'SMT', 'value': 'off'}]},
+              'order': 0}]
+    runbook = sdk.baremetal.create_runbook(name=name, steps=steps)
+    assert runbook.steps == steps
+    assert runbook.public is False
+    assert name in [r.name for r in sdk.baremetal.runbooks()]
+    assert sdk.baremetal.get_runbook(name).id == runbook.id
+    updated = sdk.baremetal.update_runbook(runbook, extra={'team': 'hw'})
+    assert updated.extra == {'team': 'hw'}
+    patched = sdk.baremetal.patch_runbook(runbook, [
+        {'op': 'replace', 'path': '/description', 'value': 'SMT off'}])
+    assert patched.description == 'SMT off'
+    # Run it by manual cleaning on a node that carries its name.
+    node = available_node(sdk)
+    sdk.baremetal.set_node_provision_state(node, 'manage')
+    sdk_wait_state(sdk, node.id, 'manageable')
+    sdk.baremetal.add_node_trait(node, name)
+    # The proxy's set_node_provision_state does not pass runbook on.
+    sdk.baremetal.get_node(node.id).set_provision_state(
+        sdk.baremetal, 'clean', runbook=name)
+    node = sdk_wait_state(sdk, node.id, 'manageable')
+    assert node.last_error is None
+    assert node.driver_internal_info['bios_settings'] == {'SMT': 'off'}
+    sdk.baremetal.delete_runbook(runbook)
+    with pytest.raises(os_exc.NotFoundException):
+        sdk.baremetal.get_runbook(runbook.id)

@@ -8,6 +8,7 @@ import threading
 
 import pytest
 
+from ironside.api import app as api_app
 from ironside.common import exception
 from ironside.common import states
 from ironside.conductor import periodics
@@ -17,6 +18,7 @@ from ironside.db import nodes as nodes_db
 from ironside.drivers.modules.redfish import common as redfish_common
 from tests.functional.bmc import helpers
 from tests.functional.fixtures import redfish_emulator
+from tests.unit.api.conftest import ApiClient
 from tests.utils import wait_for
 
 
@@ -311,4 +313,37 @@ def test_a_service_step_changes_the_boot_mode_on_the_bmc(rpc, context,
     assert redfish.state(3)['boot_mode'] == 'Legacy'
     events = [h.event for h in history_db.list_for_node(node.id)]
     assert 'Service step management.apply_boot_mode started' in events
+
+
+def test_a_runbook_changes_what_the_bmc_reports(rpc, context, redfish,
+                                                make_bmc_node):
+    """Issue 13: a runbook run by manual cleaning through the API on a
+    Redfish node changes the BIOS the emulated BMC reports."""
+    api = ApiClient(api_app.build_app(rpc))
+
+    def bmc_bios():
+        return redfish.state(2).get('bios', {})
+
+    # Whatever the emulator's BIOS says now, the runbook says the opposite.
+    wanted = 'Disabled' if bmc_bios().get('ProcTurboMode', 'Enabled') == \
+        'Enabled' else 'Enabled'
+    response = api.post('/v1/runbooks', {
+        'name': 'CUSTOM_TURBO_FLIP', 'steps': [{
+            'interface': 'bios', 'step': 'apply_configuration', 'order': 0,
+            'args': {'settings': [{'name': 'ProcTurboMode',
+                                   'value': wanted}]}}]})
+    assert response.status_code == 201, response.text
+    node = make_bmc_node('redfish', redfish.driver_info(2))
+    helpers.manage(rpc, context, node.uuid)
+    assert api.put('/v1/nodes/%s/traits/CUSTOM_TURBO_FLIP' % node.uuid
+                   ).status_code == 204
+
+    response = api.put('/v1/nodes/%s/states/provision' % node.uuid,
+                       {'target': 'clean', 'runbook': 'CUSTOM_TURBO_FLIP'},
+                       version='1.109')
+    assert response.status_code == 202, response.text
+    wait_for(lambda: bmc_bios().get('ProcTurboMode') == wanted and
+             helpers.node(node.uuid).provision_state == states.MANAGEABLE,
+             timeout=60,
+             what='the runbook to set the BIOS and cleaning to end')
     assert helpers.node(node.uuid).last_error is None

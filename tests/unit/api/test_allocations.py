@@ -26,7 +26,7 @@ def test_allocate_by_resource_class_and_traits(api, available_node, rpc,
         'name': 'alloc-1', 'extra': {'who': 'me'}})
     assert response.status_code == 201, response.text
     created = response.json
-    assert created['state'] in ('allocating', 'active')
+    assert created['state'] == 'allocating'
     assert response.headers['location'].endswith(
         '/v1/allocations/%s' % created['uuid'])
     allocation = _wait(api, created['uuid'])
@@ -46,6 +46,22 @@ def test_allocate_by_resource_class_and_traits(api, available_node, rpc,
     assert api.get('/v1/allocations', state='error').json == {
         'allocations': []}
     assert api.get('/v1/nodes/plain').json['instance_uuid'] is None
+
+
+def test_the_answer_is_the_allocation_as_created(api, available_node,
+                                                conductor, monkeypatch):
+    """As Ironic: 201 with the allocation ``allocating``, whatever the
+    worker did meanwhile; the outcome is read afterwards."""
+    node = available_node(resource_class='gold')
+    # The worker finishing before the answer is written is a race that
+    # cannot be caused reliably otherwise: run the worker inline.
+    monkeypatch.setattr(conductor, 'spawn_worker', lambda work: work())
+    response = api.post('/v1/allocations', {'resource_class': 'gold'})
+    assert response.status_code == 201, response.text
+    assert response.json['state'] == 'allocating'
+    assert response.json['node_uuid'] is None
+    shown = api.get('/v1/allocations/%s' % response.json['uuid']).json
+    assert (shown['state'], shown['node_uuid']) == ('active', node['uuid'])
 
 
 def test_allocation_failures_are_recorded(api, available_node):
@@ -186,3 +202,12 @@ def test_owner_field_from_1_60(api, available_node):
         'uuid'] == created['uuid']
     assert api.get('/v1/allocations', owner='p1', version='1.59'
                    ).status_code == 406
+
+
+def test_an_empty_node_names_none(api, available_node):
+    """Found by fuzzing: ``"node": ""`` was a 500."""
+    available_node(resource_class='gold')
+    response = api.post('/v1/allocations', {'resource_class': 'gold',
+                                            'node': ''})
+    assert response.status_code == 201, response.text
+    assert _wait(api, response.json['uuid'])['state'] == 'active'

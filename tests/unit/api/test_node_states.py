@@ -120,7 +120,7 @@ def test_deploy_steps_and_dict_configdrive(api, available_node):
     ({'target': 'active', 'runbook': 'r1'}, '1.91', 406,
      'Request not acceptable.'),
     ({'target': 'active', 'runbook': 'r1'}, '1.115', 404,
-     'Runbook r1 could not be found.'),
+     'Runbook with name or uuid r1 could not be found.'),
     ({'target': 'active', 'colour': 'red'}, '1.115', 400,
      'Unexpected arguments: colour'),
     ({}, '1.115', 400, 'Missing mandatory parameter: target'),

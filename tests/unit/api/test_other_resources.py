@@ -1,4 +1,4 @@
-"""Drivers, conductors, deploy templates, chassis and volume."""
+"""Drivers, conductors, deploy templates and chassis."""
 
 from __future__ import annotations
 
@@ -148,22 +148,6 @@ def test_chassis(api, create_node):
                                  'value': 'rack 2'}])
     assert response.json['description'] == 'rack 2'
     assert api.delete(path).status_code == 204
-
-
-def test_volume_is_empty_and_refuses_creation(api, create_node):
-    node = create_node()
-    assert api.get('/v1/volume', version='1.31').status_code == 404
-    assert set(api.get('/v1/volume').json) == {'connectors', 'targets',
-                                               'links'}
-    assert api.get('/v1/volume/targets/detail', node=node['uuid']).json == \
-        {'targets': []}
-    assert api.get('/v1/nodes/%s/volume/connectors' % node['uuid']).json \
-        == {'connectors': []}
-    response = api.post('/v1/volume/targets', {'node_uuid': node['uuid']})
-    assert response.status_code == 400
-    assert error_of(response) == ('Ironside does not support volume '
-                                  'targets: no storage interface boots '
-                                  'from volumes')
 
 
 def test_openapi_document_is_served(api):

@@ -166,3 +166,82 @@ def test_allocations_are_scoped_to_their_owner(api, nodes):
         'allocations': []}
     assert len(api.get('/v1/allocations', headers=OWNER_MEMBER).json[
         'allocations']) == 1
+
+
+PROJECT_MANAGER = _identity(['manager', 'member', 'reader'], project='p1')
+OTHER_MANAGER = _identity(['manager', 'member', 'reader'], project='p2')
+RUNBOOK = {'name': 'CUSTOM_RB', 'steps': [
+    {'interface': 'bios', 'step': 'factory_reset', 'order': 0}]}
+
+
+def test_runbooks_project_and_system_scoped(api, keystone):
+    # A project manager creates runbooks for its own project only.
+    response = api.post('/v1/runbooks', dict(RUNBOOK, owner='p2'),
+                        headers=PROJECT_MANAGER)
+    assert response.status_code == 400
+    response = api.post('/v1/runbooks', dict(RUNBOOK, public=True),
+                        headers=PROJECT_MANAGER)
+    assert response.status_code == 400
+    assert api.post('/v1/runbooks', RUNBOOK,
+                    headers=OWNER_MEMBER).status_code == 403
+    own = api.post('/v1/runbooks', RUNBOOK, headers=PROJECT_MANAGER)
+    assert own.status_code == 201, own.text
+    assert own.json['owner'] == 'p1'
+    public = api.post('/v1/runbooks', dict(RUNBOOK, name='CUSTOM_PUB',
+                                           public=True),
+                      headers=SYSTEM_ADMIN)
+    assert public.json['owner'] is None
+    # Another project sees the public one only, and cannot change it.
+    names = [r['name'] for r in api.get(
+        '/v1/runbooks', headers=OTHER_MANAGER).json['runbooks']]
+    assert names == ['CUSTOM_PUB']
+    assert api.get('/v1/runbooks/CUSTOM_RB',
+                   headers=OTHER_MANAGER).status_code == 403
+    assert api.get('/v1/runbooks/CUSTOM_PUB',
+                   headers=OTHER_MANAGER).status_code == 200
+    assert api.delete('/v1/runbooks/CUSTOM_RB',
+                      headers=OTHER_MANAGER).status_code == 403
+    # Making a runbook public is for the system.
+    response = api.patch('/v1/runbooks/CUSTOM_RB', [
+        {'op': 'replace', 'path': '/public', 'value': True}],
+        headers=PROJECT_MANAGER)
+    assert response.status_code == 403
+    response = api.patch('/v1/runbooks/CUSTOM_RB', [
+        {'op': 'add', 'path': '/extra/k', 'value': 'v'}],
+        headers=PROJECT_MANAGER)
+    assert response.status_code == 200, response.text
+    assert sorted(r['name'] for r in api.get(
+        '/v1/runbooks', headers=SYSTEM_READER).json['runbooks']) == [
+        'CUSTOM_PUB', 'CUSTOM_RB']
+    assert api.delete('/v1/runbooks/CUSTOM_RB',
+                      headers=PROJECT_MANAGER).status_code == 204
+
+
+def test_volume_follows_its_node_and_target_properties_are_redacted(
+        api, nodes):
+    owned, other = nodes
+    nodes_db.update_node(owned['uuid'], {'power_state': 'power off'})
+    target = api.post('/v1/volume/targets', {
+        'node_uuid': owned['uuid'], 'volume_type': 'iscsi',
+        'boot_index': 0, 'volume_id': 'v1',
+        'properties': {'auth_password': 'secret'}}, headers=SYSTEM_ADMIN)
+    assert target.status_code == 201, target.text
+    path = '/v1/volume/targets/%s' % target.json['uuid']
+    # Secrets are masked even for those who may see the properties.
+    assert api.get(path, headers=SYSTEM_READER).json['properties'] == {
+        'auth_password': '******'}
+    shown = api.get(path, headers=OWNER_MEMBER).json
+    assert shown['properties'] == {'redacted_contents': (
+        '** Value redacted: Requires permission '
+        'baremetal:volume:view_target_properties access. Permission '
+        'denied. **')}
+    listed = api.get('/v1/volume/targets', detail='True',
+                     headers=OWNER_MEMBER).json['targets']
+    assert [t['properties'] for t in listed] == [shown['properties']]
+    # Another project sees neither the node's targets nor the node.
+    outsider = _identity(['member', 'reader'], project='p9')
+    assert api.get(path, headers=outsider).status_code == 404
+    assert api.get('/v1/volume/targets', headers=outsider).json == {
+        'targets': []}
+    assert api.delete(path, headers=LESSEE_READER).status_code == 403
+    assert api.delete(path, headers=SYSTEM_ADMIN).status_code == 204

@@ -1,0 +1,52 @@
+"""Volume connectors and targets: changed with their node's lock held.
+
+As in Ironic, a node's storage endpoints may be changed only while it is
+powered off (the storage interface reads them when it powers on or
+deploys); deleting them is also allowed in the states a node itself may
+be deleted in.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ironside.common import exception
+from ironside.common import states
+from ironside.db import volume as volume_db
+
+
+def _check_powered_off(task, action: str, allowed_states=()) -> None:
+    node = task.node
+    if node.provision_state in allowed_states:
+        return
+    if node.power_state != states.POWER_OFF:
+        raise exception.InvalidStateRequested(
+            action=action, node=node.uuid, state=node.power_state)
+
+
+def _mine(task, kind: str, uuid: str) -> dict[str, Any]:
+    resource = volume_db.BY_KIND[kind]
+    row = resource.get(uuid)
+    if row['node_id'] != task.node.id:
+        raise resource.not_found(uuid)
+    return row
+
+
+def create(task, kind: str, values: dict[str, Any]) -> str:
+    values = dict(values, node_id=task.node.id)
+    return volume_db.BY_KIND[kind].create(values)['uuid']
+
+
+def update(task, kind: str, uuid: str, values: dict[str, Any],
+           expected: dict[str, Any] | None = None) -> str:
+    row = _mine(task, kind, uuid)
+    _check_powered_off(task, 'volume %s update' % kind[:-1])
+    return volume_db.BY_KIND[kind].update(row['id'], values,
+                                          expected)['uuid']
+
+
+def destroy(task, kind: str, uuid: str) -> None:
+    row = _mine(task, kind, uuid)
+    _check_powered_off(task, 'volume %s deletion' % kind[:-1],
+                       states.DELETE_ALLOWED_STATES)
+    volume_db.BY_KIND[kind].destroy(row['id'])
