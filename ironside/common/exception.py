@@ -452,6 +452,12 @@ class BMCConnectionFailed(BMCError):
     failure_reason = 'BMCUnreachable'
 
 
+class BMCBusy(TemporaryFailure):
+    msg_fmt = ("BMC %(bmc)s is busy: too many calls are waiting for it "
+               "(%(action)s refused); please retry.")
+    failure_reason = 'BMCBusy'
+
+
 class IPMIFailure(BMCError):
     msg_fmt = "IPMI call to %(bmc)s failed: %(reason)s"
 

@@ -13,6 +13,11 @@ opts = [
     cfg.FloatOpt('power_poll_interval', default=1.0, min=0.01,
                  help='Seconds between power state reads while waiting for '
                       'a BMC to reach a requested power state.'),
+    cfg.IntOpt('max_waiting_calls', default=4, min=1,
+               help='Calls that may wait at once for one BMC busy with '
+                    'another command; more are refused at once with 503 '
+                    '(BMCBusy), so that a BMC that stops answering cannot '
+                    'take every worker of the conductor.'),
     cfg.FloatOpt('validate_timeout', default=5.0, min=0.1,
                  help='Seconds validation waits for a BMC to answer when it '
                       'checks the credentials. A BMC that does not answer '

@@ -160,7 +160,13 @@ def test_bmc_down_mid_step_fails_it_naming_the_bmc(rpc, context, ipmi,
     assert 'BMC 127.0.0.1:%d did not answer' % bmc.port in node.last_error
     assert node.failure_reason == 'BMCUnreachable'
     assert node.reservation is None
-    # The BMC is back: a new session is opened for it.
+    # The BMC is back. The call that met the silence goes on in pyghmi
+    # until pyghmi gives up on it (the node failed without waiting for
+    # that); once it has, a new session is opened for the BMC.
+    wait_for(lambda: not any(
+        entry.lock.locked() for key, entry in
+        ipmi_common.SESSIONS._entries.items() if key[1] == bmc.port),
+        timeout=60, what='the call that met the silence to end')
     rpc.change_node_power_state(context, node.uuid, states.POWER_OFF)
     helpers.wait_power(node.uuid, states.POWER_OFF)
 

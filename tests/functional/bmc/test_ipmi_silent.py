@@ -12,7 +12,9 @@ import pytest
 
 from ironside.common import exception
 from ironside.common import states
+from ironside.drivers.modules.ipmi import common as ipmi_common
 from tests.functional.bmc import helpers
+from tests.functional.fixtures import ipmi_bmc
 from tests.utils import wait_for
 
 
@@ -31,16 +33,22 @@ def _silent_info(port):
             'ipmi_retry_timeout': 3}
 
 
-@pytest.mark.parametrize('silence', ['no-answer', 'unknown-user'])
+@pytest.fixture(params=['no-answer', 'unknown-user'])
+def silent_info(request, silent_port):
+    """A BMC that never answers: a silent port, or a pyghmi BMC of its
+    own process (an unknown user leaves that server silent for everyone)
+    asked for a user it does not have."""
+    if request.param == 'no-answer':
+        yield _silent_info(silent_port)
+        return
+    with ipmi_bmc.IPMIBMCs(1, prefix='lonely') as own:
+        yield own.bmcs[0].driver_info(ipmi_username='nobody',
+                                      ipmi_retry_timeout=3)
+
+
 def test_manage_of_a_silent_bmc_fails_in_bounded_time(
-        rpc, context, ipmi, make_bmc_node, silent_port, silence):
-    if silence == 'no-answer':
-        info = _silent_info(silent_port)
-    else:
-        info = ipmi.bmcs[3].driver_info(ipmi_username='nobody-%d'
-                                        % silent_port,
-                                        ipmi_retry_timeout=3)
-    silent = make_bmc_node('ipmi', info)
+        rpc, context, ipmi, make_bmc_node, silent_info):
+    silent = make_bmc_node('ipmi', silent_info)
     healthy = make_bmc_node('ipmi', ipmi.bmcs[0].driver_info())
     started = time.monotonic()
     try:
@@ -74,7 +82,11 @@ def test_calls_for_a_silent_bmc_do_not_hold_the_conductor(
 
     with concurrent.futures.ThreadPoolExecutor(40) as pool:
         stuck = [pool.submit(_boot_device, silent.uuid) for _ in range(40)]
-        time.sleep(0.5)  # let them all be waiting on the silent BMC
+        # Once the silent BMC is busy, the healthy one must still answer.
+        wait_for(lambda: any(
+            entry.lock.locked() for key, entry in
+            ipmi_common.SESSIONS._entries.items() if key[1] == silent_port),
+            timeout=10, what='a call to be waiting on the silent BMC')
         took, outcome = _boot_device(healthy.uuid)
         assert outcome == 'answered'
         assert took < 5

@@ -106,8 +106,12 @@ CredentialsRejected = exception.IPMICredentialsRejected
 
 @dataclasses.dataclass
 class _Entry:
+    # Held while a command (or the login) runs against the BMC, and
+    # released by the thread that runs it, when pyghmi returns.
     lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
     command: ipmi_command.Command | None = None
+    # Callers waiting for the BMC: past [ipmi]max_waiting_calls, refused.
+    waiting: int = 0
 
 
 class SessionCache:
@@ -115,6 +119,12 @@ class SessionCache:
 
     The BMC's own lock also serialises opening its session, so concurrent
     callers never open two sessions to one BMC.
+
+    A BMC that never answers (pyghmi's login to an unknown user can wait
+    for ever) must only hold up its own node: every call runs in a thread
+    of its own that keeps the BMC's lock until pyghmi returns, while the
+    caller waits at most the node's retry budget; later callers wait for
+    the lock within their own budget, and only a few may wait at once.
     """
 
     def __init__(self) -> None:
@@ -151,10 +161,8 @@ class SessionCache:
         while True:
             attempt += 1
             try:
-                with entry.lock:
-                    if entry.command is None:
-                        entry.command = self._open(info)
-                    return func(entry.command)
+                return self._bounded(entry, info, action, func,
+                                     deadline - time.monotonic())
             except pyghmi_exc.IpmiException as exc:
                 if not is_unreachable(exc) and _text(exc) != NO_ANSWER:
                     raise exception.IPMIFailure(
@@ -173,19 +181,72 @@ class SessionCache:
                          'retrying', info.bmc, action, attempt, exc)
                 time.sleep(CONF.ipmi.retry_interval)
 
+    def _bounded(self, entry: _Entry, info: IPMIInfo, action: str,
+                 func: Callable[[ipmi_command.Command], T],
+                 timeout: float) -> T:
+        """Run ``func`` on the BMC's session, waiting at most ``timeout``
+        for the BMC to be free and for its answer."""
+        with self._lock:
+            if entry.waiting >= CONF.ipmi.max_waiting_calls:
+                raise exception.BMCBusy(bmc=info.bmc, action=action)
+            entry.waiting += 1
+        try:
+            if not entry.lock.acquire(timeout=max(timeout, 0)):
+                raise exception.BMCConnectionFailed(
+                    bmc=info.bmc, reason='%s: an earlier command to this '
+                    'BMC has not returned' % action)
+        finally:
+            with self._lock:
+                entry.waiting -= 1
+        answer: concurrent.futures.Future = concurrent.futures.Future()
+
+        def _run() -> None:
+            try:
+                if entry.command is None:
+                    entry.command = self._open(info)
+                answer.set_result(func(entry.command))
+            except BaseException as exc:  # handed to the caller
+                if isinstance(exc, pyghmi_exc.IpmiException):
+                    # The caller may have stopped waiting long ago.
+                    self._drop_if_broken(entry, info)
+                answer.set_exception(exc)
+            finally:
+                entry.lock.release()
+
+        threading.Thread(target=_run, daemon=True,
+                         name='ipmi %s' % info.bmc).start()
+        try:
+            return answer.result(timeout=max(timeout, 0.01))
+        except concurrent.futures.TimeoutError:
+            raise exception.BMCConnectionFailed(
+                bmc=info.bmc, reason='%s: no answer within %ss' % (
+                    action, bmc_common._seconds(info.retry_timeout))
+            ) from None
+
     def drop(self, info: IPMIInfo) -> None:
         """Forget the BMC's session if pyghmi gave up on it.
 
         A session pyghmi still considers alive is kept: asking pyghmi for
         a new Command to a BMC it has a live session with blocks forever.
+        A BMC still busy with a call is left to that call.
         """
         entry = self._entry(info)
-        with entry.lock:
-            command = entry.command
-            if command is not None and \
-                    not getattr(command.ipmi_session, 'broken', True):
-                return
-            entry.command = None
+        if not entry.lock.acquire(blocking=False):
+            return
+        try:
+            self._drop_if_broken(entry, info)
+        finally:
+            entry.lock.release()
+
+    @staticmethod
+    def _drop_if_broken(entry: _Entry, info: IPMIInfo) -> None:
+        """With the BMC's lock held: forget its session if pyghmi gave up
+        on it (see drop)."""
+        command = entry.command
+        if command is not None and \
+                not getattr(command.ipmi_session, 'broken', True):
+            return
+        entry.command = None
         _forget_failed_login(info)
 
     def check_credentials(self, info: IPMIInfo, timeout: float) -> None:
@@ -198,16 +259,10 @@ class SessionCache:
         entry = self._entry(info)
         if entry.command is not None:
             return
-
-        def _login():
-            with entry.lock:
-                if entry.command is None:
-                    entry.command = self._open(info)
-
-        future = _PROBES.submit(_login)
         try:
-            future.result(timeout=timeout)
-        except concurrent.futures.TimeoutError:
+            self._bounded(entry, info, 'log in', lambda command: None,
+                          timeout)
+        except (exception.BMCConnectionFailed, exception.BMCBusy):
             LOG.info('BMC %s did not answer within %ss while validating; '
                      'not a credentials problem', info.bmc, timeout)
         except pyghmi_exc.IpmiException as exc:
@@ -254,9 +309,6 @@ def _forget_session(address: str, port: int, username: str, password: str,
 def _forget_failed_login(info: IPMIInfo) -> None:
     _forget_session(*info.key)
 
-
-_PROBES = concurrent.futures.ThreadPoolExecutor(
-    max_workers=4, thread_name_prefix='ipmi-validate')
 
 SESSIONS = SessionCache()
 atexit.register(SESSIONS.close_all)
