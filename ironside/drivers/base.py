@@ -130,17 +130,7 @@ def clean_step(priority: int, abortable: bool = False,
         runs asynchronously.
     :param argsinfo: as for :func:`deploy_step`.
     """
-    def decorator(func: Callable) -> Callable:
-        _check_priority(func, priority)
-        _check_argsinfo(func, argsinfo)
-        if not isinstance(abortable, bool):
-            raise exception.InvalidParameterValue(
-                err='abortable of step %s must be a boolean'
-                    % func.__name__)
-        func._clean_step = {'priority': priority, 'abortable': abortable,
-                            'argsinfo': dict(argsinfo) if argsinfo else None}
-        return func
-    return decorator
+    return _abortable_step(CLEAN, priority, abortable, argsinfo)
 
 
 def service_step(priority: int = 0, abortable: bool = False,
@@ -153,6 +143,12 @@ def service_step(priority: int = 0, abortable: bool = False,
     :param abortable: as for :func:`clean_step`.
     :param argsinfo: as for :func:`deploy_step`.
     """
+    return _abortable_step(SERVICE, priority, abortable, argsinfo)
+
+
+def _abortable_step(kind: str, priority: int, abortable: bool,
+                    argsinfo: dict | None) -> Callable:
+    """The decorator of a clean or service step (``_<kind>_step``)."""
     def decorator(func: Callable) -> Callable:
         _check_priority(func, priority)
         _check_argsinfo(func, argsinfo)
@@ -160,9 +156,9 @@ def service_step(priority: int = 0, abortable: bool = False,
             raise exception.InvalidParameterValue(
                 err='abortable of step %s must be a boolean'
                     % func.__name__)
-        func._service_step = {'priority': priority, 'abortable': abortable,
-                              'argsinfo': dict(argsinfo) if argsinfo
-                              else None}
+        setattr(func, '_%s_step' % kind, {
+            'priority': priority, 'abortable': abortable,
+            'argsinfo': dict(argsinfo) if argsinfo else None})
         return func
     return decorator
 
