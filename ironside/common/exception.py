@@ -74,14 +74,6 @@ class IPMICredentialsRejected(InvalidParameterValue):
                '%(reason)s')
 
 
-class InvalidUUID(Invalid):
-    msg_fmt = "Expected a UUID but received %(uuid)s."
-
-
-class InvalidName(Invalid):
-    msg_fmt = "Expected a logical name but received %(name)s."
-
-
 class InvalidIdentity(Invalid):
     msg_fmt = "Expected a UUID or logical name but received %(identity)s."
 
@@ -146,10 +138,6 @@ class NoFreePhysicalPorts(Invalid):
     msg_fmt = "Unable to attach VIF %(vif)s, not enough free physical ports."
 
 
-class TraitsInvalid(Invalid):
-    msg_fmt = "Invalid trait: %(err)s"
-
-
 class NodeConsoleNotEnabled(Invalid):
     msg_fmt = "Console access is not enabled on node %(node)s"
 
@@ -163,16 +151,11 @@ class AllocationFailed(IronsideException):
     msg_fmt = "Failed to process allocation %(uuid)s: %(error)s."
 
 
-# 401 / 403
+# 403
 
 class NotAuthorized(IronsideException):
     msg_fmt = "Not authorized."
     code = HTTPStatus.FORBIDDEN
-
-
-class Unauthenticated(IronsideException):
-    msg_fmt = "Authentication required."
-    code = HTTPStatus.UNAUTHORIZED
 
 
 # 404
@@ -233,10 +216,6 @@ class ChassisNotFound(NotFound):
 
 class AllocationNotFound(NotFound):
     msg_fmt = "Allocation %(allocation)s could not be found."
-
-
-class ResourceNotFound(NotFound):
-    msg_fmt = "The %(resource)s resource could not be found."
 
 
 # 406
@@ -418,19 +397,6 @@ class NoValidHost(IronsideException):
 class StepFailed(IronsideException):
     msg_fmt = "Step %(step)s failed: %(reason)s"
     failure_reason = 'StepFailed'
-
-
-class DeployStepFailed(StepFailed):
-    msg_fmt = "Deploy step %(step)s failed: %(reason)s"
-
-
-class CleanStepFailed(StepFailed):
-    msg_fmt = "Clean step %(step)s failed: %(reason)s"
-
-
-class InstanceDeployFailure(IronsideException):
-    msg_fmt = "Failed to deploy instance: %(reason)s"
-    failure_reason = 'DeployFailed'
 
 
 class PowerStateFailure(IronsideException):
