@@ -416,6 +416,8 @@ class BMCConnectionFailed(BMCError):
 
     msg_fmt = "BMC %(bmc)s did not answer: %(reason)s"
     failure_reason = 'BMCUnreachable'
+    # Not the request's fault nor a server bug: ask again later.
+    code = HTTPStatus.SERVICE_UNAVAILABLE
 
 
 class BMCBusy(TemporaryFailure):

@@ -409,8 +409,10 @@ def test_metrics_move_during_a_deploy(ironside):
                 error='InvalidParameterValue') == 1
     assert grew('ironside_power_sync_duration_seconds', '_count') >= 1
     assert grew('ironside_power_sync_failures', '_total') >= 1
+    # The gauge counts every node of the server, which other tests of
+    # this worker share: at least this action's deployed nodes arrived.
     assert _total(after['ironside_nodes'], provision_state='active') - \
-        _total(before['ironside_nodes'], provision_state='active') == \
+        _total(before['ironside_nodes'], provision_state='active') >= \
         NODES - FAILING
     assert _total(during['ironside_site_actions'], state='running') >= 1
     assert _total(after['ironside_site_actions'], state='finished',
