@@ -5,15 +5,17 @@ documents, run options and access (:mod:`.action_input`), the node
 backend and, for a design revision, its inventory's nodes, and settles
 everything the action will do:
 
-1. the documents' fields are computed (:func:`evaluate_fields`: where
-   ``yaql_exp`` expressions will be evaluated, documents in, documents
-   out, before any model is built);
+1. the documents' ``yaql_exp`` fields are computed
+   (:mod:`.computed_fields`), before any model is built; a design's
+   action has computed them already, before it touched any node;
 2. the documents become one graph (:mod:`.site_graph`), and the run
    options select its tasks;
 3. each group's nodes are resolved (a task graph's group: the nodes
    with its roles or a role named as the group; ``extra.roles``);
 4. each node gets its tasks, in graph order: those of its groups, those
-   whose ``role`` it has, those for every node (``'*'``);
+   whose ``role`` it has, those for every node (``'*'``), unless the
+   task's condition, computed for the node, is false; parameters
+   computed per node are kept per node;
 5. nodes with tasks but in no group get a group per role; each stage
    other than deployment with tasks gets a group of its own, holding the
    nodes with tasks in it; stages run one after another;
@@ -34,9 +36,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from ironside.common import exception
+from ironside.strategy import computed_fields
+from ironside.strategy import expressions
 from ironside.strategy import model
 from ironside.strategy import schedule
 from ironside.strategy import seam
+from ironside.strategy import site_context
 from ironside.strategy import site_graph
 from ironside.strategy.action_input import STRATEGY
 from ironside.strategy.action_input import TASK_GRAPH
@@ -44,6 +49,8 @@ from ironside.strategy.action_input import ActionInput
 from ironside.strategy.action_input import RunOptions
 from ironside.strategy.action_input import SiteDocument
 from ironside.strategy.action_input import TaskAccess
+from ironside.strategy.computed_fields import ComputedFields
+from ironside.strategy.reader import fuel
 from ironside.strategy.reader import shipyard
 from ironside.strategy.selectors import NodeIndex
 from ironside.strategy.selectors import SiteNode
@@ -70,6 +77,19 @@ class ActionPlan:
     # Node UUID → its task runs, in order.
     node_tasks: dict[str, list[str]]
     warnings: list[str] = dataclasses.field(default_factory=list)
+    # Task → node UUID → its parameters, for parameters computed per node.
+    node_parameters: dict[str, dict[str, dict[str, Any]]] = \
+        dataclasses.field(default_factory=dict)
+    # What each yaql_exp expression computed (ComputedFields.report).
+    expressions: list[dict[str, Any]] = dataclasses.field(
+        default_factory=list)
+
+    def parameters_for(self, task: str, node_uuid: str) -> dict[str, Any]:
+        """A task's parameters on one node."""
+        found = self.node_parameters.get(task, {}).get(node_uuid)
+        if found is not None:
+            return dict(found)
+        return dict(self.tasks[task].task.parameters)
 
     def group(self, name: str) -> model.Group:
         for group in self.groups:
@@ -101,6 +121,8 @@ class ActionPlan:
             'stages': list(self.stages),
             'tasks': [t.as_dict() for t in self.tasks.values()],
             'warnings': list(self.warnings),
+            'node_parameters': self.node_parameters,
+            'expressions': self.expressions,
         }
 
     @classmethod
@@ -127,39 +149,39 @@ class ActionPlan:
             {t['id']: PlannedTask.from_dict(t) for t in document['tasks']},
             {k: list(v) for k, v in group_nodes.items()},
             dict(node_names), {k: list(v) for k, v in node_tasks.items()},
-            list(document['warnings']))
-
-
-def evaluate_fields(documents: Sequence[SiteDocument]
-                    ) -> list[SiteDocument]:
-    """The documents with their computed fields computed.
-
-    The one place where ``yaql_exp`` expressions (the computed-fields
-    issue) are evaluated: after the documents are read and checked,
-    before any model is built from them. No field is computed yet, so
-    the documents come back as they are.
-    """
-    return list(documents)
+            list(document['warnings']),
+            dict(document.get('node_parameters') or {}),
+            list(document.get('expressions') or []))
 
 
 def build_plan(action_input: ActionInput, nodes: seam.NodeBackend,
-               site_nodes: Sequence[SiteNode] | None = None) -> ActionPlan:
+               site_nodes: Sequence[SiteNode] | None = None,
+               computed: ComputedFields | None = None) -> ActionPlan:
     """The plan of an action (see the module's docstring), on the nodes
-    of the backend, or on ``site_nodes`` (a design's inventory).
+    of the backend, or on ``site_nodes`` (a design's inventory);
+    ``computed``: the documents with their fields computed already.
 
     Raises InvalidTaskGraph (a document or reference problem, placed),
-    InvalidParameterValue (a run option naming nothing) and InvalidPlan
-    (what can not run on these nodes).
+    InvalidParameterValue (a run option naming nothing), InvalidPlan
+    (what can not run on these nodes) and ExpressionFailed.
     """
-    documents = evaluate_fields(action_input.documents)
-    graph = site_graph.build(documents)
-    options = action_input.options
-    selected = graph.select(options)
-    has_graph = any(d.kind == TASK_GRAPH for d in documents)
     if site_nodes is None:
         resolve = nodes.resolve
     else:
         resolve = NodeIndex(site_nodes).select
+    if computed is None and \
+            computed_fields.has_expressions(action_input.documents):
+        context = site_context.for_nodes(nodes, resolve([]))
+        computed = computed_fields.compute(action_input.documents,
+                                           expressions.Evaluation(context))
+    if computed is not None:
+        action_input = dataclasses.replace(
+            action_input, documents=tuple(computed.documents))
+    documents = action_input.documents
+    graph = site_graph.build(documents)
+    options = action_input.options
+    selected = graph.select(options)
+    has_graph = any(d.kind == TASK_GRAPH for d in documents)
     members = {name: resolve(group.selectors)
                for name, group in graph.groups.items()}
     universe: dict[str, SiteNode] = {}
@@ -172,6 +194,10 @@ def build_plan(action_input: ActionInput, nodes: seam.NodeBackend,
     members = {name: [n for n in found if n.uuid in universe]
                for name, found in members.items()}
     node_tasks = _node_tasks(graph, selected, universe, members)
+    node_parameters: dict[str, dict[str, dict[str, Any]]] = {}
+    if computed is not None:
+        node_parameters = _computed_per_node(graph, computed, universe,
+                                             node_tasks)
     groups = _groups(graph, members, universe, node_tasks)
     in_plan = {n.uuid for found in members.values() for n in found}
     running = {t for tasks in node_tasks.values() for t in tasks}
@@ -184,7 +210,12 @@ def build_plan(action_input: ActionInput, nodes: seam.NodeBackend,
             universe.items(), key=lambda item: item[1].name)
             if uuid in in_plan},
         node_tasks={uuid: tasks for uuid, tasks in node_tasks.items()
-                    if tasks and uuid in in_plan})
+                    if tasks and uuid in in_plan},
+        node_parameters={task: {uuid: params for uuid, params in
+                                found.items() if uuid in in_plan}
+                         for task, found in node_parameters.items()
+                         if task in running},
+        expressions=computed.report() if computed is not None else [])
     plan.warnings = _warnings(graph, selected, plan, universe)
     _check_runnable(plan)
     schedule.check(plan)
@@ -226,6 +257,43 @@ def _node_tasks(graph: site_graph.SiteGraph, selected: Sequence[str],
             if t in runs or model.EVERY_NODE in graph.tasks[t].task.roles
             or names & set(graph.tasks[t].task.roles)]
     return result
+
+
+def _computed_per_node(graph: site_graph.SiteGraph,
+                       computed: ComputedFields,
+                       universe: Mapping[str, SiteNode],
+                       node_tasks: dict[str, list[str]]
+                       ) -> dict[str, dict[str, dict[str, Any]]]:
+    """Drop each task from the nodes its condition, computed per node,
+    is false for; each node's computed parameters (task → UUID →
+    parameters), checked as the task's type wants them."""
+    nodes_of: dict[str, list[str]] = {}
+    for uuid, tasks in node_tasks.items():
+        for task in tasks:
+            if task in computed.per_node:
+                nodes_of.setdefault(task, []).append(uuid)
+    parameters: dict[str, dict[str, dict[str, Any]]] = {}
+    for task, uuids in nodes_of.items():
+        names = {universe[uuid].name: uuid for uuid in uuids}
+        chosen = set(computed.nodes_for(task, sorted(names)))
+        for name, uuid in names.items():
+            if name not in chosen:
+                node_tasks[uuid].remove(task)
+                continue
+            found = computed.parameters_for(task, name)
+            if found is None:
+                continue
+            problems = fuel.parameter_errors(graph.tasks[task].task.type,
+                                             found)
+            if problems:
+                raise exception.ExpressionFailed(expressions.ExpressionError(
+                    ('parameters',), None, 'the computed parameters are '
+                    'not what a %s task takes: %s' % (
+                        graph.tasks[task].task.type, '; '.join(problems)),
+                    owner=task, node=name,
+                    document=computed.per_node[task].document))
+            parameters.setdefault(task, {})[uuid] = found
+    return parameters
 
 
 def _groups(graph: site_graph.SiteGraph,

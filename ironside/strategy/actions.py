@@ -89,7 +89,8 @@ def create_action(nodes: seam.NodeBackend, action: str,
         prepared = design_actions.prepare(nodes, action, params)
         plan = build_plan(ActionInput(prepared.documents, options,
                                       prepared.access), nodes,
-                          site_nodes=prepared.site_nodes)
+                          site_nodes=prepared.site_nodes,
+                          computed=prepared.computed)
         row = site_db.create_action(
             action, prepared.name, plan.snapshot(),
             site_progress.initial(plan.group_nodes), _nodes(plan),
@@ -139,7 +140,8 @@ def action_report(uuid: str, nodes: seam.NodeBackend | None = None
     built = report.build(action, rows, site_db.action_tasks(action.id),
                          live)
     built.update(revision=action.revision_id, parameters=action.parameters,
-                 log=action.log)
+                 log=action.log,
+                 expressions=(action.document or {}).get('expressions', []))
     return built
 
 

@@ -8,8 +8,13 @@ queued.
    ``allow-intermediate-commits`` is true, which the action's log says.
 3. The revision's design: the strategy its deployment configuration
    names, and its inventory.
-4. Nodes of the inventory held by an unfinished action refuse the whole
-   action (409) before anything is touched.
+4. The documents' ``yaql_exp`` fields are computed
+   (:mod:`.computed_fields`) over the revision, Ironside's nodes now and
+   the design of the last successful site action
+   (:mod:`.site_context`), those computed per node on every node of the
+   inventory: an expression that fails refuses the action (400) before
+   anything is touched. Nodes of the inventory held by an unfinished
+   action refuse the whole action (409) too.
 5. The inventory is applied: nodes that do not exist are enrolled (name,
    driver, driver_info, properties, resource class), and the ``extra``
    fields ``rack``, ``tags``, ``labels`` and ``roles`` of the others are
@@ -34,12 +39,16 @@ from typing import Any
 from ironside.common import exception
 from ironside.db import models
 from ironside.db import site as site_db
+from ironside.strategy import computed_fields
+from ironside.strategy import expressions
 from ironside.strategy import parameters as action_parameters
 from ironside.strategy import seam
+from ironside.strategy import site_context
 from ironside.strategy.action_input import STRATEGY
 from ironside.strategy.action_input import TASK_GRAPH
 from ironside.strategy.action_input import SiteDocument
 from ironside.strategy.action_input import TaskAccess
+from ironside.strategy.computed_fields import ComputedFields
 from ironside.strategy.design import Design
 from ironside.strategy.designs import store
 from ironside.strategy.designs import versions
@@ -69,6 +78,8 @@ class Prepared:
     # The inventory's nodes, as selectors see them (UUIDs known now).
     site_nodes: list[SiteNode]
     log: list[dict[str, str]]
+    # The documents with their fields computed; None without expressions.
+    computed: ComputedFields | None = None
 
 
 def log_entry(message: str) -> dict[str, str]:
@@ -172,13 +183,26 @@ def prepare(nodes: seam.NodeBackend, action: str,
         raise exception.DesignIncomplete(
             revision=revision, reason='it has no ironside/BaremetalNode/v1 '
                                       'documents, so no nodes to act on')
+    documents = run_documents(design)
+    computed = None
+    if computed_fields.has_expressions(documents):
+        context = site_context.for_design(nodes, design)
+        computed = computed_fields.compute(
+            documents, expressions.Evaluation(context))
+        computed.check_per_node(sorted(design.nodes))
+        old = context.old.revision if context.old is not None else None
+        log.append(log_entry(
+            'Computed fields: the site is %s; old state: %s' % (
+                context.new.cluster_status,
+                'none (no site action has succeeded)' if old is None
+                else 'design revision %d' % old)))
     uuids, done = apply_inventory(nodes, design)
     log.extend(log_entry('Inventory: %s' % entry) for entry in done)
     site_nodes = sorted((node.site_node(uuids[name])
                          for name, node in design.nodes.items()),
                         key=lambda n: n.name)
-    return Prepared(revision, strategy.name, run_documents(design),
-                    access(design), site_nodes, log)
+    return Prepared(revision, strategy.name, documents,
+                    access(design), site_nodes, log, computed)
 
 
 def run_documents(design: Design) -> tuple[SiteDocument, ...]:

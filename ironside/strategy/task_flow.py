@@ -309,8 +309,9 @@ class TaskFlow:
         launch, self._launch = self._launch, []
         for record in launch:
             task = self.task(record)
-            spec = tasks_base.TaskSpec(id=task.id, type=task.type,
-                                       parameters=dict(task.parameters))
+            spec = tasks_base.TaskSpec(
+                id=task.id, type=task.type,
+                parameters=self.plan.parameters_for(task.id, record.node))
             name = self.plan.node_names[record.node]
             target = self.plan.input.access.target(name)
             future = self._execution().submit(target, spec)

@@ -39,6 +39,8 @@ class ExpressionError:
     owner: str | None = None
     # The node a per-node evaluation failed on.
     node: str | None = None
+    # The document holding it, when known.
+    document: str | None = None
 
     @property
     def field(self) -> str:
@@ -46,6 +48,8 @@ class ExpressionError:
 
     def __str__(self) -> str:
         where = []
+        if self.document is not None:
+            where.append('document "%s"' % self.document)
         if self.owner is not None:
             where.append('"%s"' % self.owner)
         if self.path:
@@ -53,13 +57,19 @@ class ExpressionError:
         if self.node is not None:
             where.append('node "%s"' % self.node)
         prefix = ', '.join(where) + ': ' if where else ''
+        return prefix + self.detail
+
+    @property
+    def detail(self) -> str:
+        """The expression and what is wrong with it, without where it is
+        (for a document error, which places it itself)."""
         if self.expression is None:
-            return prefix + self.message
-        return '%sexpression %s: %s' % (
-            prefix, _quoted(self.expression), self.message)
+            return self.message
+        return 'expression %s: %s' % (_quoted(self.expression), self.message)
 
     def as_dict(self) -> dict[str, Any]:
-        return {'owner': self.owner, 'field': self.field,
+        return {'document': self.document, 'owner': self.owner,
+                'field': self.field,
                 'path': list(self.path), 'node': self.node,
                 'expression': self.expression, 'message': self.message}
 
@@ -159,20 +169,59 @@ def _has_expression(value: Any) -> bool:
     return False
 
 
-def _expressions_in_ids(value: Any, path: Path) -> list[Path]:
-    """Paths of ``id`` fields that hold an expression."""
+def _expressions_in_ids(value: Any, path: Path,
+                        ids: tuple[str, ...] = (ID_KEY,)) -> list[Path]:
+    """Paths of identifying fields (``ids``) that hold an expression."""
     paths: list[Path] = []
     if isinstance(value, Mapping) and EXPRESSION_KEY not in value:
         for key, item in value.items():
-            if key == ID_KEY:
+            if key in ids:
                 if _has_expression(item):
                     paths.append(path + (key,))
             else:
-                paths.extend(_expressions_in_ids(item, path + (key,)))
+                paths.extend(_expressions_in_ids(item, path + (key,), ids))
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            paths.extend(_expressions_in_ids(item, path + (index,)))
+            paths.extend(_expressions_in_ids(item, path + (index,), ids))
     return paths
+
+
+def without_expressions(value: Any) -> Any:
+    """``value`` with every expression left out: a mapping's key whose
+    value is one, a list's item that is one.
+
+    What a model is built from before the expressions are computed (a
+    design commit checks what the documents say besides them); after,
+    only the fields computed per node are left out, which the plan
+    reads from the evaluation. A value without expressions is returned
+    unchanged (the same object).
+    """
+    if isinstance(value, Mapping):
+        if not _has_expression(value):
+            return value
+        return {key: without_expressions(item)
+                for key, item in value.items() if not is_expression(item)}
+    if isinstance(value, list):
+        if not _has_expression(value):
+            return value
+        return [without_expressions(item) for item in value
+                if not is_expression(item)]
+    return value
+
+
+def at_expression(document: Any, path: Path) -> bool:
+    """Whether ``path`` in ``document`` leads to, or through, an
+    expression mapping: a schema's complaint there is about a value
+    computed later, checked once it is."""
+    value = document
+    for key in path:
+        if is_expression(value):
+            return True
+        try:
+            value = value[key]
+        except (KeyError, IndexError, TypeError):
+            return False
+    return is_expression(value)
 
 
 def check_expression(text: str, engine: Any = None) -> str | None:
@@ -183,13 +232,15 @@ def check_expression(text: str, engine: Any = None) -> str | None:
 
 
 def check_expressions(value: Any, path: Path = (), owner: str | None = None,
-                      engine: Any = None) -> list[ExpressionError]:
+                      engine: Any = None, ids: tuple[str, ...] = (ID_KEY,)
+                      ) -> list[ExpressionError]:
     """Every expression in ``value`` that cannot be evaluated, and every
-    expression where none is allowed (``id``): what a design commit
-    refuses."""
-    errors = [ExpressionError(where, None, 'an id cannot be an expression',
-                              owner=owner)
-              for where in _expressions_in_ids(value, path)]
+    expression where none is allowed (``ids``: the fields naming the
+    task or group): what a design commit refuses."""
+    errors = [ExpressionError(where, None, '%s %s cannot be an expression'
+                              % ('an' if where[-1] == ID_KEY else 'a',
+                                 where[-1]), owner=owner)
+              for where in _expressions_in_ids(value, path, ids)]
 
     def check(where: Path, mapping: Mapping) -> Mapping:
         try:

@@ -33,6 +33,11 @@ deployment tasks
     ``parameters``, ``condition`` (true or false; false leaves the task
     out) and Ironside's ``idempotent`` (see :class:`.model.Task`).
 
+Any field but ``id``, at any depth, may be a ``yaql_exp`` expression
+(:mod:`ironside.strategy.expressions`): here its syntax and functions
+are checked; what the schema says of its value is checked once the plan
+has computed it.
+
 What a document alone can tell is checked here: errors for what is
 wrong whatever else the site design holds (the YAML, the fields and
 their types, unknown task types, duplicate ids, references to an item of
@@ -54,6 +59,7 @@ import jsonschema
 from ironside.common import exception
 from ironside.strategy import graph as item_graph
 from ironside.strategy import model
+from ironside.strategy.expressions import fields as expression_fields
 from ironside.strategy.reader import shipyard
 from ironside.strategy.reader.errors import DocumentError
 from ironside.strategy.reader.errors import ErrorCollector
@@ -293,7 +299,10 @@ def _check_item(item: Any, path: Path, known_types: tuple[str, ...],
         errors.add(path, 'must be a mapping (a group, a stage or a task)')
         return
     kind = _kind(item)
-    schema_errors(_VALIDATORS[kind], item, _Prefixed(errors, path))
+    for problem in expression_fields.check_expressions(item):
+        errors.add(path + problem.path, problem.detail)
+    schema_errors(_VALIDATORS[kind], item, _Prefixed(errors, path),
+                  computed=True)
     if kind == GROUP:
         strategy = (item.get('parameters') or {}).get('strategy') \
             if isinstance(item.get('parameters'), Mapping) else None
@@ -321,10 +330,24 @@ def _check_item(item: Any, path: Path, known_types: tuple[str, ...],
     if validator is not None and isinstance(parameters, Mapping):
         given = {k: v for k, v in parameters.items() if v is not None}
         schema_errors(validator, given,
-                      _Prefixed(errors, path + ('parameters',)))
+                      _Prefixed(errors, path + ('parameters',)),
+                      computed=True)
     elif validator is not None and parameters is None and \
             validator.schema.get('required'):
         errors.add(path + ('parameters',), 'missing required field')
+
+
+def parameter_errors(task_type: str, parameters: Mapping[str, Any]
+                     ) -> list[str]:
+    """What is wrong with a task's parameters computed for one node."""
+    validator = _PARAMETER_VALIDATORS.get(task_type)
+    if validator is None:
+        return []
+    collector = ErrorCollector('parameters')
+    given = {k: v for k, v in parameters.items() if v is not None}
+    schema_errors(validator, given, collector)
+    return ['%s: %s' % (e.field, e.message) if e.field else e.message
+            for e in collector.sorted()]
 
 
 def _check_ids(items: list, prefix: Path,
@@ -403,12 +426,18 @@ def validate(source: str | Any, name: str = '<input>'
 
 def build(document: Any, lines: Mapping[Path, int] | None = None,
           name: str = '<input>') -> model.TaskGraph:
-    """The model of a document that passed ``check`` (warnings allowed)."""
+    """The model of a document that passed ``check`` (warnings allowed).
+
+    Fields still holding a ``yaql_exp`` expression are left out of the
+    model (a condition is then true): the plan computes them first, and
+    reads those computed per node from its evaluation.
+    """
     prefix = _items_path(document)
     name = document_name(document, name)
     groups, stages, tasks, references = [], [], [], []
     paths: dict[str, Path] = {}
     for index, item in enumerate(items_of(document)):
+        item = expression_fields.without_expressions(item)
         item_id = _item_id(item)
         kind = _kind(item)
         path = prefix + (index,)

@@ -16,6 +16,7 @@ from typing import Any
 import fastjsonschema
 import jsonschema
 
+from ironside.strategy.expressions import fields
 from ironside.strategy.reader.errors import ErrorCollector
 
 _TYPE_NAMES = {'object': 'a mapping', 'array': 'a list', 'string': 'a string',
@@ -33,11 +34,18 @@ def describe(value: Any) -> str:
 
 
 def schema_errors(validator: jsonschema.Validator, document: Any,
-                  errors: ErrorCollector) -> None:
-    """Add every schema violation of ``document`` to ``errors``."""
+                  errors: ErrorCollector, computed: bool = False) -> None:
+    """Add every schema violation of ``document`` to ``errors``.
+
+    ``computed``: the document may hold ``yaql_exp`` expressions; what
+    the schema says of a value an expression computes is checked once it
+    is computed (the plan checks the documents again), not here.
+    """
     seen = set()
     for error in validator.iter_errors(document):
         path = tuple(error.absolute_path)
+        if computed and fields.at_expression(document, path):
+            continue
         instance = error.instance
         kind = error.validator
         if kind == 'required':

@@ -34,6 +34,7 @@ import networkx as nx
 
 from ironside.common import exception
 from ironside.strategy.criteria import SuccessCriteria
+from ironside.strategy.expressions import fields as expression_fields
 from ironside.strategy.model import ONE_BY_ONE
 from ironside.strategy.model import PARALLEL
 from ironside.strategy.model import Group
@@ -306,7 +307,11 @@ def check(document: Any, lines: Mapping[Path, int] | None = None,
     groups = _groups(document)
     errors = ErrorCollector(document_name(document, name), lines,
                             _locate(groups))
-    schema_errors(_VALIDATOR, document, errors)
+    for index, group in enumerate(groups):
+        for problem in expression_fields.check_expressions(
+                group, ('data', 'groups', index), ids=('name',)):
+            errors.add(problem.path, problem.detail)
+    schema_errors(_VALIDATOR, document, errors, computed=True)
     _semantic_errors(groups, errors)
     return errors.sorted()
 
@@ -338,13 +343,15 @@ def check_selectors(selectors: Any, name: str = 'node filter'
 def _group(index: int, value: Mapping[str, Any],
            dependents_of: Mapping[str, list[str]]) -> Group:
     depends_on = list(dict.fromkeys(
-        list(value['depends_on']) + dependents_of.get(value['name'], [])))
+        list(value.get('depends_on', ())) +
+        dependents_of.get(value['name'], [])))
     strategy = value.get('strategy') or {}
     return Group(
         name=value['name'],
-        critical=value['critical'],
+        critical=value.get('critical', False),
         depends_on=tuple(depends_on),
-        selectors=tuple(Selector.from_dict(s) for s in value['selectors']),
+        selectors=tuple(Selector.from_dict(s)
+                        for s in value.get('selectors', ())),
         success_criteria=SuccessCriteria.from_dict(
             value.get('success_criteria')),
         strategy=GroupStrategy(type=strategy.get('type', PARALLEL),
@@ -355,8 +362,11 @@ def _group(index: int, value: Mapping[str, Any],
 
 
 def build(document: Mapping[str, Any]) -> Strategy:
-    """The model of a document that passed ``check``."""
-    groups = document['data']['groups']
+    """The model of a document that passed ``check``; a group field
+    still holding a ``yaql_exp`` expression is left out of the model
+    (the plan computes the document's expressions first)."""
+    groups = [expression_fields.without_expressions(g)
+              for g in document['data']['groups']]
     dependents_of: dict[str, list[str]] = {}
     for group in groups:
         for dependent in group.get('required_for') or ():

@@ -1,0 +1,251 @@
+"""An action's ``yaql_exp`` fields, computed.
+
+:func:`compute` takes an action's documents (a DeploymentStrategy and
+task graphs, as given) and one :class:`~.expressions.Evaluation`, and
+replaces every expression by its value, before any model is built from
+the documents, so the rest of the plan sees plain documents:
+
+- in a DeploymentStrategy, every field of a group but ``name``
+  (``critical``, ``depends_on``, ``selectors``, ``success_criteria``,
+  ``strategy``, ...);
+- in a task graph, every field of a group, stage or task but ``id``
+  (``condition``, ``parameters`` and anything inside them, ``requires``,
+  ``required_for``, ``cross-depends``, ``role``, ``groups``, group
+  ``parameters.strategy``, ...).
+
+Two fields of a task may read ``$node`` and are then computed per node
+(:class:`PerNode`): ``condition`` chooses the task's nodes among those
+its groups and roles give it, and ``parameters`` give each node its own.
+Any other field reading ``$node`` is refused: it has one value per task.
+
+Every value is recorded; :meth:`ComputedFields.report` tells, per task
+or group, field and expression, the value (per node, the nodes that had
+each value), so an operator sees why a task ran or was skipped. A field
+that fails to compute raises ExpressionFailed naming the document, the
+task or group, the field, the node, the expression and YAQL's message.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Iterable
+from collections.abc import Mapping
+from collections.abc import Sequence
+from typing import Any
+
+from ironside.common import exception
+from ironside.strategy import expressions
+from ironside.strategy.action_input import STRATEGY
+from ironside.strategy.action_input import SiteDocument
+from ironside.strategy.reader import fuel
+
+CONDITION = 'condition'
+PARAMETERS = 'parameters'
+# Task fields that may read $node.
+PER_NODE_FIELDS = (CONDITION, PARAMETERS)
+
+
+@dataclasses.dataclass(frozen=True)
+class PerNode:
+    """A task's fields computed per node, as the document wrote them."""
+
+    document: str
+    condition: Any = None
+    parameters: Any = None
+
+
+class ComputedFields:
+    """The documents of one action with their fields computed."""
+
+    def __init__(self, evaluation: expressions.Evaluation) -> None:
+        self.evaluation = evaluation
+        self.documents: list[SiteDocument] = []
+        # Task id → its fields computed per node.
+        self.per_node: dict[str, PerNode] = {}
+        # Where each recorded result came from: (first index, document).
+        self._documents_of_results: list[tuple[int, str]] = []
+
+    def _failed(self, exc: exception.ExpressionFailed, document: str
+                ) -> exception.ExpressionFailed:
+        return exception.ExpressionFailed(dataclasses.replace(
+            exc.error, document=document))
+
+    def nodes_for(self, task: str, candidates: Sequence[str]) -> list[str]:
+        """The names, among ``candidates``, a task's condition holds for."""
+        fields = self.per_node.get(task)
+        if fields is None or fields.condition is None:
+            return list(candidates)
+        self._documents_of_results.append(
+            (len(self.evaluation.results), fields.document))
+        try:
+            return self.evaluation.select_nodes(fields.condition, task,
+                                                candidates)
+        except exception.ExpressionFailed as exc:
+            raise self._failed(exc, fields.document) from None
+
+    def parameters_for(self, task: str, node: str) -> dict[str, Any] | None:
+        """A task's parameters on one node, when they are computed per
+        node; None when the task's own apply."""
+        fields = self.per_node.get(task)
+        if fields is None or fields.parameters is None:
+            return None
+        self._documents_of_results.append(
+            (len(self.evaluation.results), fields.document))
+        try:
+            return self.evaluation.resolve(fields.parameters, task,
+                                           (PARAMETERS,), node=node)
+        except exception.ExpressionFailed as exc:
+            raise self._failed(exc, fields.document) from None
+
+    def check_per_node(self, nodes: Sequence[str]) -> None:
+        """Compute every per-node field on each of ``nodes`` (names),
+        unrecorded, so that one failing fails the action before any node
+        is touched; the values are kept for the plan."""
+        for task, fields in self.per_node.items():
+            for field in PER_NODE_FIELDS:
+                value = getattr(fields, field)
+                for found in expressions.find_expressions(value, (field,)):
+                    for node in nodes:
+                        try:
+                            self.evaluation.evaluate(found.expression, node)
+                        except exception.ExpressionFailed as exc:
+                            raise exception.ExpressionFailed(
+                                dataclasses.replace(
+                                    exc.error, path=found.path, owner=task,
+                                    document=fields.document)) from None
+
+    def report(self) -> list[dict[str, Any]]:
+        """Each expression's value: per task or group, field and
+        expression, with the nodes that had each value when it was
+        computed per node."""
+        bounds = sorted(self._documents_of_results, key=lambda m: m[0])
+        entries: dict[tuple, dict[str, Any]] = {}
+        document = None
+        marks = iter(bounds + [(len(self.evaluation.results) + 1, None)])
+        next_mark = next(marks)
+        for position, result in enumerate(self.evaluation.results):
+            while position >= next_mark[0]:
+                document = next_mark[1]
+                next_mark = next(marks)
+            key = (document, result.owner, result.field, result.expression)
+            entry = entries.get(key)
+            if entry is None:
+                entry = entries[key] = {
+                    'document': document, 'owner': result.owner,
+                    'field': result.field, 'expression': result.expression}
+            if result.node is None:
+                entry['value'] = _plain(result.value)
+                continue
+            values = entry.setdefault('nodes', {})
+            shown = json.dumps(_plain(result.value), sort_keys=True,
+                               default=str)
+            values.setdefault(shown, []).append(result.node)
+        for entry in entries.values():
+            if 'nodes' in entry:
+                entry['nodes'] = [{'value': json.loads(shown), 'nodes': names}
+                                  for shown, names in entry['nodes'].items()]
+        return list(entries.values())
+
+
+def _plain(value: Any) -> Any:
+    """A computed value as JSON holds it (YAQL gives tuples and frozen
+    mappings)."""
+    return json.loads(json.dumps(value, default=_default))
+
+
+def _default(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return dict(value)
+    if isinstance(value, (set, frozenset, tuple)) or \
+            isinstance(value, Iterable):
+        return list(value)
+    return str(value)
+
+
+def has_expressions(documents: Sequence[SiteDocument]) -> bool:
+    return any(expressions.find_expressions(d.document) for d in documents)
+
+
+def compute(documents: Sequence[SiteDocument],
+            evaluation: expressions.Evaluation) -> ComputedFields:
+    """The documents with every field computed but those a task computes
+    per node (see the module's docstring)."""
+    computed = ComputedFields(evaluation)
+    for document in documents:
+        computed._documents_of_results.append(
+            (len(evaluation.results), document.name))
+        try:
+            body = _strategy(document.document, evaluation) \
+                if document.kind == STRATEGY else \
+                _task_graph(document.document, document.name, evaluation,
+                            computed.per_node)
+        except exception.ExpressionFailed as exc:
+            raise computed._failed(exc, document.name) from None
+        computed.documents.append(
+            document if body is document.document else
+            dataclasses.replace(document, document=body))
+    return computed
+
+
+def _once(value: Any, owner: str, field: str,
+          evaluation: expressions.Evaluation) -> Any:
+    """A field with one value per task or group."""
+    if evaluation.reads_node(value):
+        raise exception.ExpressionFailed(expressions.ExpressionError(
+            (field,), None, 'only a task\'s condition and parameters may '
+            'read $node; this field has one value for the task',
+            owner=owner))
+    if field == CONDITION:
+        return evaluation.condition(value, owner)
+    return evaluation.resolve(value, owner, (field,))
+
+
+def _item(item: Any, owner_key: str, evaluation: expressions.Evaluation,
+          per_node: dict[str, PerNode] | None = None,
+          document: str = '') -> Any:
+    if not isinstance(item, Mapping) or \
+            not expressions.find_expressions(item):
+        return item
+    owner = str(item.get(owner_key))
+    result = {}
+    kept = {}
+    for field, value in item.items():
+        if field == owner_key or not expressions.find_expressions(value):
+            result[field] = value
+        elif per_node is not None and field in PER_NODE_FIELDS and \
+                evaluation.reads_node(value):
+            kept[field] = value
+            result[field] = True if field == CONDITION else value
+        else:
+            result[field] = _once(value, owner, field, evaluation)
+    if kept:
+        per_node[owner] = PerNode(document, kept.get(CONDITION),
+                                  kept.get(PARAMETERS))
+    return result
+
+
+def _strategy(body: Any, evaluation: expressions.Evaluation) -> Any:
+    groups = (body.get('data') or {}).get('groups') \
+        if isinstance(body, Mapping) else None
+    if not isinstance(groups, list) or \
+            not expressions.find_expressions(groups):
+        return body
+    data = dict(body['data'], groups=[_item(g, 'name', evaluation)
+                                      for g in groups])
+    return dict(body, data=data)
+
+
+def _task_graph(body: Any, name: str, evaluation: expressions.Evaluation,
+                per_node: dict[str, PerNode]) -> Any:
+    items = fuel.items_of(body)
+    if not expressions.find_expressions(items):
+        return body
+    computed = [_item(item, 'id', evaluation, per_node
+                      if isinstance(item, Mapping) and
+                      item.get('type') not in fuel.STRUCTURE_TYPES else None,
+                      name)
+                for item in items]
+    if isinstance(body, list):
+        return computed
+    return dict(body, data=dict(body['data'], tasks=computed))
