@@ -138,19 +138,27 @@ class ComputedFields:
                 entry['value'] = _plain(result.value)
                 continue
             values = entry.setdefault('nodes', {})
-            shown = json.dumps(_plain(result.value), sort_keys=True,
-                               default=str)
+            value = result.value
+            shown = (type(value), value) if type(value) in _SCALARS else \
+                json.dumps(_plain(value), sort_keys=True, default=str)
             values.setdefault(shown, []).append(result.node)
         for entry in entries.values():
             if 'nodes' in entry:
-                entry['nodes'] = [{'value': json.loads(shown), 'nodes': names}
-                                  for shown, names in entry['nodes'].items()]
+                entry['nodes'] = [
+                    {'value': shown[1] if isinstance(shown, tuple)
+                     else json.loads(shown), 'nodes': names}
+                    for shown, names in entry['nodes'].items()]
         return list(entries.values())
+
+
+_SCALARS = (bool, int, float, str, type(None))
 
 
 def _plain(value: Any) -> Any:
     """A computed value as JSON holds it (YAQL gives tuples and frozen
     mappings)."""
+    if type(value) in _SCALARS:
+        return value
     return json.loads(json.dumps(value, default=_default))
 
 

@@ -16,6 +16,10 @@ is created, on a graph of what waits for what:
   of it; one that requires a group waits for the group's end.
 
 A cycle in it is refused, and the message walks the cycle.
+
+The graph has a vertex per task run (500 tasks on 5,000 nodes: 400,000
+of them), so it is plain sets and a topological sort; networkx only
+walks a cycle once one is known to exist.
 """
 
 from __future__ import annotations
@@ -30,8 +34,41 @@ if TYPE_CHECKING:
     from ironside.strategy.action_plan import ActionPlan
 
 
-def waits(plan: ActionPlan) -> nx.DiGraph:
-    graph = nx.DiGraph()
+class _Waits:
+    """Edges ``a → b``: b waits for a."""
+
+    def __init__(self) -> None:
+        self.after: dict[tuple, set[tuple]] = {}
+
+    def add_edge(self, first: tuple, then: tuple) -> None:
+        found = self.after.get(first)
+        if found is None:
+            self.after[first] = {then}
+        else:
+            found.add(then)
+        if then not in self.after:
+            self.after[then] = set()
+
+    def waiting_on_cycles(self) -> set[tuple]:
+        """The vertices that never come free (Kahn's algorithm): empty
+        when every wait ends."""
+        waiting = dict.fromkeys(self.after, 0)
+        for successors in self.after.values():
+            for vertex in successors:
+                waiting[vertex] += 1
+        free = [v for v, count in waiting.items() if count == 0]
+        while free:
+            vertex = free.pop()
+            del waiting[vertex]
+            for successor in self.after[vertex]:
+                waiting[successor] -= 1
+                if waiting[successor] == 0:
+                    free.append(successor)
+        return set(waiting)
+
+
+def waits(plan: ActionPlan) -> _Waits:
+    graph = _Waits()
     groups = {g.name: g for g in plan.groups}
     nodes_of = plan.nodes_of_tasks()
     for group in plan.groups:
@@ -78,10 +115,12 @@ def waits(plan: ActionPlan) -> nx.DiGraph:
 def check(plan: ActionPlan) -> None:
     """Raise InvalidPlan, walking the cycle, if some wait never ends."""
     graph = waits(plan)
-    try:
-        cycle = nx.find_cycle(graph)
-    except nx.NetworkXNoCycle:
+    stuck = graph.waiting_on_cycles()
+    if not stuck:
         return
+    cycle = nx.find_cycle(nx.DiGraph(
+        (vertex, successor) for vertex in stuck
+        for successor in graph.after[vertex] if successor in stuck))
     steps = [_describe(plan, edge[0]) for edge in cycle]
     raise exception.InvalidPlan([
         'these wait for each other, so none would ever run: %s'
