@@ -1,8 +1,9 @@
 """Computed task fields on a real Ironside, the tasks over real SSH.
 
 A site design (five nodes: three controllers, two computes, each an
-OpenSSH server standing in for its OS) whose task graph computes its
-conditions and parameters with ``yaql_exp``, deployed once with
+OpenSSH server standing in for its OS) with the example's task graph
+(``examples/site/computed-tasks.yaml``), which computes its conditions
+and parameters with ``yaql_exp``, deployed once with
 ``openstack site action create deploy_site``, then changed and updated
 with ``update_site``: what ran where is read from what the tasks wrote
 on the SSH side (the journal), not from Ironside.

@@ -3,11 +3,15 @@ fields, deployed once and then updated, runs only what changed.
 
 The site: three controllers and two computes (the in-memory twin, each
 node's tasks run by the local runner and recorded in a journal), and the
-tasks the spec names for a controller addition: cluster, database and
-rabbitmq on the controllers, the compute role's task on the computes.
+example's task graph (``examples/site/computed-tasks.yaml``): the tasks
+the spec names for a controller addition, cluster, database and rabbitmq
+on the controllers, the compute role's task on the computes.
 """
 
 from __future__ import annotations
+
+import pathlib
+import textwrap
 
 import pytest
 import yaml
@@ -23,68 +27,10 @@ from tests.unit.strategy.design_fixtures import node
 from tests.unit.strategy.design_fixtures import stage
 from tests.unit.strategy.design_fixtures import strategy
 
-CONTROLLERS_CHANGED = "changed($.nodes.where('controller' in $.roles))"
-COMPUTES_CHANGED = "changed($.nodes.where('compute' in $.roles))"
-SPEC_CONTROLLERS = (
-    "changed($.nodes.where($.status = 'ready' and 'controller' in $.roles)) "
-    "and changed($.nodes.where($.status = 'discover' and 'controller' in "
-    "$.roles and $.pending_addition = true))")
-
-TASKS = f"""
-- id: controller
-  type: group
-  role: [controller]
-  parameters:
-    strategy:
-      type:
-        yaql_exp: "switch($.cluster.status = 'operational' => 'one_by_one',
-                   true => 'parallel')"
-- id: compute
-  type: group
-  role: [compute]
-  requires: [controller]
-- id: cluster
-  type: shell
-  groups: [controller]
-  condition: {{yaql_exp: "{CONTROLLERS_CHANGED}"}}
-  parameters: {{cmd: record cluster}}
-- id: database
-  type: shell
-  groups: [controller]
-  requires: [cluster]
-  condition: {{yaql_exp: "{CONTROLLERS_CHANGED}"}}
-  parameters: {{cmd: record database}}
-- id: rabbitmq
-  type: shell
-  groups: [controller]
-  requires: [database]
-  condition: {{yaql_exp: "{CONTROLLERS_CHANGED}"}}
-  parameters: {{cmd: record rabbitmq}}
-- id: controller-addition
-  type: shell
-  groups: [controller]
-  condition: {{yaql_exp: "{SPEC_CONTROLLERS}"}}
-  parameters: {{cmd: record controller-addition}}
-- id: join
-  type: shell
-  groups: [controller]
-  requires: [rabbitmq]
-  condition: {{yaql_exp: "$node.pending_addition"}}
-  parameters:
-    cmd: {{yaql_exp: "'record join ' + $node.name + ' of ' +
-                      str(len($.nodes.where('controller' in $.roles)))"}}
-- id: compute-role
-  type: shell
-  groups: [compute]
-  condition: {{yaql_exp: "{COMPUTES_CHANGED}"}}
-  parameters: {{cmd: record compute-role}}
-- id: nova
-  type: shell
-  role: '*'
-  condition: {{yaql_exp: "changed($.configs.nova)"}}
-  parameters:
-    cmd: {{yaql_exp: "'record nova workers=' + str($.configs.nova.workers)"}}
-"""
+EXAMPLE = pathlib.Path(__file__).resolve().parents[3] / 'examples' / \
+    'site' / 'computed-tasks.yaml'
+# The example's tasks as text, so tests can change one of them.
+TASKS = textwrap.dedent(EXAMPLE.read_text().split('  tasks:\n', 1)[1])
 
 
 def task_graph(text: str = TASKS) -> dict:
