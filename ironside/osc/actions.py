@@ -14,8 +14,6 @@ from ironside.osc import report_text
 from ironside.osc.common import read_file
 from ironside.osc.common import site_client
 
-FINISHED = 'finished'
-
 
 def _parameters(values: list[str]) -> dict[str, str]:
     parameters = {}
@@ -110,7 +108,8 @@ class CreateAction(command.Command):
             lambda: client.get_action(created['uuid']),
             parsed_args.poll_interval)
         self.app.stdout.write('\n' + report_text.text(final) + '\n')
-        return 1 if (final['result'] or '').startswith('failed') else 0
+        return 1 if final['state'] == report_text.ABORTED or (
+            final['result'] or '').startswith('failed') else 0
 
 
 def _access(parsed_args) -> dict | None:
@@ -148,7 +147,7 @@ class Progress:
         while True:
             current = fetch()
             self.show(current)
-            if current['state'] == FINISHED:
+            if current['state'] in report_text.ENDED:
                 return current
             time.sleep(interval)
 

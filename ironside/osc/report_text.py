@@ -17,6 +17,11 @@ from typing import Any
 
 RUNNING = 'running'
 FINISHED = 'finished'
+# An action ended by an abort: its state, its result, and the result of
+# the phases it cut short.
+ABORTED = 'aborted'
+# States in which an action has ended.
+ENDED = (FINISHED, ABORTED)
 PREPARE = 'prepare'
 DEPLOY = 'deploy'
 TASKS = 'tasks'
@@ -31,6 +36,7 @@ _LABELS = {
     'failed: prepare': 'FAILED, due to prepare failure',
     'failed: dependency': 'FAILED, due to dependency',
     'pending': 'PENDING',
+    ABORTED: 'ABORTED',
 }
 # Results only a group's tasks phase has.
 _TASK_LABELS = {
@@ -56,6 +62,8 @@ def _label(outcome: Mapping[str, Any]) -> str:
 
 def _finish(report: Mapping[str, Any]) -> str:
     result = report['result']
+    if report['state'] == ABORTED:
+        return 'Aborted'
     if report['state'] != FINISHED or result is None:
         return '(%s)' % report['state']
     if result in _FINISH:
