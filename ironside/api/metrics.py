@@ -22,6 +22,7 @@ from prometheus_client.core import GaugeMetricFamily
 from ironside.common import metrics
 from ironside.common.conf import CONF
 from ironside.db import counts
+from ironside.db import site_models
 from ironside.strategy import progress as site_progress
 
 LOG = logging.getLogger(__name__)
@@ -98,6 +99,8 @@ def _result_class(result: str | None) -> str:
         return 'success'
     if result == site_progress.ACTION_PARTIAL:
         return 'partial'
+    if result == site_models.ABORTED:
+        return 'aborted'
     return 'failed'
 
 
@@ -134,8 +137,8 @@ class DatabaseCollector:
             maintenance.add_metric([fault or 'none'], count)
         actions = GaugeMetricFamily(
             'ironside_site_actions', 'Site actions by state (queued, '
-            'running, finished) and result (none, success, partial, '
-            'failed).', labels=['state', 'result'])
+            'running, aborting, finished, aborted) and result (none, '
+            'success, partial, failed, aborted).', labels=['state', 'result'])
         by_state: dict[tuple[str, str], int] = {}
         for state, result, count in counts.site_actions_by_state():
             key = (state, _result_class(result))

@@ -503,6 +503,11 @@ class SiteActionConflict(Conflict):
                "finishes.")
 
 
+class SiteActionEnded(Conflict):
+    msg_fmt = ("Site action %(action)s has already ended (%(state)s); "
+               "there is nothing to abort.")
+
+
 # Decommissioning nodes from the clusters they host
 
 class DecommissionFailed(IronsideException):

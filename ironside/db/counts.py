@@ -16,7 +16,7 @@ from ironside.db import site_models
 from ironside.db.site_models import SiteAction
 from ironside.db.site_models import SiteActionNode
 
-UNFINISHED = (site_models.QUEUED, site_models.RUNNING)
+UNFINISHED = site_models.UNFINISHED
 
 
 def nodes_by_provision_state() -> dict[str | None, int]:

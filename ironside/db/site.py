@@ -228,8 +228,7 @@ def claimable_actions(host: str, live_hosts: Iterable[str],
         return list(session.execute(
             sa.select(SiteAction.id, SiteAction.uuid, SiteAction.owner,
                       SiteAction.heartbeat_at)
-            .where(SiteAction.state.in_([site_models.QUEUED,
-                                         site_models.RUNNING]),
+            .where(SiteAction.state.in_(site_models.UNFINISHED),
                    sa.or_(SiteAction.owner.is_(None),
                           SiteAction.owner == host,
                           SiteAction.owner.not_in(live) if live
@@ -255,9 +254,12 @@ def claim_action(action_id: int, host: str, seen_owner: str | None,
             sa.update(SiteAction)
             .where(SiteAction.id == action_id, owner_clause,
                    heartbeat_clause,
-                   SiteAction.state != site_models.FINISHED)
+                   SiteAction.state.not_in(site_models.ENDED))
             .values(owner=host, heartbeat_at=now,
-                    state=site_models.RUNNING,
+                    # An action being aborted stays so under a new owner.
+                    state=sa.case((SiteAction.state == site_models.ABORTING,
+                                   site_models.ABORTING),
+                                  else_=site_models.RUNNING),
                     started_at=sa.func.coalesce(SiteAction.started_at, now))
             .execution_options(synchronize_session=False))
         return result.rowcount == 1
@@ -286,7 +288,7 @@ def release_action(action_id: int, host: str) -> None:
         session.execute(
             sa.update(SiteAction)
             .where(SiteAction.id == action_id, SiteAction.owner == host,
-                   SiteAction.state != site_models.FINISHED)
+                   SiteAction.state.not_in(site_models.ENDED))
             .values(owner=None)
             .execution_options(synchronize_session=False))
 
@@ -296,13 +298,15 @@ def save_progress(action_id: int, host: str,
                   nodes: Sequence[dict[str, Any]] = (),
                   result: str | None = None,
                   tag: str | None = None,
-                  tasks: Sequence[dict[str, Any]] = ()) -> None:
+                  tasks: Sequence[dict[str, Any]] = (),
+                  state: str = site_models.FINISHED) -> None:
     """Write the runner's progress in one transaction, as the owner.
 
     ``nodes`` are changed node rows: dicts with ``id`` and the columns
     ``status``, ``phase``, ``request`` and ``reason``; ``tasks`` changed
     task runs: ``id`` and any of their columns. With ``result`` the
-    action finishes and its node claims are released; with ``tag`` too,
+    action ends in ``state`` (finished, or aborted) and its node claims
+    are released; with ``tag`` too,
     the design revision it ran (if any) gets that tag. Raises NotOwner,
     writing nothing, if ``host`` no longer owns the action.
     """
@@ -311,13 +315,12 @@ def save_progress(action_id: int, host: str,
     if progress is not None:
         values['progress'] = progress
     if result is not None:
-        values.update(result=result, state=site_models.FINISHED,
-                      finished_at=now)
+        values.update(result=result, state=state, finished_at=now)
     with db_session.writer() as session:
         owned = session.execute(
             sa.update(SiteAction)
             .where(SiteAction.id == action_id, SiteAction.owner == host,
-                   SiteAction.state != site_models.FINISHED)
+                   SiteAction.state.not_in(site_models.ENDED))
             .values(**values)
             .execution_options(synchronize_session=False))
         if owned.rowcount != 1:
@@ -337,3 +340,53 @@ def save_progress(action_id: int, host: str,
             if action.revision_id is not None:
                 designs_db.add_tag(session, action.revision_id, tag,
                                    action.uuid)
+
+
+# Aborting
+
+def abort_action(uuid: str) -> SiteAction:
+    """Ask for an action to be aborted; the action as it is then.
+
+    A queued action (no conductor runs it yet) is aborted at once, its
+    node claims released. A running one becomes ``aborting``: the
+    runner that owns it, on whatever conductor, reads that and winds
+    down (:mod:`ironside.strategy.abort`). Raises SiteActionNotFound, or
+    SiteActionEnded for an action that has already ended. Each write is
+    a compare-and-set on the state, so a conductor claiming the action
+    at the same moment either sees it aborted or gets it aborting.
+    """
+    action = get_action(uuid)
+    now = models.utcnow()
+    with db_session.writer() as session:
+        queued = session.execute(
+            sa.update(SiteAction)
+            .where(SiteAction.id == action.id,
+                   SiteAction.state == site_models.QUEUED)
+            .values(state=site_models.ABORTED, result=site_models.ABORTED,
+                    finished_at=now)
+            .execution_options(synchronize_session=False))
+        if queued.rowcount == 1:
+            session.execute(sa.delete(SiteNodeClaim)
+                            .where(SiteNodeClaim.action_id == action.id))
+            changed = True
+        else:
+            changed = session.execute(
+                sa.update(SiteAction)
+                .where(SiteAction.id == action.id,
+                       SiteAction.state.in_((site_models.RUNNING,
+                                             site_models.ABORTING)))
+                .values(state=site_models.ABORTING)
+                .execution_options(synchronize_session=False)
+            ).rowcount == 1
+    action = get_action(uuid)
+    if not changed:
+        raise exception.SiteActionEnded(action=uuid, state=action.state)
+    return action
+
+
+def abort_requested(action_id: int) -> bool:
+    """Whether the action is being aborted."""
+    with db_session.reader() as session:
+        return session.scalar(
+            sa.select(SiteAction.state).where(SiteAction.id == action_id)
+        ) == site_models.ABORTING

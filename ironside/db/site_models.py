@@ -25,6 +25,13 @@ from ironside.db.models import utcnow
 QUEUED = 'queued'
 RUNNING = 'running'
 FINISHED = 'finished'
+# Asked to abort: no new node starts; those in flight finish or fail.
+ABORTING = 'aborting'
+# Ended by an abort (its result is ``aborted`` too).
+ABORTED = 'aborted'
+# States of an action a conductor still runs, and of one that ended.
+UNFINISHED = (QUEUED, RUNNING, ABORTING)
+ENDED = (FINISHED, ABORTED)
 
 # A node's status within one site action (the spec's four).
 NOT_STARTED = 'not started'

@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-import json
 import os
 import time
 
-import yaml
 from osc_lib import exceptions
 from osc_lib.command import command
 
 from ironside.osc import report_text
+from ironside.osc.columns import report_columns
+from ironside.osc.common import load_yaml_file
 from ironside.osc.common import read_file
+from ironside.osc.common import read_yaml_file
 from ironside.osc.common import site_client
-
-FINISHED = 'finished'
 
 
 def _parameters(values: list[str]) -> dict[str, str]:
@@ -76,7 +75,7 @@ class CreateAction(command.Command):
                                  'in to the nodes with')
         parser.add_argument('--wait', action='store_true',
                             help='Show the progress until the action ends; '
-                                 'exit with 1 if it failed')
+                                 'exit with 1 if it failed or was aborted')
         parser.add_argument('--poll-interval', metavar='<seconds>',
                             type=float, default=2.0,
                             help='Seconds between progress updates with '
@@ -92,7 +91,7 @@ class CreateAction(command.Command):
         created = client.create_action(
             parsed_args.action, parsed_args.strategy, parameters,
             documents=[{'name': os.path.basename(path),
-                        'document': read_file(path)}
+                        'document': read_yaml_file(path)}
                        for path in parsed_args.task_graphs],
             access=_access(parsed_args))
         revision = ' (design revision %d)' % created['revision'] \
@@ -110,7 +109,8 @@ class CreateAction(command.Command):
             lambda: client.get_action(created['uuid']),
             parsed_args.poll_interval)
         self.app.stdout.write('\n' + report_text.text(final) + '\n')
-        return 1 if (final['result'] or '').startswith('failed') else 0
+        return 1 if final['state'] == report_text.ABORTED or (
+            final['result'] or '').startswith('failed') else 0
 
 
 def _access(parsed_args) -> dict | None:
@@ -118,11 +118,7 @@ def _access(parsed_args) -> dict | None:
         return None
     access = {}
     if parsed_args.access:
-        try:
-            access = yaml.safe_load(read_file(parsed_args.access)) or {}
-        except yaml.YAMLError as exc:
-            raise exceptions.CommandError('%s is not YAML or JSON: %s' % (
-                parsed_args.access, exc)) from None
+        access = load_yaml_file(parsed_args.access) or {}
         if not isinstance(access, dict):
             raise exceptions.CommandError(
                 '%s must hold a mapping with "nodes"' % parsed_args.access)
@@ -148,7 +144,7 @@ class Progress:
         while True:
             current = fetch()
             self.show(current)
-            if current['state'] == FINISHED:
+            if current['state'] in report_text.ENDED:
                 return current
             time.sleep(interval)
 
@@ -199,24 +195,55 @@ class ListActions(command.Lister):
                 'Owner', 'Created At'), rows
 
 
-class ShowAction(command.Command):
-    """Show a site action's report."""
+class ShowAction(command.ShowOne):
+    """Show a site action: its fields, groups and nodes (as the report
+    has them with -f json or yaml), or with --report the report as text,
+    the spec's flow first."""
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
         parser.add_argument('action', metavar='<action>',
                             help='UUID of the site action')
-        parser.add_argument('--format', dest='report_format',
-                            choices=['text', 'json'], default='text',
-                            help='The report as text (default) or JSON')
+        parser.add_argument('--report', action='store_true',
+                            help='Print the report as text instead')
         parser.add_argument('--no-nodes', action='store_true',
-                            help='Leave out the list of nodes')
+                            help='Leave out the nodes')
         return parser
 
     def take_action(self, parsed_args):
-        current = site_client(self).get_action(parsed_args.action)
-        if parsed_args.report_format == 'json':
-            self.app.stdout.write(json.dumps(current, indent=2) + '\n')
-        else:
-            self.app.stdout.write(report_text.text(
-                current, nodes=not parsed_args.no_nodes) + '\n')
+        self.report = site_client(self).get_action(parsed_args.action)
+        return report_columns(self.report, nodes=not parsed_args.no_nodes)
+
+    def produce_output(self, parsed_args, column_names, data):
+        if not parsed_args.report:
+            return super().produce_output(parsed_args, column_names, data)
+        self.app.stdout.write(report_text.text(
+            self.report, nodes=not parsed_args.no_nodes) + '\n')
+        return 0
+
+
+class AbortAction(command.ShowOne):
+    """Abort a site action: it starts no more nodes, lets those in flight
+    finish or fail, then ends as aborted (a queued one at once)."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('action', metavar='<action>',
+                            help='UUID of the site action')
+        parser.add_argument('--wait', action='store_true',
+                            help='Wait until the nodes in flight have '
+                                 'finished and the action is aborted')
+        parser.add_argument('--poll-interval', metavar='<seconds>',
+                            type=float, default=2.0,
+                            help='Seconds between looks with --wait '
+                                 '(default 2)')
+        return parser
+
+    def take_action(self, parsed_args):
+        client = site_client(self)
+        action = client.abort_action(parsed_args.action)
+        while parsed_args.wait and action['state'] not in report_text.ENDED:
+            time.sleep(parsed_args.poll_interval)
+            action = client.get_action(parsed_args.action)
+        columns = ('uuid', 'action', 'state', 'result', 'finished_at')
+        return columns, [action[c] for c in columns]

@@ -98,6 +98,10 @@ class SiteClient:
     def get_action(self, uuid: str) -> dict:
         return self._request('GET', '/actions/%s' % uuid)
 
+    def abort_action(self, uuid: str) -> dict:
+        return self._request('POST', '/actions/%s/abort' % quote(
+            uuid, safe=''))
+
     def node_status(self, params: dict[str, Any]) -> list[dict]:
         return self._request('GET', '/nodes/status',
                              params=params)['nodes']

@@ -49,6 +49,16 @@ class FileArgument:
         return parser
 
 
+def _not_yaml(path: str, exc: yaml.YAMLError) -> exceptions.CommandError:
+    """The error naming the file as given, the line and the column."""
+    mark = getattr(exc, 'problem_mark', None)
+    where = ', line %d, column %d' % (mark.line + 1, mark.column + 1) \
+        if mark is not None else ''
+    problem = getattr(exc, 'problem', None) or str(exc)
+    return exceptions.CommandError('%s%s: not valid YAML: %s'
+                                   % (path, where, problem))
+
+
 def load_yaml_file(path: str) -> Any:
     """The YAML (or JSON) document in ``path`` ("-" for stdin);
     CommandError naming the file and the line if it is not YAML."""
@@ -56,9 +66,17 @@ def load_yaml_file(path: str) -> Any:
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as exc:
-        mark = getattr(exc, 'problem_mark', None)
-        where = ', line %d, column %d' % (mark.line + 1, mark.column + 1) \
-            if mark is not None else ''
-        problem = getattr(exc, 'problem', None) or str(exc)
-        raise exceptions.CommandError('%s%s: not valid YAML: %s'
-                                      % (path, where, problem)) from None
+        raise _not_yaml(path, exc) from None
+
+
+def read_yaml_file(path: str) -> str:
+    """The text of ``path``, a stream of YAML (or JSON) documents, to
+    send as it is; CommandError naming the file, the line and the column
+    if it is not YAML (the server would only know it as a text)."""
+    text = read_file(path)
+    try:
+        for _document in yaml.safe_load_all(text):
+            pass
+    except yaml.YAMLError as exc:
+        raise _not_yaml(path, exc) from None
+    return text

@@ -9,7 +9,7 @@ import yaml
 from osc_lib import exceptions
 from osc_lib.command import command
 
-from ironside.osc.common import read_file
+from ironside.osc.common import read_yaml_file
 from ironside.osc.common import site_client
 
 VERSIONS = ('buffer, committed, successful-site-action, last-site-action '
@@ -42,7 +42,7 @@ class CreateCollection(command.ShowOne):
         if not parsed_args.files and not parsed_args.empty:
             raise exceptions.CommandError('Give --file, or --empty')
         sources = [(os.path.basename(f) if f != '-' else '<stdin>',
-                    read_file(f)) for f in parsed_args.files]
+                    read_yaml_file(f)) for f in parsed_args.files]
         staged = site_client(self).stage_collection(
             parsed_args.collection, sources, parsed_args.empty)
         columns = ('collection', 'status', 'documents')

@@ -17,6 +17,11 @@ from typing import Any
 
 RUNNING = 'running'
 FINISHED = 'finished'
+# An action ended by an abort: its state, its result, and the result of
+# the phases it cut short.
+ABORTED = 'aborted'
+# States in which an action has ended.
+ENDED = (FINISHED, ABORTED)
 PREPARE = 'prepare'
 DEPLOY = 'deploy'
 TASKS = 'tasks'
@@ -31,6 +36,7 @@ _LABELS = {
     'failed: prepare': 'FAILED, due to prepare failure',
     'failed: dependency': 'FAILED, due to dependency',
     'pending': 'PENDING',
+    ABORTED: 'ABORTED',
 }
 # Results only a group's tasks phase has.
 _TASK_LABELS = {
@@ -56,6 +62,8 @@ def _label(outcome: Mapping[str, Any]) -> str:
 
 def _finish(report: Mapping[str, Any]) -> str:
     result = report['result']
+    if report['state'] == ABORTED:
+        return 'Aborted'
     if report['state'] != FINISHED or result is None:
         return '(%s)' % report['state']
     if result in _FINISH:
@@ -101,48 +109,68 @@ def text(report: Mapping[str, Any], nodes: bool = True) -> str:
     """The flow, then group details, node statuses and the result."""
     lines = [flow_text(report), '']
     if report.get('options'):
-        lines += ['Partial run: %s' % '; '.join(
-            '%s %s' % (name, ', '.join(value) if isinstance(value, list)
-                       else value)
-            for name, value in sorted(report['options'].items())), '']
+        lines += ['Partial run: %s' % options_text(report), '']
     if report.get('warnings'):
         lines += ['Warnings:'] + ['  ' + w for w in report['warnings']] + \
             ['']
     lines.append('Groups:')
-    for group in report['groups']:
-        lines.append('  %s%s: %d nodes; %s' % (
-            group['name'], ' (critical)' if group['critical'] else '',
-            len(group['nodes']), '; '.join(
-                '%s %s' % (phase, _outcome_detail(group[phase]))
-                for phase in PHASES if phase in group)))
-    counts = report['node_counts']
-    lines += ['', 'Nodes: %s' % ', '.join(
-        '%d %s' % (counts[s], s) for s in STATUSES)]
+    lines += ['  ' + line for line in group_lines(report)]
+    lines += ['', 'Nodes: %s' % counts_text(report)]
     if nodes:
-        width = max([len(n['name']) for n in report['nodes']], default=0)
-        for node in report['nodes']:
-            status = node['status']
-            if node.get('running'):
-                status += ' (task %s running)' % node['running']
-            elif node['in_flight']:
-                status += ' (%s in flight)' % node['in_flight']
-            line = '  %s  %s' % (node['name'].ljust(width), status)
-            if node['reason']:
-                line += ': %s' % node['reason']
-            lines.append(line)
-            lines.extend(_task_lines(node, width))
+        lines += ['  ' + line for line in node_lines(report)]
     lines += ['', 'Result: %s' % (report['result'] or report['state'])]
     return '\n'.join(lines)
 
 
-def _task_lines(node: Mapping[str, Any], width: int) -> list[str]:
+def options_text(report: Mapping[str, Any]) -> str:
+    """A partial run's options, on one line."""
+    return '; '.join(
+        '%s %s' % (name, ', '.join(value) if isinstance(value, list)
+                   else value)
+        for name, value in sorted((report.get('options') or {}).items()))
+
+
+def group_lines(report: Mapping[str, Any]) -> list[str]:
+    """Each group: its node count and each phase's outcome, with why."""
+    return ['%s%s: %d nodes; %s' % (
+        group['name'], ' (critical)' if group['critical'] else '',
+        len(group['nodes']), '; '.join(
+            '%s %s' % (phase, _outcome_detail(group[phase]))
+            for phase in PHASES if phase in group))
+        for group in report['groups']]
+
+
+def counts_text(report: Mapping[str, Any]) -> str:
+    counts = report['node_counts']
+    return ', '.join('%d %s' % (counts[s], s) for s in STATUSES)
+
+
+def node_lines(report: Mapping[str, Any]) -> list[str]:
+    """Each node's status, what it is doing and why it failed, then its
+    task runs that did not succeed."""
+    width = max([len(n['name']) for n in report['nodes']], default=0)
+    lines = []
+    for node in report['nodes']:
+        status = node['status']
+        if node.get('running'):
+            status += ' (task %s running)' % node['running']
+        elif node['in_flight']:
+            status += ' (%s in flight)' % node['in_flight']
+        line = '%s  %s' % (node['name'].ljust(width), status)
+        if node['reason']:
+            line += ': %s' % node['reason']
+        lines.append(line)
+        lines.extend(_task_lines(node, ' ' * (width + 2)))
+    return lines
+
+
+def _task_lines(node: Mapping[str, Any], indent: str) -> list[str]:
     """A node's task runs: a count of those done, then each one that did
     not succeed, with why and the tail of its output."""
     runs = node.get('tasks') or []
     if not runs:
         return []
     done = [r for r in runs if r['status'] in TASK_OK]
-    indent = ' ' * (width + 4)
     lines = ['%stasks: %d of %d done' % (indent, len(done), len(runs))]
     for run in runs:
         if run['status'] in TASK_OK or run['status'] in TASK_WAITING:

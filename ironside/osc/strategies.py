@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import yaml
 from osc_lib.command import command
 
+from ironside.osc.columns import Column
 from ironside.osc.common import FileArgument
-from ironside.osc.common import read_file
+from ironside.osc.common import read_yaml_file
 from ironside.osc.common import show_validation
 from ironside.osc.common import site_client
 
@@ -27,11 +27,13 @@ class ValidateStrategy(FileArgument, command.Command):
     def take_action(self, parsed_args):
         return show_validation(
             self.app.stdout, parsed_args.file,
-            site_client(self).validate_strategy(read_file(parsed_args.file)))
+            site_client(self).validate_strategy(
+                read_yaml_file(parsed_args.file)))
 
 
 class CreateStrategy(FileArgument, command.ShowOne):
-    """Store a DeploymentStrategy document."""
+    """Store a DeploymentStrategy document; show what was stored (the
+    document itself: ``openstack site strategy show``)."""
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
@@ -42,20 +44,13 @@ class CreateStrategy(FileArgument, command.ShowOne):
 
     def take_action(self, parsed_args):
         strategy = site_client(self).create_strategy(
-            read_file(parsed_args.file), parsed_args.name)
-        return _strategy_columns(strategy)
-
-
-def _strategy_columns(strategy: dict):
-    columns = ('name', 'uuid', 'schema', 'groups', 'created_at')
-    values = [strategy[c] for c in columns]
-    values[3] = ', '.join(values[3])
-    if 'document' in strategy:
-        columns += ('document',)
-        values.append(yaml.safe_dump(strategy['document'],
-                                     default_flow_style=False,
-                                     sort_keys=False))
-    return columns, values
+            read_yaml_file(parsed_args.file), parsed_args.name)
+        columns = ('name', 'uuid', 'schema', 'group_count', 'groups',
+                   'created_at')
+        return columns, (strategy['name'], strategy['uuid'],
+                         strategy['schema'], len(strategy['groups']),
+                         ', '.join(strategy['groups']),
+                         strategy['created_at'])
 
 
 class ListStrategies(command.Lister):
@@ -71,8 +66,13 @@ class ShowStrategy(_StrategyArgument, command.ShowOne):
     """Show a deployment strategy and its document."""
 
     def take_action(self, parsed_args):
-        return _strategy_columns(
-            site_client(self).get_strategy(parsed_args.strategy))
+        strategy = site_client(self).get_strategy(parsed_args.strategy)
+        columns = ('name', 'uuid', 'schema', 'groups', 'created_at',
+                   'document')
+        return columns, (strategy['name'], strategy['uuid'],
+                         strategy['schema'], ', '.join(strategy['groups']),
+                         strategy['created_at'],
+                         Column(strategy['document']))
 
 
 class DeleteStrategy(_StrategyArgument, command.Command):

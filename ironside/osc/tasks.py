@@ -7,7 +7,7 @@ import os
 from osc_lib.command import command
 
 from ironside.osc.common import FileArgument
-from ironside.osc.common import read_file
+from ironside.osc.common import read_yaml_file
 from ironside.osc.common import show_validation
 from ironside.osc.common import site_client
 
@@ -36,7 +36,8 @@ class ListTasks(command.Lister):
 
     def take_action(self, parsed_args):
         tasks = site_client(self).list_tasks(
-            [{'name': os.path.basename(path), 'document': read_file(path)}
+            [{'name': os.path.basename(path),
+              'document': read_yaml_file(path)}
              for path in parsed_args.files],
             parsed_args.start, parsed_args.end, parsed_args.design_version)
         rows = [(t['id'], t['type'], t['stage'], ', '.join(t['groups']),
@@ -53,4 +54,4 @@ class ValidateTaskGraph(FileArgument, command.Command):
         return show_validation(
             self.app.stdout, parsed_args.file,
             site_client(self).validate_task_graph(
-                read_file(parsed_args.file)))
+                read_yaml_file(parsed_args.file)))

@@ -25,6 +25,8 @@ The rules (spec 000's Process, and the task graph spec's):
   its nodes still in flight fail (a task has its own timeout);
 - a failed task fails its node, with the task's reason, and nothing
   else: the group's criteria judge it;
+- an abort (:mod:`.abort`) starts nothing more; once the nodes and
+  tasks in flight end, the action ends ``aborted``;
 - at the end, a failed critical group fails the action; the design
   revision the action ran, if it ran one, is tagged
   ``site-action-success`` or ``site-action-failure`` (a failed action's
@@ -49,6 +51,7 @@ from ironside.common.conf import CONF
 from ironside.db import models
 from ironside.db import site as site_db
 from ironside.db import site_models
+from ironside.strategy import abort
 from ironside.strategy import model
 from ironside.strategy import node_flow
 from ironside.strategy import progress as site_progress
@@ -116,6 +119,7 @@ class ActionRunner:
         self.action_id = action.id
         self.uuid = action.uuid
         self.progress = action.progress
+        self.abort = abort.AbortWatch(action.id)
         node_rows = site_db.action_nodes(action.id)
         task_rows = site_db.action_tasks(action.id)
         node_tasks: dict[str, list[str]] = {}
@@ -171,7 +175,11 @@ class ActionRunner:
                 for record in self.flow.collect():
                     self._task_ended(record)
                     changed = True
-                changed |= self._start_groups()
+                if self.abort.requested() and not self.held and \
+                        not self.flow.futures:
+                    self._finish()
+                    return True
+                changed |= not self.abort.seen and self._start_groups()
                 running = self._running_groups()
                 if not running and not self.flow.futures:
                     self._finish()
@@ -210,7 +218,8 @@ class ActionRunner:
         site_db.save_progress(self.action_id, self.host, self.progress,
                               [r.row() for r in self._dirty.values()],
                               result=result, tasks=self.flow.take_dirty(),
-                              tag=versions.action_tag(result))
+                              tag=versions.action_tag(result),
+                              state=abort.final_state(result))
         self._dirty.clear()
 
     def _save_nodes(self) -> None:
@@ -223,11 +232,13 @@ class ActionRunner:
 
     def _finish(self) -> None:
         for uuid in self.flow.by_node:
-            self.flow.settle(uuid, self.plan.stages,
+            self.flow.settle(uuid, self.plan.stages, abort.NOT_RUN
+                             if self.abort.seen else
                              'not run: the action ended before it could')
-        result = site_progress.action_result(
-            self.progress, self.plan.critical,
-            (r.status for r in self.records.values()))
+        result = abort.close_groups(self.progress) if self.abort.seen \
+            else site_progress.action_result(
+                self.progress, self.plan.critical,
+                (r.status for r in self.records.values()))
         self._save(result=result)
         LOG.info('Site action %s finished: %s', self.uuid, result)
 
@@ -411,7 +422,8 @@ class ActionRunner:
         wave = group.strategy.wave_size(len(nodes))
         first = nodes.index(waiting[0]) // wave * wave
         current = [u for u in nodes[first:first + wave]
-                   if not self._finished(group, phase, u)]
+                   if not self._finished(group, phase, u) and
+                   not self.abort.seen]
         if phase == node_flow.TASKS:
             return None, self._step_tasks(group, current, blocked)
         candidates = [u for u in current if self.records[u].phase is None]

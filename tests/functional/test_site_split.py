@@ -151,3 +151,39 @@ def test_conductor_killed_mid_action(site, split):
                       'Clean step deploy.erase_devices_metadata started') \
             == 1, name
         assert _count(node_uuid, 'Deploy requested') == 1, name
+
+
+def test_abort_through_the_api_reaches_the_conductor_running_it(site):
+    """The API process only writes the abort; the conductor process that
+    runs the action reads it from the database."""
+    uuids = site.enroll(every_node={
+        'fake_step_delays': {'deploy.write_image': 3}})
+    action = site.deploy()
+    utils.wait_for(lambda: _in_flight_waiting(action, 'control-nodes'), 60,
+                   interval=0.05,
+                   what='control-nodes to wait on their deploy')
+    response = site.call('POST', '/actions/%s/abort' % action)
+    assert response.status_code == 202, response.text
+    assert response.json()['state'] == 'aborting'
+
+    def _aborted():
+        current = site.call('GET', '/actions/' + action).json()
+        return current if current['state'] == 'aborted' else None
+    result = utils.wait_for(_aborted, 120, interval=0.2,
+                            what='site action %s to be aborted' % action)
+    assert result['owner'] in HOSTS
+    assert result['result'] == 'aborted'
+    flow = report_text.flow_text(result)
+    assert '<ABORTED>' in flow and flow.endswith('Aborted')
+    statuses = {n['name']: n['status'] for n in result['nodes']}
+    for name in ('ctl01', 'ctl02', 'ctl03', 'ctl04', 'ntp01'):
+        # In flight when the abort came: their deploy went on to the end.
+        assert statuses[name] == 'success', name
+        assert nodes_db.get_node(uuids[name]).provision_state == \
+            states.ACTIVE
+    for name in ('mon01', 'cmp-r1-01', 'cmp-r2-01'):
+        assert statuses[name] == 'not started', name
+        assert nodes_db.get_node(uuids[name]).provision_state == \
+            states.ENROLL
+    again = site.call('POST', '/actions/%s/abort' % action)
+    assert again.status_code == 409

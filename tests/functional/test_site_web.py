@@ -301,6 +301,54 @@ def test_the_view_shows_what_newer_reports_add(ironside, tmp_path):
         assert text in shown['tasks'], text
 
 
+ABORTED_REPORT = dict(
+    FUTURE_REPORT, state='aborted', result='aborted',
+    finished_at='2026-01-01T11:00:00', revision=None, diff=None,
+    checkpoint=None,
+    groups=[dict(FUTURE_REPORT['groups'][0],
+                 deploy={'result': 'aborted'}),
+            dict(FUTURE_REPORT['groups'][1],
+                 prepare={'result': 'pending'})],
+    nodes=[dict(n, in_flight=None) for n in FUTURE_REPORT['nodes']])
+
+DRAW_ABORTED = """
+var box = document.createElement('div');
+document.body.appendChild(box);
+new Ironside.ActionView(box).update(arguments[0]);
+return {
+  state: box.querySelector('#action-state').textContent,
+  stateClass: box.querySelector('#action-state .badge').className,
+  groups: Array.prototype.map.call(box.querySelectorAll('g.group'),
+    function (g) { return [g.dataset.group, g.dataset.state,
+                           g.textContent]; }),
+  waves: box.querySelector('#waves').textContent,
+  ended: Ironside.ended(arguments[0]),
+  listState: Ironside.actionState({state: 'aborting', result: null})
+};
+"""
+
+
+def test_an_aborted_action_reads_as_aborted(ironside, tmp_path):
+    services.require(browser.available() is None,
+                     'headless Chromium: %s' % browser.available())
+    with browser.headless_chromium(tmp_path) as page:
+        page.get(ironside.endpoint + '/site/')
+        wait_for(lambda: page.execute_script(
+            'return !!(window.Ironside && Ironside.ActionView)'),
+            timeout=30, what='the scripts')
+        shown = page.execute_script(DRAW_ABORTED, ABORTED_REPORT)
+    assert 'aborted: aborted' in shown['state']
+    assert 'state-other' in shown['stateClass']
+    groups = {name: (state, text) for name, state, text in shown['groups']}
+    assert 'aborted' in groups['a'][1]
+    assert groups['b'][0] == 'pending'
+    assert shown['waves'] == 'Nothing: the action has aborted.'
+    # The page stops polling an aborted action; an aborting one still
+    # runs.
+    assert shown['ended'] is True
+    assert shown['listState'] == 'running'
+
+
 # Metrics
 
 FAMILIES = ('ironside_api_requests', 'ironside_api_request_duration_seconds',

@@ -181,6 +181,6 @@ def test_failures_are_the_nodes_own(site):
     assert work['node-1']['exit_status'] == 4
     assert ran(site.ssh.journal()) == {'node-4': ['work', 'after']}
     assert report['result'] == 'success with some nodes or groups failed'
-    text = site.site('action', 'show', uuid)
+    text = site.site('action', 'show', uuid, '--report')
     assert '  node-1  failure: task work failed: exited with status 4' in text
     assert '| no disk for /var' in text

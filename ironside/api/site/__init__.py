@@ -8,6 +8,7 @@ Routes, relative to the prefix:
 ``GET|DELETE /v1/strategies/{name}``      show or delete a strategy
 ``GET|POST /v1/actions``                  list or create site actions
 ``GET /v1/actions/{uuid}``                an action with its report
+``POST /v1/actions/{uuid}/abort``         abort it: 202 (409 if it ended)
 ``POST /v1/nodes/filter``                 the nodes selectors select
 ``GET /v1/nodes/status``                  nodes' provision and power states
 ``GET /`` and ``GET /static/{name}``      the web view (:mod:`.web`)
@@ -51,6 +52,7 @@ def register(app: falcon.App, prefix: str = DEFAULT_PREFIX,
     app.add_route(base + '/strategies/{name}', resources.Strategy())
     app.add_route(base + '/actions', resources.Actions(nodes))
     app.add_route(base + '/actions/{uuid}', resources.Action(nodes))
+    app.add_route(base + '/actions/{uuid}/abort', resources.ActionAbort())
     app.add_route(base + '/nodes/filter', resources.NodeFilter(nodes))
     app.add_route(base + '/nodes/status', node_status.NodeStatus())
     web.register(app, prefix)

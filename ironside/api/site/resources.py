@@ -163,6 +163,15 @@ class Action:
         send(resp, actions.action_report(uuid, self.nodes))
 
 
+class ActionAbort:
+    def on_post(self, req: falcon.Request, resp: falcon.Response,
+                uuid: str) -> None:
+        """202: the abort is asked for, and the action winds down (a
+        queued one is aborted at once)."""
+        action = site_db.abort_action(uuid)
+        send(resp, action_view(action), falcon.HTTP_202)
+
+
 class NodeFilter:
     def __init__(self, nodes: seam.NodeBackend) -> None:
         self.nodes = nodes

@@ -22,6 +22,7 @@ import dataclasses
 
 from ironside.common import exception
 from ironside.db import designs as designs_db
+from ironside.db import site_models
 from ironside.db.design_models import SITE_ACTION_FAILURE
 from ironside.db.design_models import SITE_ACTION_SUCCESS
 from ironside.db.design_models import SITE_ACTION_TAGS
@@ -91,11 +92,12 @@ def revision_of(version: Version, empty_ok: bool = False) -> int | None:
 
 
 def action_tag(result: str | None) -> str | None:
-    """The tag a finished action puts on its revision."""
+    """The tag a finished action puts on its revision (an aborted one
+    did not deploy all of it: a failure)."""
     if result is None:
         return None
-    return SITE_ACTION_FAILURE if result.startswith('failed') \
-        else SITE_ACTION_SUCCESS
+    failed = result.startswith('failed') or result == site_models.ABORTED
+    return SITE_ACTION_FAILURE if failed else SITE_ACTION_SUCCESS
 
 
 @dataclasses.dataclass(frozen=True)

@@ -48,17 +48,29 @@ def test_strategy_commands(openstack):
                           '-f', 'json')
     assert code == 0
     created = json.loads(out)
+    # A summary of what was stored, not the document again.
     assert created['name'] == 'deployment-strategy'
+    assert created['group_count'] == 5
     assert created['groups'] == ('control-nodes, compute-nodes-1, '
                                  'compute-nodes-2, monitoring-nodes, '
                                  'ntp-node')
-    assert 'schema: shipyard/DeploymentStrategy/v1' in created['document']
+    assert created['created_at']
+    assert 'document' not in created
     code, out = openstack('site', 'strategy', 'list', '-f', 'value',
                           '-c', 'Name')
     assert (code, out) == (0, 'deployment-strategy\n')
+    code, out = openstack('site', 'strategy', 'list', '-f', 'json')
+    assert json.loads(out)[0]['UUID'] == created['uuid']
     code, out = openstack('site', 'strategy', 'show', 'deployment-strategy',
                           '-f', 'value', '-c', 'schema')
     assert (code, out) == (0, 'shipyard/DeploymentStrategy/v1\n')
+    # The document: itself with -f json, YAML in the table.
+    code, out = openstack('site', 'strategy', 'show', 'deployment-strategy',
+                          '-f', 'json')
+    shown = json.loads(out)
+    assert shown['document']['data']['groups'][4]['name'] == 'ntp-node'
+    code, out = openstack('site', 'strategy', 'show', 'deployment-strategy')
+    assert 'schema: shipyard/DeploymentStrategy/v1' in out
     code, out = openstack('site', 'strategy', 'create', STRATEGY_FILE)
     assert code == 1
     assert 'A deployment strategy named deployment-strategy already ' \
@@ -103,17 +115,39 @@ def test_deploy_site_and_wait(openstack, rpc, context, conf):
     assert out.rstrip().endswith(
         'Result: success with some nodes or groups failed')
     uuid = out.split()[2].rstrip(':')
-    code, out = openstack('site', 'action', 'show', uuid, '--no-nodes')
+    code, out = openstack('site', 'action', 'show', uuid, '--report',
+                          '--no-nodes')
     assert code == 0
     assert out.startswith(spec_flows.COMPUTE_2_DEPLOY_FAILS)
-    assert 'compute-nodes-2: 3 nodes; prepare success; deploy failed: ' \
-        'criteria (percent_successful_nodes needed 50, actual 33.33)' in out
+    detail = 'compute-nodes-2: 3 nodes; prepare success; deploy failed: ' \
+        'criteria (percent_successful_nodes needed 50, actual 33.33)'
+    assert detail in out
+    assert 'cmp-r2-01' not in out
+    # The fields, with the groups and nodes in words, in a table.
+    code, out = openstack('site', 'action', 'show', uuid)
+    assert code == 0
+    assert detail in out
+    assert 'cmp-r2-01' in out
+    # The report as the API answers it, with -f json (and --format json).
+    code, out = openstack('site', 'action', 'show', uuid, '-f', 'json')
+    report = json.loads(out)
+    assert report['state'] == site_models.FINISHED
+    assert report == actions.action_report(uuid)
     code, out = openstack('site', 'action', 'show', uuid, '--format',
-                          'json')
-    assert json.loads(out)['state'] == site_models.FINISHED
+                          'json', '--no-nodes')
+    assert 'nodes' not in json.loads(out)
+    code, out = openstack('site', 'action', 'show', uuid, '-f', 'value',
+                          '-c', 'state', '-c', 'result')
+    assert out == 'finished\nsuccess with some nodes or groups failed\n'
     code, out = openstack('site', 'action', 'list', '-f', 'value', '-c',
                           'Result')
     assert out == 'success with some nodes or groups failed\n'
+    code, out = openstack('site', 'action', 'list', '-f', 'json')
+    assert [a['UUID'] for a in json.loads(out)] == [uuid]
+    code, out = openstack('site', 'action', 'abort', uuid)
+    assert code == 1
+    assert 'Site action %s has already ended (finished); there is ' \
+        'nothing to abort. (HTTP 409)' % uuid in out
 
 
 def test_action_errors(openstack):
@@ -122,6 +156,58 @@ def test_action_errors(openstack):
     assert code == 1
     assert 'Deployment strategy missing could not be found. (HTTP 404)' \
         in out
+
+
+def test_abort_a_queued_action(openstack, enrolled):
+    openstack('site', 'strategy', 'create', STRATEGY_FILE)
+    code, out = openstack('site', 'action', 'create', 'deploy_site',
+                          '--strategy', 'deployment-strategy')
+    uuid = out.split()[2].rstrip(':')
+    # No conductor runs it: the abort ends it at once.
+    code, out = openstack('site', 'action', 'abort', uuid, '-f', 'json')
+    assert code == 0
+    aborted = json.loads(out)
+    assert (aborted['uuid'], aborted['state'], aborted['result']) == (
+        uuid, 'aborted', 'aborted')
+    code, out = openstack('site', 'action', 'abort', uuid, '-f', 'value',
+                          '-c', 'state')
+    assert code == 1
+    assert 'has already ended (aborted)' in out
+    code, out = openstack('site', 'action', 'show', uuid, '-f', 'value',
+                          '-c', 'state')
+    assert out == 'aborted\n'
+    code, out = openstack('site', 'action', 'show', uuid, '--report')
+    assert '\n|\nAborted\n' in out
+    assert out.rstrip().endswith('Result: aborted')
+    code, out = openstack('site', 'action', 'list', '-f', 'value', '-c',
+                          'State')
+    assert out == 'aborted\n'
+    code, out = openstack('site', 'action', 'abort',
+                          'f00b0000-0000-4000-8000-000000000000')
+    assert code == 1
+    assert 'could not be found. (HTTP 404)' in out
+
+
+BAD_YAML = 'schema: shipyard/DeploymentStrategy/v1\ndata: {groups: [}\n'
+
+
+@pytest.mark.parametrize('command', [
+    ('site', 'strategy', 'create'),
+    ('site', 'strategy', 'validate'),
+    ('site', 'task', 'validate'),
+    ('site', 'task', 'list'),
+    ('site', 'action', 'create', 'deploy_site', '--task-graph'),
+    ('site', 'design', 'create', 'site', '--file'),
+])
+def test_yaml_errors_name_the_file_given(openstack, tmp_path, monkeypatch,
+                                         command):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / 'bad.yaml').write_text(BAD_YAML)
+    code, out = openstack(*command, 'bad.yaml')
+    assert code == 1
+    assert 'bad.yaml, line 2, column 17: not valid YAML: expected the ' \
+        'node content, but found \'}\'' in out
+    assert '<input>' not in out
 
 
 class Terminal:

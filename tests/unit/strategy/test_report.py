@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ironside.db import site_models
 from ironside.osc import report_text
+from ironside.strategy import abort
 from ironside.strategy import actions
 from ironside.strategy import node_flow
 from ironside.strategy import progress as site_progress
@@ -90,11 +91,14 @@ def test_client_text_knows_the_report_vocabulary():
     assert report_text.STATUSES == report.STATUSES
     results = {site_progress.SUCCESS, site_progress.FAILED_CRITERIA,
                site_progress.FAILED_TIMEOUT, site_progress.FAILED_PREPARE,
-               site_progress.FAILED_DEPENDENCY, site_progress.PENDING}
+               site_progress.FAILED_DEPENDENCY, site_progress.PENDING,
+               abort.ABORTED}
     assert set(report_text._LABELS) == results
     assert set(report_text._FINISH) == {site_progress.ACTION_SUCCESS,
                                         site_progress.ACTION_PARTIAL}
     assert report_text.RUNNING == report.RUNNING
     assert report_text.FINISHED == site_models.FINISHED
+    assert report_text.ABORTED == site_models.ABORTED
+    assert report_text.ENDED == site_models.ENDED
     assert (report_text.PREPARE, report_text.DEPLOY) == (node_flow.PREPARE,
                                                          node_flow.DEPLOY)

@@ -11,15 +11,6 @@
     'node_counts', 'revision', 'diff'];
   var IN_FLIGHT_SHOWN = 40;
 
-  function actionState(report) {
-    if (report.state === 'queued') return 'pending';
-    if (report.state !== 'finished') return 'running';
-    var result = String(report.result || '');
-    if (result === 'success') return 'success';
-    if (result.indexOf('success') === 0) return 'partial';
-    return result.indexOf('failed') === 0 ? 'failed' : 'other';
-  }
-
   I.ActionView = function (container) {
     var self = this;
     this.header = h('section', {class: 'action-header',
@@ -104,7 +95,7 @@
     var inFlight = (report.nodes || []).filter(function (n) {
       return n.in_flight;
     }).length;
-    var state = actionState(report);
+    var state = I.actionState(report);
     I.clear(this.header);
     I.append(this.header, [
       h('h1', {id: 'action-title'}, report.action + ' · ' + report.strategy),
@@ -217,8 +208,9 @@
       });
     });
     if (!running.length) {
-      box.appendChild(h('p', {text: report.state === 'finished' ?
-        'Nothing: the action has finished.' : 'No group is running now.'}));
+      box.appendChild(h('p', {text: I.ended(report) ?
+        'Nothing: the action has ' + report.state + '.' :
+        'No group is running now.'}));
       return;
     }
     running.forEach(function (g) {

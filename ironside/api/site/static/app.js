@@ -148,10 +148,7 @@
           text: 'No site actions yet.'})));
       }
       actions.forEach(function (a) {
-        var state = a.state === 'finished' ?
-          (a.result === 'success' ? 'success' :
-            String(a.result).indexOf('failed') === 0 ? 'failed' :
-              'partial') : a.state === 'queued' ? 'pending' : 'running';
+        var state = I.actionState(a);
         body.appendChild(h('tr', {'data-action': a.uuid},
           h('th', {scope: 'row'}, h('a', {href: '#/actions/' + a.uuid,
             text: a.action})),
@@ -176,7 +173,7 @@
         document.title = report.action + ' ' + report.state +
           ' · Ironside';
         I.views = view.update(report);
-        return report.state === 'finished';
+        return I.ended(report);
       });
   }
 

@@ -185,6 +185,23 @@ window.Ironside = window.Ironside || {};
     return view;
   };
 
+  // Whether an action has ended: finished, or aborted.
+  I.ended = function (action) {
+    return action.state === 'finished' || action.state === 'aborted';
+  };
+
+  // An action as one state: pending, running (aborting too), success,
+  // partial, failed, or other (aborted; its label says so).
+  I.actionState = function (action) {
+    if (action.state === 'queued') return 'pending';
+    if (action.state === 'aborted') return 'other';
+    if (action.state !== 'finished') return 'running';
+    var result = String(action.result || '');
+    if (result === 'success') return 'success';
+    if (result.indexOf('success') === 0) return 'partial';
+    return result.indexOf('failed') === 0 ? 'failed' : 'other';
+  };
+
   // A badge: icon and words, coloured by state.
   I.badge = function (state, label) {
     var known = I.STATES[state] || I.STATES.other;
