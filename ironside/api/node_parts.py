@@ -22,6 +22,9 @@ from ironside.api.schemas import common as common_schemas
 from ironside.common import exception
 from ironside.db import history as history_db
 from ironside.db import nodes as nodes_db
+from ironside.drivers.base import BIOS_SETTINGS_KEY
+from ironside.drivers.base import FIRMWARE_COMPONENTS_KEY
+from ironside.drivers.base import VMEDIA_DEVICES
 
 TRAITS_BODY = {
     'type': 'object',
@@ -31,9 +34,6 @@ TRAITS_BODY = {
     'additionalProperties': False,
 }
 
-# Where BIOS interfaces cache the settings they read or applied:
-# driver_internal_info[BIOS_SETTINGS_KEY] = {name: value}.
-BIOS_SETTINGS_KEY = 'bios_settings'
 BIOS_REGISTRY_FIELDS = ('attribute_type', 'allowable_values', 'lower_bound',
                         'max_length', 'min_length', 'read_only',
                         'reset_required', 'unique', 'upper_bound')
@@ -251,6 +251,101 @@ class BiosSetting:
                                                 settings[setting])})
 
 
+FIRMWARE_FIELDS = ('component', 'initial_version', 'current_version',
+                   'last_version_flashed', 'created_at', 'updated_at')
+
+
+class Firmware:
+    """GET /v1/nodes/{node_ident}/firmware (1.86): the components the
+    conductor read when the node was last cleaned or serviced."""
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response,
+               node_ident: str) -> None:
+        _require(req, versions.FIRMWARE_INTERFACE)
+        wire.query(req, {})
+        row = node_access.get_node(req, node_ident,
+                                   'baremetal:node:firmware:get',
+                                   ['uuid', 'driver_internal_info'])
+        cached = (row['driver_internal_info'] or {}).get(
+            FIRMWARE_COMPONENTS_KEY) or []
+        wire.send(resp, {'firmware': [
+            {field: item.get(field) for field in FIRMWARE_FIELDS}
+            for item in cached]})
+
+
+VMEDIA_BODY = {
+    'type': 'object',
+    'properties': {
+        'device_type': {'type': 'string',
+                        'enum': list(VMEDIA_DEVICES) +
+                        [d.upper() for d in VMEDIA_DEVICES]},
+        'image_url': {'type': 'string', 'minLength': 1, 'maxLength': 2048},
+        'image_download_source': {'type': 'string',
+                                  'enum': ['http', 'local', 'swift']},
+    },
+    'required': ['device_type', 'image_url'],
+    'additionalProperties': False,
+}
+
+
+def _device_types(req) -> list[str] | None:
+    """``device_types`` of a DELETE: in the query, or (as openstacksdk
+    sends it) in a JSON body; comma separated."""
+    given = wire.query(req, {'device_types': wire.as_string})[
+        'device_types']
+    body = wire.read_json(req) if req.content_length else None
+    if given is None and isinstance(body, dict):
+        given = body.get('device_types')
+    if given is None:
+        return None
+    names = [n.strip().lower() for n in (
+        given if isinstance(given, list) else str(given).split(','))
+        if str(n).strip()]
+    unknown = [n for n in names if n not in VMEDIA_DEVICES]
+    if unknown:
+        raise exception.InvalidParameterValue(
+            err='Unknown virtual media device type %s; expected one of %s'
+                % (', '.join(unknown), ', '.join(VMEDIA_DEVICES)))
+    return names
+
+
+class VirtualMedia(base.Resource):
+    """POST, DELETE (1.89) and GET (1.93) /v1/nodes/{node_ident}/vmedia:
+    virtual media through the node's management interface."""
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response,
+               node_ident: str) -> None:
+        _require(req, versions.VMEDIA_GET)
+        wire.query(req, {})
+        uuid = node_access.node_uuid(req, node_ident,
+                                     'baremetal:node:vmedia:get')
+        wire.send(resp, {'vmedia': self.rpcapi.get_virtual_media(
+            req.context.ctx, uuid)})
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response,
+                node_ident: str) -> None:
+        _require(req, versions.VMEDIA)
+        wire.query(req, {})
+        body = wire.read_json(req)
+        schemas.validate('virtual media', body, VMEDIA_BODY)
+        uuid = node_access.node_uuid(req, node_ident,
+                                     'baremetal:node:vmedia:attach')
+        self.rpcapi.attach_virtual_media(
+            req.context.ctx, uuid, body['device_type'].lower(),
+            body['image_url'])
+        wire.no_content(resp)
+
+    def on_delete(self, req: falcon.Request, resp: falcon.Response,
+                  node_ident: str) -> None:
+        _require(req, versions.VMEDIA)
+        device_types = _device_types(req)
+        uuid = node_access.node_uuid(req, node_ident,
+                                     'baremetal:node:vmedia:detach')
+        self.rpcapi.detach_virtual_media(req.context.ctx, uuid,
+                                         device_types)
+        wire.no_content(resp)
+
+
 def register(app: falcon.App, rpcapi) -> None:
     node = '/v1/nodes/{node_ident}'
     app.add_route(node + '/traits', Traits(rpcapi))
@@ -259,3 +354,5 @@ def register(app: falcon.App, rpcapi) -> None:
     app.add_route(node + '/history/{event}', HistoryEvent())
     app.add_route(node + '/bios', Bios())
     app.add_route(node + '/bios/{setting}', BiosSetting())
+    app.add_route(node + '/firmware', Firmware())
+    app.add_route(node + '/vmedia', VirtualMedia(rpcapi))

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from ironside.common import states
 from ironside.common.conf import CONF
+from ironside.conductor import firmware
 from ironside.conductor import retirement
 from ironside.conductor import step_flow
 from ironside.conductor import steps
@@ -41,6 +42,7 @@ def _tear_down_cleaning(task) -> None:
 def _clean_done(task) -> None:
     manual = _manual(task.node)
     _tear_down_cleaning(task)
+    firmware.cache_components(task)
     utils.clear_failure(task.node)
     task.record('Cleaning finished', 'cleaning')
     # Written as the lock goes.
@@ -116,6 +118,7 @@ def run_cleaning(task, step_list: list[dict] | None) -> None:
                                save=False)
             return
         step_list = steps.automated_clean_steps_for(task)
+    firmware.cache_components(task)
     try:
         task.driver.deploy.prepare_cleaning(task)
     except Exception as exc:

@@ -302,6 +302,33 @@ class ConductorManager(base_manager.BaseConductorManager):
             task.driver.management.validate(task)
             task.driver.management.inject_nmi(task)
 
+    @utils.rpc_endpoint
+    def attach_virtual_media(self, context, node_id: str, device_type: str,
+                             image_url: str) -> None:
+        with self.acquire(context, node_id,
+                          purpose='attach virtual media') as task:
+            task.driver.management.validate(task)
+            task.driver.management.attach_virtual_media(task, device_type,
+                                                        image_url)
+            task.save()
+
+    @utils.rpc_endpoint
+    def detach_virtual_media(self, context, node_id: str,
+                             device_types: list[str] | None = None) -> None:
+        with self.acquire(context, node_id,
+                          purpose='detach virtual media') as task:
+            task.driver.management.validate(task)
+            task.driver.management.detach_virtual_media(task, device_types)
+            task.save()
+
+    @utils.rpc_endpoint
+    def get_virtual_media(self, context, node_id: str
+                          ) -> list[dict[str, Any]]:
+        with self.acquire(context, node_id, shared=True,
+                          purpose='read virtual media') as task:
+            task.driver.management.validate(task)
+            return task.driver.management.get_virtual_media(task)
+
     # Traits
 
     @utils.rpc_endpoint

@@ -164,6 +164,20 @@ class ConductorAPI:
     def inject_nmi(self, context, node_ident: str) -> None:
         self._call_node(context, node_ident, 'inject_nmi')
 
+    def attach_virtual_media(self, context, node_ident: str,
+                             device_type: str, image_url: str) -> None:
+        self._call_node(context, node_ident, 'attach_virtual_media',
+                        device_type=device_type, image_url=image_url)
+
+    def detach_virtual_media(self, context, node_ident: str,
+                             device_types: list[str] | None) -> None:
+        self._call_node(context, node_ident, 'detach_virtual_media',
+                        device_types=device_types)
+
+    def get_virtual_media(self, context, node_ident: str
+                          ) -> list[dict[str, Any]]:
+        return self._call_node(context, node_ident, 'get_virtual_media')
+
     # Traits and VIFs
 
     def add_node_traits(self, context, node_ident: str, traits: list[str],

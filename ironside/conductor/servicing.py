@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from ironside.common import exception
 from ironside.common import states
 from ironside.common.conf import CONF
+from ironside.conductor import firmware
 from ironside.conductor import step_flow
 from ironside.conductor import steps
 from ironside.conductor import utils
@@ -25,6 +26,7 @@ SERVICE_VALIDATION = ('power', 'management')
 
 def _service_done(task) -> None:
     utils.clear_failure(task.node)
+    firmware.cache_components(task)
     task.record('Servicing finished', 'servicing')
     task.process_event('done', save=False)  # written as the lock goes
 

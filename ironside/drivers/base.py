@@ -339,6 +339,26 @@ class ManagementInterface(BaseInterface):
         raise exception.UnsupportedDriverExtension(
             driver=task.node.driver, extension='set_boot_mode')
 
+    def attach_virtual_media(self, task, device_type: str,
+                             image_url: str) -> None:
+        """Insert ``image_url`` into the BMC's virtual ``device_type``
+        (one of VMEDIA_DEVICES)."""
+        raise exception.UnsupportedDriverExtension(
+            driver=task.node.driver, extension='virtual media')
+
+    def detach_virtual_media(self, task,
+                             device_types: Sequence[str] | None = None
+                             ) -> None:
+        """Eject the virtual media of these types (every type if None)."""
+        raise exception.UnsupportedDriverExtension(
+            driver=task.node.driver, extension='virtual media')
+
+    def get_virtual_media(self, task) -> list[dict[str, Any]]:
+        """Each virtual media device: ``{'device_type', 'image',
+        'inserted'}``."""
+        raise exception.UnsupportedDriverExtension(
+            driver=task.node.driver, extension='virtual media')
+
     @service_step(priority=0, argsinfo={
         'mode': {'description': 'The boot mode to set: "uefi" or "bios".',
                  'required': True}})
@@ -454,8 +474,21 @@ class BIOSInterface(BaseInterface):
     interface_type = 'bios'
 
 
+# Where the conductor caches a node's firmware components, as a list of
+# {component, initial_version, current_version, last_version_flashed,
+# created_at, updated_at} in driver_internal_info (read when cleaning
+# starts); GET /v1/nodes/{node}/firmware shows it.
+FIRMWARE_COMPONENTS_KEY = 'firmware_components'
+
+
 class FirmwareInterface(BaseInterface):
     interface_type = 'firmware'
+
+    def read_components(self, task) -> dict[str, str]:
+        """The version of each firmware component (``bios``, ``bmc``,
+        ...) as the hardware reports it now."""
+        raise exception.UnsupportedDriverExtension(
+            driver=task.node.driver, extension='firmware components')
 
 
 INTERFACE_BASES: dict[str, type[BaseInterface]] = {
@@ -509,3 +542,10 @@ class BootDevice:
     WANBOOT = 'wanboot'
     UEFIHTTP = 'uefihttp'
     ALL = (PXE, DISK, CDROM, BIOS, SAFE, WANBOOT, UEFIHTTP)
+
+
+# Virtual media device types (Ironic's names).
+VMEDIA_CDROM = 'cdrom'
+VMEDIA_FLOPPY = 'floppy'
+VMEDIA_DISK = 'disk'
+VMEDIA_DEVICES = (VMEDIA_CDROM, VMEDIA_FLOPPY, VMEDIA_DISK)

@@ -11,6 +11,7 @@ class FakeHardware(base.HardwareType):
         'boot': [fake.FakeBoot],
         'console': [fake.FakeConsole],
         'deploy': [fake.FakeDeploy],
+        'firmware': [fake.FakeFirmware],
         'inspect': [fake.FakeInspect],
         'management': [fake.FakeManagement],
         'power': [fake.FakePower],

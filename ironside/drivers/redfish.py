@@ -10,6 +10,7 @@ from ironside.drivers.modules import ramdisk
 from ironside.drivers.modules.redfish import bios
 from ironside.drivers.modules.redfish import boot
 from ironside.drivers.modules.redfish import common
+from ironside.drivers.modules.redfish import firmware
 from ironside.drivers.modules.redfish import management
 from ironside.drivers.modules.redfish import power
 from ironside.drivers.modules.redfish import raid
@@ -23,6 +24,7 @@ class RedfishHardware(base.HardwareType):
         # Ironic's generic types accept a fake console besides none.
         'console': [noop.NoConsole, fake.FakeConsole],
         'deploy': [ramdisk.RamdiskDeploy],
+        'firmware': [firmware.RedfishFirmware],
         'management': [management.RedfishManagement],
         'power': [power.RedfishPower],
         'raid': [raid.RedfishRAID],

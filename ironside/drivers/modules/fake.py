@@ -27,6 +27,13 @@ tests and demos steer them from ``driver_info``:
     The node's disks, ``[{"name": "/dev/sda", "serial": ..., "size": GiB},
     ...]`` (or names only); default one ``/dev/sda`` of
     ``properties.local_gb``. ``management.wipe_local_storage`` wipes them.
+``fake_firmware``
+    The firmware components and their versions, ``{"bios": "1.2.0",
+    ...}``; default ``bios`` and ``bmc`` at ``1.0.0``. The firmware
+    interface's ``update`` step flashes new versions.
+
+Virtual media attached to a fake node is kept in its
+``driver_internal_info`` (``fake_vmedia``).
 """
 
 from __future__ import annotations
@@ -55,7 +62,12 @@ PROPERTIES = {
                            'instead of being polled. Optional.',
     'fake_disks': 'The disks, as [{"name": "/dev/sda", "serial": ..., '
                   '"size": GiB}, ...]. Optional; default one /dev/sda.',
+    'fake_firmware': 'Firmware components and versions, as {"bios": '
+                     '"1.2.0", ...}. Optional; default bios and bmc 1.0.0.',
 }
+# Firmware versions the fake firmware has flashed, in driver_internal_info.
+FLASHED_KEY = 'fake_firmware_flashed'
+VMEDIA_KEY = 'fake_vmedia'
 
 
 def _as_list(value: Any) -> list[str]:
@@ -219,6 +231,22 @@ class FakeManagement(FakeInterfaceMixin, base.ManagementInterface):
         run_fake_step(task, 'management.apply_boot_mode')
         task.node.driver_internal_info['fake_boot_mode'] = mode
 
+    def attach_virtual_media(self, task, device_type: str,
+                             image_url: str) -> None:
+        media = task.node.driver_internal_info.setdefault(VMEDIA_KEY, {})
+        media[device_type] = image_url
+
+    def detach_virtual_media(self, task, device_types=None) -> None:
+        media = task.node.driver_internal_info.get(VMEDIA_KEY) or {}
+        for device_type in list(media):
+            if device_types is None or device_type in device_types:
+                del media[device_type]
+
+    def get_virtual_media(self, task) -> list[dict[str, Any]]:
+        media = task.node.driver_internal_info.get(VMEDIA_KEY) or {}
+        return [{'device_type': kind, 'image': media.get(kind),
+                 'inserted': kind in media} for kind in base.VMEDIA_DEVICES]
+
     @base.clean_step(priority=0, argsinfo=local_storage.ARGSINFO)
     def wipe_local_storage(self, task,
                            preserve_local_storage: bool = False) -> None:
@@ -363,6 +391,46 @@ class FakeBIOS(FakeInterfaceMixin, base.BIOSInterface):
     def factory_reset(self, task) -> None:
         run_fake_step(task, 'bios.factory_reset')
         task.node.driver_internal_info[base.BIOS_SETTINGS_KEY] = {}
+
+
+class FakeFirmware(FakeInterfaceMixin, base.FirmwareInterface):
+    """Firmware components from ``driver_info['fake_firmware']``, and
+    the versions flashed since."""
+
+    UPDATE_ARGSINFO = {
+        'settings': {
+            'description': 'A list of {"component": ..., "url": ...}: the '
+                           'image to flash on each component; the fake '
+                           'takes the version from the URL\'s file name '
+                           '("bios-1.2.3.bin" flashes 1.2.3).',
+            'required': True,
+        },
+    }
+
+    def read_components(self, task) -> dict[str, str]:
+        given = task.node.driver_info.get('fake_firmware')
+        components = {str(k): str(v) for k, v in given.items()} \
+            if isinstance(given, dict) else {'bios': '1.0.0', 'bmc': '1.0.0'}
+        components.update(task.node.driver_internal_info.get(FLASHED_KEY)
+                          or {})
+        return components
+
+    @base.clean_step(priority=0, argsinfo=UPDATE_ARGSINFO)
+    @base.service_step(priority=0, argsinfo=UPDATE_ARGSINFO)
+    def update(self, task, settings: list[dict]) -> None:
+        run_fake_step(task, 'firmware.update')
+        known = self.read_components(task)
+        flashed = task.node.driver_internal_info.setdefault(FLASHED_KEY, {})
+        for item in settings if isinstance(settings, list) else [None]:
+            if not isinstance(item, dict) or item.get('component') not in \
+                    known or not isinstance(item.get('url'), str):
+                raise exception.InvalidParameterValue(
+                    err='firmware.update: settings must be a list of '
+                        '{"component": one of %s, "url": ...}'
+                        % ', '.join(sorted(known)))
+            name = item['url'].rstrip('/').rsplit('/', 1)[-1]
+            version = name.rsplit('.', 1)[0].split('-')[-1] or name
+            flashed[item['component']] = version
 
 
 class FakeRAID(FakeInterfaceMixin, base.RAIDInterface):

@@ -87,14 +87,17 @@ def test_vif_attach_refusals(api, create_node, body, message):
 def test_validate(api, create_node):
     node = create_node(driver_info={'fake_validate_fail': ['power']})
     body = api.get('/v1/nodes/%s/validate' % node['uuid']).json
-    for interface in ('deploy', 'boot', 'management', 'storage'):
+    for interface in ('deploy', 'boot', 'management', 'storage',
+                      'firmware'):
         assert body[interface] == {'result': True, 'reason': None}
     assert body['power'] == {
         'result': False, 'reason': 'fake power validation failure '
                                    'requested by driver_info '
                                    'fake_validate_fail'}
-    assert body['firmware'] == {'result': None, 'reason': 'not supported'}
     assert api.get('/v1/nodes/validate', node=node['uuid']).json == body
+    plain = create_node(firmware_interface='no-firmware')
+    assert api.get('/v1/nodes/%s/validate' % plain['uuid']).json[
+        'firmware'] == {'result': None, 'reason': 'not supported'}
     response = api.get('/v1/nodes/validate')
     assert error_of(response) == 'Missing mandatory parameter: node'
 

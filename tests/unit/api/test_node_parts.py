@@ -104,3 +104,79 @@ def test_bios(api, available_node):
     assert 'read_only' not in api.get(path, version='1.73').json['bios'][0]
     assert api.get(path + '/NumLock').json['NumLock']['value'] == 'on'
     assert api.get(path + '/Missing').status_code == 404
+
+
+def test_firmware_is_read_when_cleaning_and_after_an_update(api,
+                                                           available_node):
+    node = available_node(driver_info={'fake_firmware': {
+        'bios': '2.1.0', 'bmc': '4.0'}})
+    path = '/v1/nodes/%s/firmware' % node['uuid']
+    assert api.get(path, version='1.85').status_code == 404
+    api.put('/v1/nodes/%s/states/provision' % node['uuid'],
+            {'target': 'manage'})
+    wait_for(lambda: api.get('/v1/nodes/%s' % node['uuid']).json[
+        'provision_state'] == 'manageable')
+    # Read when the node was cleaned on its way to available.
+    assert [(c['component'], c['current_version'])
+            for c in api.get(path).json['firmware']] == [
+        ('bios', '2.1.0'), ('bmc', '4.0')]
+    response = api.put('/v1/nodes/%s/states/provision' % node['uuid'], {
+        'target': 'clean', 'clean_steps': [{
+            'interface': 'firmware', 'step': 'update',
+            'args': {'settings': [{'component': 'bios',
+                                   'url': 'http://fw/bios-2.2.0.bin'}]}}]})
+    assert response.status_code == 202
+    wait_for(lambda: api.get('/v1/nodes/%s' % node['uuid']).json[
+        'provision_state'] == 'manageable')
+    found = {c['component']: c for c in api.get(path).json['firmware']}
+    assert set(found) == {'bios', 'bmc'}
+    bios = found['bios']
+    assert (bios['initial_version'], bios['current_version'],
+            bios['last_version_flashed']) == ('2.1.0', '2.2.0', '2.2.0')
+    assert bios['created_at'] and bios['updated_at']
+    assert (found['bmc']['current_version'],
+            found['bmc']['last_version_flashed']) == ('4.0', None)
+
+
+def test_firmware_update_refuses_unknown_components(api, available_node):
+    node = available_node()
+    api.put('/v1/nodes/%s/states/provision' % node['uuid'],
+            {'target': 'manage'})
+    wait_for(lambda: api.get('/v1/nodes/%s' % node['uuid']).json[
+        'provision_state'] == 'manageable')
+    api.put('/v1/nodes/%s/states/provision' % node['uuid'], {
+        'target': 'clean', 'clean_steps': [{
+            'interface': 'firmware', 'step': 'update',
+            'args': {'settings': [{'component': 'nic', 'url': 'x'}]}}]})
+    wait_for(lambda: api.get('/v1/nodes/%s' % node['uuid']).json[
+        'provision_state'] == 'clean failed')
+    last_error = api.get('/v1/nodes/%s' % node['uuid']).json['last_error']
+    assert 'component' in last_error and 'bios, bmc' in last_error
+
+
+def test_virtual_media(api, create_node):
+    node = create_node()
+    path = '/v1/nodes/%s/vmedia' % node['uuid']
+    assert api.post(path, {'device_type': 'CDROM',
+                           'image_url': 'http://x/a.iso'},
+                    version='1.88').status_code == 404
+    response = api.post(path, {'device_type': 'CDROM',
+                               'image_url': 'http://images/boot.iso',
+                               'image_download_source': 'http'})
+    assert response.status_code == 204
+    media = {m['device_type']: m for m in api.get(path).json['vmedia']}
+    assert media['cdrom'] == {'device_type': 'cdrom',
+                              'image': 'http://images/boot.iso',
+                              'inserted': True}
+    assert media['floppy']['inserted'] is False
+    assert api.get(path, version='1.92').status_code == 404
+    bad = api.post(path, {'device_type': 'tape', 'image_url': 'x'})
+    assert bad.status_code == 400 and 'device_type' in error_of(bad)
+    assert api.delete(path + '?device_types=tape').status_code == 400
+    assert api.delete(path + '?device_types=floppy').status_code == 204
+    assert api.get(path).json['vmedia'][0]['inserted'] is True
+    assert api.delete(path).status_code == 204
+    assert api.post('/v1/nodes/does-not-exist/vmedia', {
+        'device_type': 'cdrom', 'image_url': 'http://x'}).status_code == 404
+    assert not any(m['inserted'] for m in api.get(path).json['vmedia'])
+

@@ -12,18 +12,16 @@ from __future__ import annotations
 
 from urllib import parse
 
-import sushy
-
 from ironside.common import exception
 from ironside.drivers import base
 from ironside.drivers.modules import bmc_common
 from ironside.drivers.modules.redfish import common
+from ironside.drivers.modules.redfish import vmedia
 
 PROPERTIES = {
     'redfish_deploy_iso': 'URL of the ISO the node boots for deploying '
                           'and cleaning. Optional.',
 }
-_CD_TYPES = (sushy.VirtualMediaType.CD, sushy.VirtualMediaType.DVD)
 
 
 def _check_url(node_uuid: str, where: str, url: str | None) -> None:
@@ -37,34 +35,14 @@ def _check_url(node_uuid: str, where: str, url: str | None) -> None:
                 % (node_uuid, where, url))
 
 
-def _cd_devices(system) -> list:
-    devices = []
-    for manager in system.managers:
-        for media in manager.virtual_media.get_members():
-            if set(media.media_types or ()) & set(_CD_TYPES):
-                devices.append(media)
-    if not devices:
-        raise exception.UnsupportedDriverExtension(
-            driver='redfish', extension='virtual media (the BMC of %s has '
-                                        'no virtual CD)' % system.path)
-    return devices
-
-
 def insert_cd(task, url: str) -> None:
-    def _insert(system):
-        device = _cd_devices(system)[0]
-        if device.inserted:
-            device.eject_media()
-        device.insert_media(url, inserted=True, write_protected=True)
-    common.call(task, 'insert virtual media', _insert)
+    common.call(task, 'insert virtual media',
+                lambda system: vmedia.insert(system, base.VMEDIA_CDROM, url))
 
 
 def eject_cds(task) -> None:
-    def _eject(system):
-        for device in _cd_devices(system):
-            if device.inserted or device.image:
-                device.eject_media()
-    common.call(task, 'eject virtual media', _eject)
+    common.call(task, 'eject virtual media',
+                lambda system: vmedia.eject(system, [base.VMEDIA_CDROM]))
 
 
 class RedfishVirtualMediaBoot(base.BootInterface):

@@ -21,6 +21,7 @@ from ironside.common.conf import CONF
 from ironside.drivers import base
 from ironside.drivers.modules import local_storage
 from ironside.drivers.modules.redfish import common
+from ironside.drivers.modules.redfish import vmedia
 
 BootDevice = base.BootDevice
 
@@ -102,6 +103,18 @@ class RedfishManagement(base.ManagementInterface):
         health = common.call(task, 'read health', _read)
         word = health.value.lower() if health is not None else 'unknown'
         return {'health': word, 'reasons': []}
+
+    def attach_virtual_media(self, task, device_type: str,
+                             image_url: str) -> None:
+        common.call(task, 'insert virtual media', lambda system:
+                    vmedia.insert(system, device_type, image_url))
+
+    def detach_virtual_media(self, task, device_types=None) -> None:
+        common.call(task, 'eject virtual media', lambda system:
+                    vmedia.eject(system, device_types))
+
+    def get_virtual_media(self, task) -> list[dict[str, Any]]:
+        return common.call(task, 'read virtual media', vmedia.describe)
 
     def inject_nmi(self, task) -> None:
         common.call(task, 'inject NMI',

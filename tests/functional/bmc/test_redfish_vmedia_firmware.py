@@ -1,0 +1,52 @@
+"""Virtual media (1.89) and firmware components (1.86) of a redfish
+node, through the real openstacksdk and ``openstack baremetal`` CLI,
+read back from sushy-tools' emulator."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.functional.bmc import helpers
+from tests.functional.bmc.test_redfish import iso_url  # noqa: F401
+from tests.functional.fixtures import clients
+
+pytestmark = pytest.mark.functional
+
+
+@pytest.fixture
+def endpoint(rpc):  # noqa: F811
+    with clients.serve_api(rpc) as url:
+        yield url
+
+
+def test_firmware_components_come_from_the_bmc(rpc, context, redfish,
+                                               make_bmc_node, endpoint):
+    node = make_bmc_node('redfish', redfish.driver_info(3))
+    assert node.firmware_interface == 'redfish'
+    helpers.to_available(rpc, context, node.uuid)
+    sdk = clients.sdk_connection(endpoint)
+    components = {c['component']: c for c in
+                  sdk.baremetal.list_node_firmware(node.uuid)['firmware']}
+    # What the emulator's system (BiosVersion) and manager
+    # (FirmwareVersion) report.
+    assert components['bios']['current_version'] == '1.0.0'
+    assert components['bmc']['current_version'] == '1.00'
+    assert components['bios']['initial_version'] == '1.0.0'
+    cli = clients.InProcessCli(endpoint, 'baremetal')
+    listed = cli('node', 'firmware', 'list', node.uuid, '-f', 'json')
+    assert {(c['component'], c['current_version']) for c in listed} == {
+        ('bios', '1.0.0'), ('bmc', '1.00')}
+
+
+def test_virtual_media_attach_and_detach(rpc, context, redfish,
+                                         make_bmc_node, endpoint,
+                                         iso_url):  # noqa: F811
+    node = make_bmc_node('redfish', redfish.driver_info(3))
+    helpers.manage(rpc, context, node.uuid)
+    sdk = clients.sdk_connection(endpoint)
+    sdk.baremetal.attach_vmedia_to_node(node.uuid, 'cdrom', iso_url,
+                                        image_download_source='http')
+    image, _, inserted = redfish.state(3)['boot_image']['Cd']
+    assert inserted and image
+    sdk.baremetal.detach_vmedia_from_node(node.uuid, ['cdrom'])
+    assert not redfish.state(3)['boot_image'].get('Cd', [None, 0, False])[2]
