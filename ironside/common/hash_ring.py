@@ -5,22 +5,30 @@ conductors that serve it. Rings are cached and rebuilt every
 ``[conductor]hash_ring_reset_interval`` seconds, or at once when asked
 (after a conductor joins or dies), so that every process agrees on
 ownership within one interval.
+
+The live conductors come from the caller (``live_conductors``: records
+with ``hostname``, ``conductor_group`` and ``hardware_types``), so this
+module needs no database.
 """
 
 from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
+from collections.abc import Iterable
+from typing import Any
 
 from tooz import hashring
 
 from ironside.common import exception
 from ironside.common.conf import CONF
-from ironside.db import conductors as conductors_db
 
 
 class HashRingManager:
-    def __init__(self) -> None:
+    def __init__(self, live_conductors: Callable[[], Iterable[Any]]
+                 ) -> None:
+        self._live_conductors = live_conductors
         self._lock = threading.Lock()
         self._rings: dict[tuple[str, str], hashring.HashRing] | None = None
         self._built_at = 0.0
@@ -28,8 +36,7 @@ class HashRingManager:
     def _build(self) -> dict[tuple[str, str], hashring.HashRing]:
         members: dict[tuple[str, str], set[str]] = {}
         partitions = 2 ** CONF.conductor.hash_partition_exponent
-        for conductor in conductors_db.live_conductors(
-                CONF.conductor.heartbeat_timeout):
+        for conductor in self._live_conductors():
             for hw_type in conductor.hardware_types or ():
                 key = (conductor.conductor_group or '', hw_type)
                 members.setdefault(key, set()).add(conductor.hostname)

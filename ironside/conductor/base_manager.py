@@ -23,6 +23,7 @@ from ironside.conductor import async_poller
 from ironside.conductor import periodics as conductor_periodics
 from ironside.conductor import power as conductor_power
 from ironside.conductor import task_manager
+from ironside.conductor import utils as conductor_utils
 from ironside.db import conductors as conductors_db
 from ironside.drivers import factory
 
@@ -33,7 +34,8 @@ class BaseConductorManager:
     def __init__(self, host: str | None = None) -> None:
         self.host = host or CONF.host
         self.conductor_id: int | None = None
-        self.ring = hash_ring.HashRingManager()
+        self.ring = hash_ring.HashRingManager(
+            conductor_utils.live_conductors)
         self.drivers: factory.DriverFactory | None = None
         self._executor: futurist.ThreadPoolExecutor | None = None
         self._slots: threading.BoundedSemaphore | None = None

@@ -19,8 +19,8 @@ from ironside.common import hash_ring
 from ironside.common import metrics
 from ironside.common import rpc
 from ironside.common.conf import CONF
+from ironside.conductor import utils as conductor_utils
 from ironside.db import allocations as allocations_db
-from ironside.db import conductors as conductors_db
 from ironside.db import nodes as nodes_db
 from ironside.db import portgroups as portgroups_db
 from ironside.db import ports as ports_db
@@ -49,7 +49,8 @@ class _LocalClient:
 
 class ConductorAPI:
     def __init__(self, local_manager=None) -> None:
-        self.ring = hash_ring.HashRingManager()
+        self.ring = hash_ring.HashRingManager(
+            conductor_utils.live_conductors)
         if CONF.rpc_transport == 'local':
             if local_manager is None:
                 raise exception.ConfigInvalid(
@@ -287,8 +288,7 @@ class ConductorAPI:
     # Allocations
 
     def _any_host(self) -> str:
-        hosts = [c.hostname for c in conductors_db.live_conductors(
-            CONF.conductor.heartbeat_timeout)]
+        hosts = [c.hostname for c in conductor_utils.live_conductors()]
         if not hosts:
             raise exception.NoValidHost(reason='no conductor is alive')
         return random.choice(hosts)

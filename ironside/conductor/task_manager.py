@@ -28,6 +28,8 @@ from ironside.conductor import utils as conductor_utils
 from ironside.db import history as history_db
 from ironside.db import models
 from ironside.db import nodes as nodes_db
+from ironside.db import portgroups as portgroups_db
+from ironside.db import ports as ports_db
 from ironside.db import session as db_session
 from ironside.db import volume as volume_db
 from ironside.drivers import factory
@@ -131,6 +133,24 @@ class TaskManager:
     @property
     def volume_connectors(self) -> list[dict[str, Any]]:
         return volume_db.list_of('connectors', {'node_id': self.node.id})
+
+    @property
+    def ports(self) -> list[dict[str, Any]]:
+        """The node's ports (what a network interface may read)."""
+        return ports_db.list_ports({'node_id': self.node.id})
+
+    @property
+    def portgroups(self) -> list[dict[str, Any]]:
+        return portgroups_db.list_portgroups({'node_id': self.node.id})
+
+    def update_port(self, kind: str, port_id: int,
+                    values: dict[str, Any]) -> None:
+        """Write fields of one of the node's ports (``kind`` 'port') or
+        port groups ('portgroup'): how a network interface records VIFs.
+        The node's lock covers its ports."""
+        self._require_exclusive('update a %s' % kind)
+        resource = portgroups_db if kind == 'portgroup' else ports_db
+        resource.update(port_id, values)
 
     def release_resources(self) -> None:
         if self.shared or self.node is None:

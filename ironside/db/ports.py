@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ironside.common import exception
+from ironside.common import vifs
 from ironside.db import models
 from ironside.db import resources
 
@@ -33,15 +34,10 @@ PORTS = resources.Resource(
 create = PORTS.create
 get = PORTS.get
 update = PORTS.update
+# Re-exported: the queries and the conductor read VIFs with it.
+vif_of = vifs.vif_of
 destroy = PORTS.destroy
 id_for = PORTS.id_for
-
-
-def vif_of(port_like: dict[str, Any]) -> str | None:
-    """The tenant VIF on a port or port group, as Ironic records it."""
-    return (port_like.get('internal_info') or {}).get(
-        'tenant_vif_port_id') or (port_like.get('extra') or {}).get(
-            'vif_port_id')
 
 
 def filter_clauses(filters: dict[str, Any]) -> list:

@@ -9,8 +9,9 @@ from __future__ import annotations
 from typing import Any
 
 from ironside.common import exception
-from ironside.db import portgroups as portgroups_db
-from ironside.db import ports as ports_db
+from ironside.common.vifs import EXTRA_KEY
+from ironside.common.vifs import INTERNAL_KEY
+from ironside.common.vifs import vif_of
 from ironside.drivers import base
 
 
@@ -105,17 +106,17 @@ class NoopNetwork(_NoProperties, base.NetworkInterface):
         pass
 
     def vif_list(self, task) -> list[dict[str, Any]]:
-        ports, groups = _ports_and_groups(task.node.id)
-        vifs = [ports_db.vif_of(p) for p in ports + groups]
+        ports, groups = task.ports, task.portgroups
+        vifs = [vif_of(p) for p in ports + groups]
         vifs += task.node.driver_internal_info.get('vifs', [])
         return [{'id': vif} for vif in vifs if vif]
 
     def vif_attach(self, task, vif_info: dict[str, Any]) -> None:
         vif_id = vif_info['id']
-        ports, groups = _ports_and_groups(task.node.id)
+        ports, groups = task.ports, task.portgroups
         for kind, items in (('port', ports), ('portgroup', groups)):
             for item in items:
-                if ports_db.vif_of(item) == vif_id:
+                if vif_of(item) == vif_id:
                     raise exception.VifAlreadyAttached(
                         vif=vif_id, object_type=kind,
                         object_uuid=item['uuid'])
@@ -127,32 +128,27 @@ class NoopNetwork(_NoProperties, base.NetworkInterface):
             vifs.append(vif_id)
             return
         kind, target = _free_port_like(vif_info, ports, groups)
-        info = dict(target['internal_info'] or {}, tenant_vif_port_id=vif_id)
-        resource = portgroups_db if kind == 'portgroup' else ports_db
-        resource.update(target['id'], {'internal_info': info})
+        info = dict(target['internal_info'] or {})
+        info[INTERNAL_KEY] = vif_id
+        task.update_port(kind, target['id'], {'internal_info': info})
 
     def vif_detach(self, task, vif_id: str) -> None:
-        ports, groups = _ports_and_groups(task.node.id)
-        for resource, items in ((ports_db, ports), (portgroups_db, groups)):
+        for kind, items in (('port', task.ports),
+                            ('portgroup', task.portgroups)):
             for item in items:
-                if ports_db.vif_of(item) != vif_id:
+                if vif_of(item) != vif_id:
                     continue
                 info = dict(item['internal_info'] or {})
                 extra = dict(item['extra'] or {})
-                info.pop('tenant_vif_port_id', None)
-                extra.pop('vif_port_id', None)
-                resource.update(item['id'], {'internal_info': info,
-                                             'extra': extra})
+                info.pop(INTERNAL_KEY, None)
+                extra.pop(EXTRA_KEY, None)
+                task.update_port(kind, item['id'], {'internal_info': info,
+                                                    'extra': extra})
                 return
         vifs = task.node.driver_internal_info.get('vifs', [])
         if vif_id not in vifs:
             raise exception.VifNotAttached(vif=vif_id, node=task.node.uuid)
         vifs.remove(vif_id)
-
-
-def _ports_and_groups(node_id: int) -> tuple[list[dict], list[dict]]:
-    return (ports_db.list_ports({'node_id': node_id}),
-            portgroups_db.list_portgroups({'node_id': node_id}))
 
 
 def _free_port_like(vif_info: dict[str, Any], ports: list[dict],
@@ -165,15 +161,15 @@ def _free_port_like(vif_info: dict[str, Any], ports: list[dict],
             continue
         for item in items:
             if wanted in (item['uuid'], item.get('name')):
-                if ports_db.vif_of(item):
+                if vif_of(item):
                     raise exception.NoFreePhysicalPorts(vif=vif_id)
                 return kind, item
         raise exception.NoFreePhysicalPorts(vif=vif_id)
     grouped = {p['portgroup_id'] for p in ports if p['portgroup_id']}
     candidates = [(1, False, 'portgroup', g) for g in groups
-                  if g['id'] in grouped and not ports_db.vif_of(g)]
+                  if g['id'] in grouped and not vif_of(g)]
     candidates += [(0, bool(p['pxe_enabled']), 'port', p) for p in ports
-                   if p['portgroup_id'] is None and not ports_db.vif_of(p)]
+                   if p['portgroup_id'] is None and not vif_of(p)]
     if not candidates:
         raise exception.NoFreePhysicalPorts(vif=vif_id)
     # Port groups first, then PXE-enabled ports; the oldest among equals.
