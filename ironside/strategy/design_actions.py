@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+from collections.abc import Collection
 from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
@@ -102,11 +103,15 @@ def _extra(current: Mapping[str, Any], node: InventoryNode
     return None if extra == dict(current) else extra
 
 
-def apply_inventory(nodes: seam.NodeBackend, design: Design
+def apply_inventory(nodes: seam.NodeBackend, design: Design,
+                    only: Collection[str] | None = None
                     ) -> tuple[dict[str, str], list[str]]:
-    """Enroll and update the inventory's nodes; their UUIDs by name and
-    what was done, for the action's log."""
+    """Enroll and update the inventory's nodes (or only those named in
+    ``only``); their UUIDs by name and what was done, for the action's
+    log."""
     inventory = design.nodes
+    if only is not None:
+        inventory = {n: inventory[n] for n in only if n in inventory}
     known = nodes.find_nodes(sorted(inventory))
     site_db.check_unclaimed([n.uuid for n in known.values()])
     missing = [seam.NewNode(
@@ -146,9 +151,12 @@ def apply_inventory(nodes: seam.NodeBackend, design: Design
 
 
 def prepare(nodes: seam.NodeBackend, action: str,
-            params: Mapping[str, Any]) -> Prepared:
+            params: Mapping[str, Any],
+            only: Collection[str] | None = None) -> Prepared:
     """Check and apply a design revision for ``action``; raises before
-    changing anything when the action must not start."""
+    changing anything when the action must not start. With ``only``
+    (redeploy_server), only those inventory nodes are applied and
+    planned."""
     revision = target_revision(params)
     log = [log_entry('Runs design revision %d (target-revision %s)' % (
         revision, params.get(action_parameters.TARGET_REVISION,
@@ -172,10 +180,11 @@ def prepare(nodes: seam.NodeBackend, action: str,
         raise exception.DesignIncomplete(
             revision=revision, reason='it has no ironside/BaremetalNode/v1 '
                                       'documents, so no nodes to act on')
-    uuids, done = apply_inventory(nodes, design)
+    uuids, done = apply_inventory(nodes, design, only)
     log.extend(log_entry('Inventory: %s' % entry) for entry in done)
     site_nodes = sorted((node.site_node(uuids[name])
-                         for name, node in design.nodes.items()),
+                         for name, node in design.nodes.items()
+                         if name in uuids),
                         key=lambda n: n.name)
     return Prepared(revision, strategy.name, run_documents(design),
                     access(design), site_nodes, log)
