@@ -99,15 +99,16 @@ def site(split, tmp_path):
         for host in HOSTS:
             split.start_conductor(host)
         document = etcd.document(minimum_healthy_members=1)
-        for member, node in zip(document['data']['clusters'][0]['members'],
-                                ETCD_HOSTS):
+        members = document['data']['clusters'][0]['members']
+        for member, node in zip(members, ETCD_HOSTS, strict=True):
             member['name'] = member['node']
             member['node'] = node
         stage_example()
         stage('etcd', document)
         store.commit()
         server = wsgi.Server(('127.0.0.1', 0), api_app.build_app(
-            split.rpc, extra_apis=[(site_api.DEFAULT_PREFIX, site_api.register)]))
+            split.rpc,
+            extra_apis=[(site_api.DEFAULT_PREFIX, site_api.register)]))
         server.prepare()
         thread = threading.Thread(target=server.serve, daemon=True)
         thread.start()

@@ -11,6 +11,7 @@ from ironside.common import exception
 from ironside.common import states
 from ironside.db import designs as designs_db
 from ironside.db import site as site_db
+from ironside.osc import report_text
 from ironside.strategy import actions
 from ironside.strategy import memory_nodes
 from ironside.strategy import runner
@@ -128,6 +129,23 @@ def test_redeploy_a_control_node(site):
         'successful-site-action'
     assert _tags() == [(1, 'site-action-success'), (1, 'site-action-success')]
     assert [n['name'] for n in report['nodes']] == [NODE]
+
+
+def test_the_report_as_text(site):
+    site.kube.fail['remove_from_cluster'] = 'Conflict'
+    lines = report_text.text(site.redeploy()).splitlines()
+    assert 'Redeploy of ctl01 (every disk wiped):' in lines
+    assert '  destroy              succeeded (Success 200: Node ctl01 ' \
+        'destroyed: out of service (retired), every disk wiped, powered ' \
+        'off)' in lines
+    assert '  redeploy             pending' in lines
+    assert 'Status: Conflict 409: redeploy_server of node ctl01 failed at ' \
+        'step remove-from-cluster: refused' in lines
+    assert '  ERROR remove-from-cluster: Conflict: refused' in lines
+    assert lines[-1] == 'Result: failed: redeploy_server at step ' \
+        'remove-from-cluster (Conflict 409)'
+    assert 'Finish (failed: redeploy_server at step remove-from-cluster ' \
+        '(Conflict 409))' in lines
 
 
 def test_preserve_local_storage_wipes_the_os_disk_only(site):
