@@ -196,14 +196,35 @@ def test_redeploy_a_control_node_with_a_conductor_killed(site):
     assert [(t.revision_id, t.tag) for t in designs_db.tags()] == [
         (1, 'site-action-success'), (1, 'site-action-success')]
 
-    # The OS disk only, on the next control node.
+    # The OS disk only, on the next control node; its owner killed while
+    # the node deploys again (the killed conductor is back to take over).
+    site.split.start_conductor(owner)
+    ctl02 = site.node('ctl02')
+    site.split.rpc.update_node(CTX, ctl02.uuid, {'driver_info': dict(
+        ctl02.driver_info, fake_step_delays={'deploy.write_image': 3})})
     response = site.create('redeploy_server', node='ctl02',
                            **dict(FAST, **{'preserve-local-storage': True}))
     assert response.status_code == 201, response.text
-    report = site.wait_finished(response.json()['uuid'])
+    action = response.json()['uuid']
+
+    def _deploying():
+        row = site_db.get_action(action)
+        record = row.progress['redeploy']['steps'].get('redeploy') or {}
+        return record.get('in_service') and \
+            site.node('ctl02').provision_state == states.DEPLOYWAIT
+    utils.wait_for(_deploying, 60, interval=0.05,
+                   what='ctl02 to wait on its deploy')
+    owner = site_db.get_action(action).owner
+    site.split.conductors[owner].kill()
+    report = site.wait_finished(action)
     assert report['result'] == 'success', report['redeploy']['status']
-    assert site.node('ctl02').driver_internal_info['wiped_disks'] == {
+    assert report['owner'] != owner
+    node = site.node('ctl02')
+    assert node.driver_internal_info['wiped_disks'] == {
         'disks': DISKS[:1], 'os_disk_only': True}
+    # Polled, never asked again: one deploy by deploy_site, one now.
+    assert _count(node, 'Deploy requested') == 2
+    assert node.provision_state == states.ACTIVE
     assert site.etcd.member_names(2) == ['node-2']
 
 
