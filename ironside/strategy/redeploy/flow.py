@@ -13,8 +13,9 @@ action runner's own, which takes over nodes in flight by polling them.
 
 The action ends at the first step that fails, with that step's status
 response. One that changed nothing (the node is not in Kubernetes, the
-parameters cannot work) leaves the design revision untagged; any other
-ending tags it ``site-action-success`` or ``site-action-failure``.
+parameters cannot work, Kubernetes or etcd cannot be reached from here)
+leaves the design revision untagged, as the teardown spec has it; any
+other ending tags it ``site-action-success`` or ``site-action-failure``.
 """
 
 from __future__ import annotations
@@ -132,14 +133,27 @@ class RedeployRunner:
         overall = steps.overall(self.state, step, status)
         self.state['status'] = overall.as_dict()
         result = steps.result(overall, step)
-        tag = None if step == steps.DECOMMISSION and \
-            status.reason in _NOTHING_CHANGED else versions.action_tag(result)
+        tag = versions.action_tag(result) if self._changed(step) else None
         rows = [{'id': row.id, 'status': site_models.FAILURE, 'phase': None,
                  'request': None, 'reason': '%s: %s' % (step, status)}
                 for row in site_db.action_nodes(self.action.id)]
         self._save(nodes=rows, result=result, tag=tag)
         LOG.info('Site action %s: redeploy_server of %s failed at %s: %s',
                  self.uuid, self.node, step, status)
+
+    def _changed(self, step: str) -> bool:
+        """Whether the action changed anything before it failed at
+        ``step``: not when no decommission step ran, or only a drain that
+        found nothing to act on (NotFound, BadRequest)."""
+        if step != steps.DECOMMISSION:
+            return True
+        for name in sequence.STEPS:
+            status = steps.status_of(self.state['steps'].get(name))
+            if name in self.state['steps'] and not (
+                    name == sequence.DRAIN_NODE and status is not None and
+                    status.reason in _NOTHING_CHANGED):
+                return True
+        return False
 
     # Steps
 

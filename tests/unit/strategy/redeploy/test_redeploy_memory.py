@@ -298,6 +298,7 @@ def test_no_kubeconfig(site):
     assert status['reason'] == 'DisassociateStepFailure'
     assert 'kubeconfig' in status['message']
     assert site.nodes.requests == []
+    assert _tags() == [(1, 'site-action-success')]
 
 
 class Interrupt(Exception):
