@@ -514,12 +514,12 @@ class DecommissionFailed(IronsideException):
     """A decommission step ended in a failure status; ``status`` is it
     (an ironside.strategy.decommission.status.Status)."""
 
-    msg_fmt = "%(reason)s: %(message)s"
+    msg_fmt = "%(reason)s: %(detail)s"
     failure_reason = 'DecommissionFailed'
 
     def __init__(self, status) -> None:
         self.status = status
-        super().__init__(reason=status.reason, message=status.message,
+        super().__init__(reason=status.reason, detail=status.message,
                          code=status.code)
 
 

@@ -31,13 +31,17 @@ class CreateAction(command.Command):
     """Start deploy_site or update_site: on the committed design revision
     (or another, with --param target-revision=...), or with a stored
     strategy and/or task graphs given as files; with --tasks, --skip,
-    --start, --end or --nodes, a partial run."""
+    --start, --end or --nodes, a partial run. Or redeploy_server, with
+    --param node=NAME (and preserve-local-storage, target-revision, the
+    drain and etcd timeouts)."""
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
         parser.add_argument('action', metavar='<action>',
-                            choices=['deploy_site', 'update_site'],
-                            help='deploy_site or update_site')
+                            choices=['deploy_site', 'update_site',
+                                     'redeploy_server'],
+                            help='deploy_site, update_site or '
+                                 'redeploy_server')
         parser.add_argument('--strategy', metavar='<strategy>',
                             help='Name of a stored deployment strategy, '
                                  'instead of the design')

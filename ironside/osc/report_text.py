@@ -68,6 +68,8 @@ def _finish(report: Mapping[str, Any]) -> str:
         return '(%s)' % report['state']
     if result in _FINISH:
         return 'Finish (%s)' % _FINISH[result]
+    if report.get('redeploy'):
+        return 'Finish (%s)' % result
     return 'Finish (failed due to critical group failed)'
 
 
@@ -118,6 +120,8 @@ def text(report: Mapping[str, Any], nodes: bool = True) -> str:
     lines += ['', 'Nodes: %s' % counts_text(report)]
     if nodes:
         lines += ['  ' + line for line in node_lines(report)]
+    if report.get('redeploy'):
+        lines += [''] + redeploy_lines(report['redeploy'])
     lines += ['', 'Result: %s' % (report['result'] or report['state'])]
     return '\n'.join(lines)
 
@@ -161,6 +165,33 @@ def node_lines(report: Mapping[str, Any]) -> list[str]:
             line += ': %s' % node['reason']
         lines.append(line)
         lines.extend(_task_lines(node, ' ' * (width + 2)))
+    return lines
+
+
+def _status_text(status: Mapping[str, Any]) -> str:
+    return '%s %s: %s' % (status['reason'], status['code'],
+                          status['message'])
+
+
+def redeploy_lines(redeploy: Mapping[str, Any]) -> list[str]:
+    """A redeploy_server's steps with their status responses, and the
+    action's, with its details."""
+    lines = ['Redeploy of %s (%s):' % (
+        redeploy['node'], 'only the OS disk wiped'
+        if redeploy['preserve_local_storage'] else 'every disk wiped')]
+    width = max(len(s['step']) for s in redeploy['steps'])
+    for step in redeploy['steps']:
+        line = '  %s  %s' % (step['step'].ljust(width), step['state'])
+        if step.get('status'):
+            line += ' (%s)' % _status_text(step['status'])
+        lines.append(line)
+    status = redeploy.get('status')
+    if status:
+        lines.append('Status: %s' % _status_text(status))
+        for message in status['details']['messageList']:
+            lines.append('  %s%s: %s' % ('ERROR ' if message['error']
+                                         else '', message['name'],
+                                         message['message']))
     return lines
 
 

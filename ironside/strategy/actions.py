@@ -38,8 +38,10 @@ from ironside.strategy.action_plan import build_plan
 from ironside.strategy.designs import store
 from ironside.strategy.designs import versions
 from ironside.strategy.reader import shipyard
+from ironside.strategy.redeploy import create as redeploy_create
+from ironside.strategy.redeploy import steps as redeploy_steps
 
-ACTIONS = ('deploy_site', 'update_site')
+ACTIONS = ('deploy_site', 'update_site', 'redeploy_server')
 
 # Set when an action is queued; a site action service in this process
 # (the all-in-one) wakes at once instead of at its next check.
@@ -70,6 +72,8 @@ def create_action(nodes: seam.NodeBackend, action: str,
     inventory's access. ``parameters`` are the action's
     (:mod:`.parameters`): a design's target revision, a partial run's
     ``tasks``, ``skip``, ``start``, ``end`` and ``nodes``, ...
+    ``redeploy_server`` takes its ``node`` and the teardown spec's
+    parameters, and runs a design revision (:mod:`.redeploy.create`).
 
     Raises InvalidParameterValue for an unknown action,
     InvalidActionParameters, StrategyNotFound, the design's precondition
@@ -81,6 +85,12 @@ def create_action(nodes: seam.NodeBackend, action: str,
         raise exception.InvalidParameterValue(
             err='Unknown site action "%s"; expected one of %s'
                 % (action, ', '.join(ACTIONS)))
+    if action == action_parameters.REDEPLOY_SERVER:
+        if strategy_name is not None or documents or access:
+            raise exception.InvalidParameterValue(
+                err='redeploy_server runs a design revision; it takes no '
+                    'strategy, documents or access')
+        return _queue(action, redeploy_create.plan_action(nodes, parameters))
     runs_design = strategy_name is None and not documents
     params = action_parameters.read(action, parameters,
                                     runs_design=runs_design)
@@ -116,6 +126,17 @@ def create_action(nodes: seam.NodeBackend, action: str,
     return row
 
 
+def _queue(action: str, planned: redeploy_create.Planned
+           ) -> site_models.SiteAction:
+    plan = planned.plan
+    row = site_db.create_action(
+        action, planned.prepared.name, plan.snapshot(), planned.progress,
+        _nodes(plan), revision_id=planned.prepared.revision,
+        parameters=planned.parameters, log=planned.log, tasks=_runs(plan))
+    queued.set()
+    return row
+
+
 def _nodes(plan: ActionPlan) -> list[tuple[str, str]]:
     return sorted(plan.node_names.items(), key=lambda item: item[1])
 
@@ -142,6 +163,9 @@ def action_report(uuid: str, nodes: seam.NodeBackend | None = None
     built.update(revision=action.revision_id, parameters=action.parameters,
                  log=action.log,
                  expressions=(action.document or {}).get('expressions', []))
+    if redeploy_steps.KEY in action.progress:
+        built[redeploy_steps.KEY] = redeploy_steps.report(
+            action.progress[redeploy_steps.KEY])
     return built
 
 

@@ -70,13 +70,14 @@ class ConductorNodes:
         for start in range(0, len(uuids), _CHUNK):
             for row in nodes_db.list_node_columns(
                     ('uuid', 'provision_state', 'last_error', 'maintenance',
-                     'deploy_step', 'clean_step'),
+                     'deploy_step', 'clean_step', 'power_state'),
                     {'uuid_in': uuids[start:start + _CHUNK]}):
                 states[row.uuid] = seam.NodeState(
                     uuid=row.uuid, provision_state=row.provision_state,
                     last_error=row.last_error,
                     maintenance=bool(row.maintenance),
-                    step=step_name(row.deploy_step or row.clean_step))
+                    step=step_name(row.deploy_step or row.clean_step),
+                    power_state=row.power_state)
         return states
 
     def _request(self, node_uuid: str, call: Callable[[], object]) -> None:
@@ -140,6 +141,27 @@ class ConductorNodes:
     def set_extra(self, node_uuid: str, extra: Mapping[str, Any]) -> None:
         self._request(node_uuid, lambda: self.rpcapi.update_node(
             self._context, node_uuid, {'extra': dict(extra)}))
+
+    def start_teardown(self, node_uuid: str) -> None:
+        self._request(node_uuid, lambda: self.rpcapi.do_node_tear_down(
+            self._context, node_uuid))
+
+    def start_clean(self, node_uuid: str, clean_steps: Sequence[dict]
+                    ) -> None:
+        self._request(node_uuid, lambda: self.rpcapi.do_node_clean(
+            self._context, node_uuid, [dict(s) for s in clean_steps]))
+
+    def power_off(self, node_uuid: str) -> None:
+        self._request(node_uuid, lambda: self.rpcapi.change_node_power_state(
+            self._context, node_uuid, states.POWER_OFF))
+
+    def set_retired(self, node_uuid: str, retired: bool,
+                    reason: str | None = None) -> None:
+        values: dict[str, Any] = {'retired': retired}
+        if retired:
+            values['retired_reason'] = reason
+        self._request(node_uuid, lambda: self.rpcapi.update_node(
+            self._context, node_uuid, values))
 
 
 def step_name(step: dict | None) -> str | None:

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+from collections.abc import Collection
 from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
@@ -113,11 +114,15 @@ def _extra(current: Mapping[str, Any], node: InventoryNode
     return None if extra == dict(current) else extra
 
 
-def apply_inventory(nodes: seam.NodeBackend, design: Design
+def apply_inventory(nodes: seam.NodeBackend, design: Design,
+                    only: Collection[str] | None = None
                     ) -> tuple[dict[str, str], list[str]]:
-    """Enroll and update the inventory's nodes; their UUIDs by name and
-    what was done, for the action's log."""
+    """Enroll and update the inventory's nodes (or only those named in
+    ``only``); their UUIDs by name and what was done, for the action's
+    log."""
     inventory = design.nodes
+    if only is not None:
+        inventory = {n: inventory[n] for n in only if n in inventory}
     known = nodes.find_nodes(sorted(inventory))
     site_db.check_unclaimed([n.uuid for n in known.values()])
     missing = [seam.NewNode(
@@ -157,9 +162,12 @@ def apply_inventory(nodes: seam.NodeBackend, design: Design
 
 
 def prepare(nodes: seam.NodeBackend, action: str,
-            params: Mapping[str, Any]) -> Prepared:
+            params: Mapping[str, Any],
+            only: Collection[str] | None = None) -> Prepared:
     """Check and apply a design revision for ``action``; raises before
-    changing anything when the action must not start."""
+    changing anything when the action must not start. With ``only``
+    (redeploy_server), only those inventory nodes are applied and
+    planned."""
     revision = target_revision(params)
     log = [log_entry('Runs design revision %d (target-revision %s)' % (
         revision, params.get(action_parameters.TARGET_REVISION,
@@ -186,7 +194,7 @@ def prepare(nodes: seam.NodeBackend, action: str,
     documents = run_documents(design)
     computed = None
     if computed_fields.has_expressions(documents):
-        context = site_context.for_design(nodes, design)
+        context = site_context.for_design(nodes, design, rebuilt=only or ())
         computed = computed_fields.compute(
             documents, expressions.Evaluation(context))
         computed.check_per_node(sorted(design.nodes))
@@ -196,10 +204,11 @@ def prepare(nodes: seam.NodeBackend, action: str,
                 context.new.cluster_status,
                 'none (no site action has succeeded)' if old is None
                 else 'design revision %d' % old)))
-    uuids, done = apply_inventory(nodes, design)
+    uuids, done = apply_inventory(nodes, design, only)
     log.extend(log_entry('Inventory: %s' % entry) for entry in done)
     site_nodes = sorted((node.site_node(uuids[name])
-                         for name, node in design.nodes.items()),
+                         for name, node in design.nodes.items()
+                         if name in uuids),
                         key=lambda n: n.name)
     return Prepared(revision, strategy.name, documents,
                     access(design), site_nodes, log, computed)

@@ -32,14 +32,19 @@ _PROGRESS = {
     states.VERIFYING: (states.MANAGEABLE, states.ENROLL, 'fail_verify'),
     states.CLEANING: (states.CLEANWAIT, states.CLEANFAIL, 'fail_prepare'),
     states.CLEANWAIT: (states.AVAILABLE, states.CLEANFAIL, 'fail_prepare'),
+    states.DELETING: (states.CLEANING, states.ERROR, 'fail_teardown'),
     states.DEPLOYING: (states.DEPLOYWAIT, states.DEPLOYFAIL, 'fail_deploy'),
     states.DEPLOYWAIT: (states.ACTIVE, states.DEPLOYFAIL, 'fail_deploy'),
 }
 
+# request → (states it is accepted in, the state it starts)
 _REQUESTS = {
-    seam.MANAGE: (states.ENROLL, states.VERIFYING),
-    seam.PROVIDE: (states.MANAGEABLE, states.CLEANING),
-    seam.DEPLOY: (states.AVAILABLE, states.DEPLOYING),
+    seam.MANAGE: ((states.ENROLL,), states.VERIFYING),
+    seam.PROVIDE: ((states.MANAGEABLE,), states.CLEANING),
+    seam.DEPLOY: ((states.AVAILABLE,), states.DEPLOYING),
+    seam.TEARDOWN: ((states.ACTIVE, states.DEPLOYFAIL, states.ERROR),
+                    states.DELETING),
+    seam.CLEAN: ((states.MANAGEABLE,), states.CLEANING),
 }
 
 
@@ -52,6 +57,11 @@ class MemoryNode:
     fail_verify: bool = False
     fail_prepare: bool = False
     fail_deploy: bool = False
+    fail_teardown: bool = False
+    # A manual clean step that fails ("interface.step").
+    fail_clean_step: str | None = None
+    # Power off requests refused before one is accepted (Rejected).
+    refuse_power_off: int = 0
     # Requests refused with Busy before one is accepted.
     busy: int = 0
     # A frozen node stays in whatever state it is in.
@@ -61,6 +71,13 @@ class MemoryNode:
     # and, for a node a design enrolled, what it was enrolled with.
     extra: dict = dataclasses.field(default_factory=dict)
     enrolled: seam.NewNode | None = None
+    power_state: str | None = states.POWER_ON
+    retired: bool = False
+    retired_reason: str | None = None
+    # Cleaning asked for with clean steps ends in manageable.
+    manual_clean: bool = False
+    # Every manual clean's steps, in order.
+    clean_steps: list = dataclasses.field(default_factory=list)
 
 
 class MemoryNodes:
@@ -116,18 +133,35 @@ class MemoryNodes:
                 result[uuid] = seam.NodeState(
                     uuid=uuid, provision_state=node.provision_state,
                     last_error=node.last_error,
-                    maintenance=node.maintenance)
+                    maintenance=node.maintenance,
+                    power_state=node.power_state)
             return result
 
     def _advance(self, node: MemoryNode) -> None:
         if node.frozen or node.provision_state not in _PROGRESS:
             return
         success, failure, knob = _PROGRESS[node.provision_state]
+        if node.manual_clean and node.provision_state == states.CLEANWAIT:
+            failed = [step for step in node.clean_steps[-1] if '%s.%s' % (
+                step.get('interface'), step.get('step')) ==
+                node.fail_clean_step]
+            node.manual_clean = False
+            if failed:
+                node.provision_state = states.CLEANFAIL
+                node.last_error = 'fake clean step %s failed' \
+                    % node.fail_clean_step
+            else:
+                node.provision_state = states.MANAGEABLE
+            return
         if getattr(node, knob):
             node.provision_state = failure
             node.last_error = 'fake %s failure' % knob.split('_', 1)[1]
+        elif success == states.AVAILABLE and node.retired:
+            node.provision_state = states.MANAGEABLE
         else:
             node.provision_state = success
+            if success == states.ACTIVE:
+                node.power_state = states.POWER_ON
 
     def _request(self, node_uuid: str, verb: str) -> MemoryNode:
         with self._lock:
@@ -140,8 +174,13 @@ class MemoryNodes:
             if node.maintenance:
                 raise seam.Rejected('node %s is in maintenance'
                                     % node.node.name)
-            source, target = _REQUESTS[verb]
-            if node.provision_state != source:
+            sources, target = _REQUESTS[verb]
+            if verb == seam.MANAGE and \
+                    node.provision_state == states.AVAILABLE:
+                sources, target = (states.AVAILABLE,), states.MANAGEABLE
+            if verb == seam.PROVIDE and node.retired:
+                raise seam.Rejected('node %s is retired' % node.node.name)
+            if node.provision_state not in sources:
                 raise seam.Rejected(
                     'the requested action "%s" can not be performed on '
                     'node "%s" while it is in state "%s"'
@@ -191,3 +230,38 @@ class MemoryNodes:
                 raise seam.Rejected('node %s not found' % node_uuid)
             self._set_extra(node, extra)
             self.requests.append((node_uuid, 'set_extra'))
+
+    def start_teardown(self, node_uuid: str) -> None:
+        self._request(node_uuid, seam.TEARDOWN)
+
+    def start_clean(self, node_uuid: str, clean_steps: Sequence[dict]
+                    ) -> None:
+        node = self._request(node_uuid, seam.CLEAN)
+        node.manual_clean = True
+        node.clean_steps.append([dict(s) for s in clean_steps])
+
+    def power_off(self, node_uuid: str) -> None:
+        with self._lock:
+            node = self.nodes.get(node_uuid)
+            if node is None:
+                raise seam.Rejected('node %s not found' % node_uuid)
+            if node.refuse_power_off:
+                node.refuse_power_off -= 1
+                raise seam.Rejected('fake BMC refused to power off')
+            self.requests.append((node_uuid, seam.POWER_OFF))
+            node.power_state = states.POWER_OFF
+
+    def set_retired(self, node_uuid: str, retired: bool,
+                    reason: str | None = None) -> None:
+        with self._lock:
+            node = self.nodes.get(node_uuid)
+            if node is None:
+                raise seam.Rejected('node %s not found' % node_uuid)
+            if retired and not node.retired and \
+                    node.provision_state == states.AVAILABLE:
+                raise seam.Rejected('node %s is available: manage it '
+                                    'first' % node.node.name)
+            node.retired = retired
+            node.retired_reason = reason if retired else None
+            self.requests.append((node_uuid, 'retire' if retired
+                                  else 'unretire'))

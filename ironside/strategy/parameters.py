@@ -84,10 +84,44 @@ def read_name(value: Any) -> str:
     return value.strip()
 
 
-SITE_ACTIONS = frozenset(('deploy_site', 'update_site'))
+def read_seconds(value: Any) -> int:
+    """A whole number of seconds (a command line's "600")."""
+    if isinstance(value, bool) or isinstance(value, float):
+        raise ValueError('must be a whole number of seconds')
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        raise ValueError('must be a whole number of seconds') from None
+    if number < 0:
+        raise ValueError('must not be negative')
+    return number
 
-register(Parameter(ALLOW_INTERMEDIATE_COMMITS, SITE_ACTIONS, read_boolean))
-register(Parameter(TARGET_REVISION, SITE_ACTIONS, read_version))
+
+def read_node(value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError('must be the name of a node')
+    return value.strip()
+
+
+SITE_ACTIONS = frozenset(('deploy_site', 'update_site'))
+REDEPLOY_SERVER = 'redeploy_server'
+DESIGN_ACTIONS = SITE_ACTIONS | {REDEPLOY_SERVER}
+
+NODE = 'node'
+PRESERVE_LOCAL_STORAGE = 'preserve-local-storage'
+
+register(Parameter(ALLOW_INTERMEDIATE_COMMITS, DESIGN_ACTIONS,
+                   read_boolean))
+register(Parameter(TARGET_REVISION, DESIGN_ACTIONS, read_version))
+# redeploy_server (teardown spec): the node, its disks, the decommission's
+# timeouts (ironside.strategy.decommission.sequence.DecommissionOptions).
+_REDEPLOY = frozenset((REDEPLOY_SERVER,))
+register(Parameter(NODE, _REDEPLOY, read_node))
+register(Parameter(PRESERVE_LOCAL_STORAGE, _REDEPLOY, read_boolean))
+for _name in ('drain-node-timeout', 'drain-node-grace-period',
+              'clear-labels-timeout', 'remove-etcd-timeout',
+              'etcd-ready-timeout'):
+    register(Parameter(_name, _REDEPLOY, read_seconds))
 # A partial run (ironside.strategy.action_input.RunOptions): only these
 # tasks, skip these, start at / end at a task, only these nodes.
 for _name in ('tasks', 'skip', 'nodes'):

@@ -8,7 +8,14 @@ implementations exist: :mod:`ironside.strategy.conductor_nodes` (Ironside's
 conductors and database) and :mod:`ironside.strategy.memory_nodes` (an
 in-memory site), and another Ironic-compatible endpoint would be a third.
 
-``start_prepare`` and ``start_deploy`` only start transitions; the
+A ``redeploy_server`` action also destroys one node through its own
+hardware interfaces: ``start_teardown`` (undeploy), ``start_clean``
+(manual cleaning with given clean steps, such as
+``management.wipe_local_storage``), ``power_off`` and ``set_retired``
+(out of service, and back).
+
+``start_prepare``, ``start_deploy``, ``start_teardown``, ``start_clean``
+and ``power_off`` only start transitions; the
 runner learns how they end from ``read_states``. They raise ``Busy`` when
 the request should simply be made again later (no free conductor worker,
 node locked, conductor unreachable) and ``Rejected`` when the node cannot
@@ -30,6 +37,10 @@ from ironside.strategy.selectors import SiteNode
 MANAGE = 'manage'
 PROVIDE = 'provide'
 DEPLOY = 'deploy'
+# Requests a redeploy_server action's destroy makes.
+TEARDOWN = 'deleted'
+CLEAN = 'clean'
+POWER_OFF = 'power off'
 
 
 class Busy(Exception):
@@ -48,6 +59,7 @@ class NodeState:
     maintenance: bool = False
     # The deploy or clean step running now, as "interface.step".
     step: str | None = None
+    power_state: str | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -101,3 +113,20 @@ class NodeBackend(Protocol):
 
     def set_extra(self, node_uuid: str, extra: Mapping[str, Any]) -> None:
         """Replace a node's ``extra`` field (Busy, Rejected)."""
+
+    def start_teardown(self, node_uuid: str) -> None:
+        """Start undeploying (active → deleting → cleaning → available,
+        or manageable for a retired node)."""
+
+    def start_clean(self, node_uuid: str, clean_steps: Sequence[dict]
+                    ) -> None:
+        """Start manual cleaning (manageable → cleaning → manageable)
+        with these clean steps."""
+
+    def power_off(self, node_uuid: str) -> None:
+        """Start powering the node off (``power_state`` says when)."""
+
+    def set_retired(self, node_uuid: str, retired: bool,
+                    reason: str | None = None) -> None:
+        """Retire a node (out of service: it never becomes available
+        again) or bring it back (Busy, Rejected)."""

@@ -10,7 +10,9 @@ where queuing an action wakes it) the service
    heartbeating them, and its own that no runner of this process runs
    (it restarted); claiming is a compare-and-set on the owner, so one
    conductor wins;
-3. runs each claimed action in a thread of its own.
+3. runs each claimed action in a thread of its own: a redeploy_server
+   action with :class:`.redeploy.flow.RedeployRunner`, the others with
+   :class:`.runner.ActionRunner`.
 
 The nodes' tasks of every action it runs go to one worker pool, by the
 task runners installed (:class:`.task_flow.TaskExecution`), made when
@@ -36,6 +38,8 @@ from ironside.strategy import conductor_nodes
 from ironside.strategy import seam
 from ironside.strategy import task_flow
 from ironside.strategy.in_flight import InFlightLimit
+from ironside.strategy.parameters import REDEPLOY_SERVER
+from ironside.strategy.redeploy.flow import RedeployRunner
 from ironside.strategy.runner import ActionRunner
 
 LOG = logging.getLogger(__name__)
@@ -141,8 +145,11 @@ class SiteActionService:
     def _run(self, action_id: int, uuid: str, stop: threading.Event) -> None:
         finished = False
         try:
-            finished = ActionRunner(uuid, self.host, self.nodes, self.limit,
-                                    stop, tasks=self.tasks).run()
+            kind = site_db.get_action(uuid).action
+            runner = RedeployRunner if kind == REDEPLOY_SERVER \
+                else ActionRunner
+            finished = runner(uuid, self.host, self.nodes, self.limit, stop,
+                              tasks=self.tasks).run()
         except Exception:
             LOG.exception('Running site action %s failed; it will be '
                           'picked up again', uuid)

@@ -13,6 +13,7 @@ parsed once, each value computed once).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from collections.abc import Sequence
 
@@ -84,13 +85,22 @@ def live_nodes(nodes: seam.NodeBackend, names: Iterable[str]
             for name, found in sorted(known.items())]
 
 
-def for_design(nodes: seam.NodeBackend, design: Design
-               ) -> expressions.SiteContext:
-    """The context of an action running ``design``."""
+def for_design(nodes: seam.NodeBackend, design: Design,
+               rebuilt: Sequence[str] = ()) -> expressions.SiteContext:
+    """The context of an action running ``design``.
+
+    ``rebuilt``: nodes the action destroys and deploys again
+    (``redeploy_server``); they are seen as nodes being added (not in
+    the old state, not deployed), so that their tasks run as on a new
+    node.
+    """
     target = design_state(design)
     deployed = deployed_design()
     old = design_state(deployed) if deployed is not None else None
-    names = [n.name for n in target.nodes]
+    if old is not None and rebuilt:
+        old = dataclasses.replace(old, nodes=tuple(
+            n for n in old.nodes if n.name not in rebuilt))
+    names = [n.name for n in target.nodes if n.name not in rebuilt]
     if old is not None:
         names += [n.name for n in old.nodes]
     return expressions.build_context(target, live_nodes(nodes, names), old)

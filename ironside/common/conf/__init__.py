@@ -10,6 +10,7 @@ from ironside.common.conf import database
 from ironside.common.conf import default
 from ironside.common.conf import ipmi
 from ironside.common.conf import metrics
+from ironside.common.conf import redeploy
 from ironside.common.conf import redfish
 from ironside.common.conf import site
 from ironside.common.conf import ssh_tasks
@@ -22,6 +23,7 @@ conductor.register_opts(CONF)
 database.register_opts(CONF)
 ipmi.register_opts(CONF)
 metrics.register_opts(CONF)
+redeploy.register_opts(CONF)
 redfish.register_opts(CONF)
 site.register_opts(CONF)
 ssh_tasks.register_opts(CONF)

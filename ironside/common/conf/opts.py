@@ -6,6 +6,7 @@ from ironside.common.conf import database
 from ironside.common.conf import default
 from ironside.common.conf import ipmi
 from ironside.common.conf import metrics
+from ironside.common.conf import redeploy
 from ironside.common.conf import redfish
 from ironside.common.conf import site
 from ironside.common.conf import ssh_tasks
@@ -19,6 +20,7 @@ def list_opts():
         ('database', database.opts),
         ('ipmi', ipmi.opts),
         ('metrics', metrics.opts),
+        ('redeploy', redeploy.opts),
         ('redfish', redfish.opts),
         ('site', site.opts),
         ('ssh_tasks', ssh_tasks.opts),

@@ -40,6 +40,10 @@ ETCD_NOT_ACCESSIBLE = 'EtcdNotAccessible'
 SHUTDOWN_KUBELET_ERROR = 'ShutdownKubeletError'
 DELETE_NODE_ERROR = 'DeleteNodeError'
 DISASSOCIATE_STEP_FAILURE = 'DisassociateStepFailure'
+# Ironside's own, for the redeploy_server steps the spec leaves to
+# Drydock's status responses: destroying the server, deploying it again.
+DESTROY_NODE_ERROR = 'DestroyNodeError'
+DEPLOY_NODE_ERROR = 'DeployNodeError'
 
 CODES = {
     SUCCESS: 200,
@@ -54,6 +58,8 @@ CODES = {
     SHUTDOWN_KUBELET_ERROR: 500,
     DELETE_NODE_ERROR: 500,
     DISASSOCIATE_STEP_FAILURE: 500,
+    DESTROY_NODE_ERROR: 500,
+    DEPLOY_NODE_ERROR: 500,
 }
 
 # Kinds of the entries of details.messageList.

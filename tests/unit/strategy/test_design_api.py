@@ -168,8 +168,10 @@ def test_root_lists_design_routes(client):
     assert root['resources']['revisions'] == BASE + '/revisions'
     assert 'ironside/BaremetalNode/v1' in root['design_schemas']
     assert root['action_parameters'] == [
-        'allow-intermediate-commits', 'end', 'nodes', 'skip', 'start',
-        'target-revision', 'tasks']
+        'allow-intermediate-commits', 'clear-labels-timeout',
+        'drain-node-grace-period', 'drain-node-timeout', 'end',
+        'etcd-ready-timeout', 'node', 'nodes', 'preserve-local-storage',
+        'remove-etcd-timeout', 'skip', 'start', 'target-revision', 'tasks']
 
 
 # Through the conductor

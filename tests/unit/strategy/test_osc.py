@@ -156,6 +156,17 @@ def test_action_errors(openstack):
     assert code == 1
     assert 'Deployment strategy missing could not be found. (HTTP 404)' \
         in out
+    code, out = openstack('site', 'action', 'create', 'redeploy_server',
+                          '--param', 'node=ctl09')
+    assert code == 1
+    assert 'Node ctl09 could not be found. (HTTP 404)' in out
+    code, out = openstack('site', 'action', 'create', 'redeploy_server',
+                          '--param', 'node=ctl09', '--param',
+                          'drain-node-timeout=5', '--param',
+                          'drain-node-grace-period=10')
+    assert code == 1
+    assert 'BadRequest: drain grace period (10 s) must not be longer than ' \
+        'the drain timeout (5 s) (HTTP 400)' in out
 
 
 def test_abort_a_queued_action(openstack, enrolled):

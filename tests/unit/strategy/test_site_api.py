@@ -12,7 +12,8 @@ BASE = '/site/v1'
 
 def test_root(client):
     response = client.simulate_get(BASE)
-    assert response.json['actions'] == ['deploy_site', 'update_site']
+    assert response.json['actions'] == ['deploy_site', 'update_site',
+                                        'redeploy_server']
     assert response.json['resources']['strategies'] == BASE + '/strategies'
 
 
@@ -138,7 +139,7 @@ def test_actions(client, enrolled):
 @pytest.mark.parametrize('body, status, message', [
     ({'action': 'destroy_site', 'strategy': 'deployment-strategy'}, 400,
      'Unknown site action "destroy_site"; expected one of deploy_site, '
-     'update_site'),
+     'update_site, redeploy_server'),
     ({'action': 'deploy_site', 'strategy': 'nope'}, 404,
      'Deployment strategy nope could not be found.'),
     ({'action': 'deploy_site'}, 404,

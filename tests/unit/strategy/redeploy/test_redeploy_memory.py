@@ -1,0 +1,341 @@
+"""redeploy_server on the in-memory node twin (memory_nodes), with the
+Kubernetes and etcd twins of the decommission's unit tests: a unit test
+runs no etcd and no Kubernetes API (the functional tests do, in
+tests/functional/decommission/test_redeploy_server.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ironside.common import exception
+from ironside.common import states
+from ironside.db import designs as designs_db
+from ironside.db import site as site_db
+from ironside.osc import report_text
+from ironside.strategy import actions
+from ironside.strategy import memory_nodes
+from ironside.strategy import runner
+from ironside.strategy.decommission import status as st
+from ironside.strategy.designs import store
+from ironside.strategy.redeploy import flow
+from ironside.strategy.redeploy import peers as site_peers
+from tests.unit.strategy.decommission.test_sequence import EtcdTwin
+from tests.unit.strategy.decommission.test_sequence import KubernetesTwin
+from tests.unit.strategy.design_fixtures import config
+from tests.unit.strategy.design_fixtures import stage
+from tests.unit.strategy.design_fixtures import stage_example
+
+NODE = 'ctl01'
+LABEL = 'ucp_control_plane'
+
+
+class Kubernetes(KubernetesTwin):
+    def __init__(self, **kwargs):
+        super().__init__(nodes=kwargs.pop('nodes', (NODE, 'ctl02')),
+                         labels={LABEL: 'enabled'}, **kwargs)
+        self.deleted = []
+
+    def remove_from_cluster(self, node):
+        self.calls.append('remove_from_cluster')
+        if node not in self.nodes:
+            return st.not_found(node)
+        if 'remove_from_cluster' in self.fail:
+            return st.failure(self.fail['remove_from_cluster'], 'refused')
+        extra = set(self.nodes[node]) - {'promenade-decomission'}
+        if node not in self.cordoned or extra:
+            return st.failure(st.CONFLICT, 'Node %s cannot be deleted: %s'
+                              % (node, sorted(extra)))
+        del self.nodes[node]
+        self.deleted.append(node)
+        return st.success('deleted')
+
+
+class Site:
+    """The example site, deployed once by deploy_site."""
+
+    def __init__(self):
+        stage_example()
+        store.commit()
+        self.nodes = memory_nodes.MemoryNodes()
+        self.kube = Kubernetes()
+        self.etcd = EtcdTwin(members=(NODE, 'ctl02', 'ctl03'))
+        assert self.run(actions.create_action(
+            self.nodes, 'deploy_site'))['result'] == 'success'
+        self.node = self.nodes.by_name(NODE)
+        assert self.node.provision_state == states.ACTIVE
+        self.nodes.requests.clear()
+
+    def peers(self, action):
+        return site_peers.Peers(self.kube, self.etcd)
+
+    def runner(self, row, host='test-host', **kwargs):
+        kind = flow.RedeployRunner if row.action == 'redeploy_server' \
+            else runner.ActionRunner
+        extra = {'peers': self.peers} if kind is flow.RedeployRunner else {}
+        return kind(row.uuid, host, self.nodes, runner.InFlightLimit(100),
+                    **dict(extra, **kwargs))
+
+    def run(self, row, host='test-host'):
+        assert site_db.claim_action(row.id, host, None, None)
+        assert self.runner(row, host).run()
+        return actions.action_report(row.uuid)
+
+    def create(self, **parameters):
+        parameters.setdefault('node', NODE)
+        return actions.create_action(self.nodes, 'redeploy_server',
+                                     parameters=parameters)
+
+    def redeploy(self, **parameters):
+        return self.run(self.create(**parameters))
+
+
+@pytest.fixture
+def site(db):
+    return Site()
+
+
+def _steps(report):
+    return {s['step']: (s['state'], s['status'] and s['status']['reason'])
+            for s in report['redeploy']['steps']}
+
+
+def _tags():
+    return [(t.revision_id, t.tag) for t in designs_db.tags()]
+
+
+def test_redeploy_a_control_node(site):
+    report = site.redeploy()
+    assert report['result'] == 'success', report['redeploy']['status']
+    status = report['redeploy']['status']
+    assert (status['status'], status['reason'], status['code']) == (
+        'Success', 'Success', 200)
+    assert [m['name'] for m in status['details']['messageList']] == [
+        'decommission', 'destroy', 'remove-from-cluster', 'redeploy']
+    assert all(state == 'succeeded' for state, _ in _steps(report).values())
+    assert site.kube.deleted == [NODE]
+    assert site.etcd.removed == [NODE]
+    assert site.nodes.requests_for(NODE) == [
+        'retire', 'deleted', 'clean', 'power off', 'unretire', 'provide',
+        'deploy']
+    assert site.node.clean_steps == [[{
+        'interface': 'management', 'step': 'wipe_local_storage',
+        'args': {'preserve_local_storage': False}}]]
+    assert site.node.provision_state == states.ACTIVE
+    assert not site.node.retired
+    # Only this node: the other nodes were not asked for anything.
+    assert {u for u, _ in site.nodes.requests} == {site.node.node.uuid}
+    assert report['revision'] == 1
+    assert report['parameters']['target-revision'] == \
+        'successful-site-action'
+    assert _tags() == [(1, 'site-action-success'), (1, 'site-action-success')]
+    assert [n['name'] for n in report['nodes']] == [NODE]
+
+
+def test_the_report_as_text(site):
+    site.kube.fail['remove_from_cluster'] = 'Conflict'
+    lines = report_text.text(site.redeploy()).splitlines()
+    assert 'Redeploy of ctl01 (every disk wiped):' in lines
+    assert '  destroy              succeeded (Success 200: Node ctl01 ' \
+        'destroyed: out of service (retired), every disk wiped, powered ' \
+        'off)' in lines
+    assert '  redeploy             pending' in lines
+    assert 'Status: Conflict 409: redeploy_server of node ctl01 failed at ' \
+        'step remove-from-cluster: refused' in lines
+    assert '  ERROR remove-from-cluster: Conflict: refused' in lines
+    assert lines[-1] == 'Result: failed: redeploy_server at step ' \
+        'remove-from-cluster (Conflict 409)'
+    assert 'Finish (failed: redeploy_server at step remove-from-cluster ' \
+        '(Conflict 409))' in lines
+
+
+def test_preserve_local_storage_wipes_the_os_disk_only(site):
+    report = site.redeploy(**{'preserve-local-storage': 'true'})
+    assert report['result'] == 'success'
+    assert site.node.clean_steps[0][0]['args'] == {
+        'preserve_local_storage': True}
+
+
+def test_grace_period_longer_than_timeout_is_a_bad_request(site):
+    with pytest.raises(exception.DecommissionFailed) as err:
+        site.create(**{'drain-node-timeout': '10',
+                       'drain-node-grace-period': '20'})
+    assert err.value.code == 400
+    assert err.value.status.reason == 'BadRequest'
+    assert site_db.list_actions() and \
+        all(a.action == 'deploy_site' for a in site_db.list_actions())
+    assert site.nodes.requests == []
+
+
+def test_bad_values_and_missing_node_are_refused(site):
+    with pytest.raises(exception.InvalidActionParameters) as err:
+        site.create(**{'etcd-ready-timeout': 'soon'})
+    assert err.value.code == 400
+    assert 'etcd-ready-timeout' in str(err.value)
+    with pytest.raises(exception.InvalidActionParameters):
+        actions.create_action(site.nodes, 'redeploy_server', parameters={})
+    with pytest.raises(exception.InvalidActionParameters):
+        site.create(tasks='x')
+
+
+def test_node_unknown_to_ironside_is_not_found(site):
+    with pytest.raises(exception.NodeNotFound) as err:
+        site.create(node='nowhere')
+    assert err.value.code == 404
+    assert site.nodes.requests == []
+
+
+def test_unknown_target_revision_fails_before_anything(site):
+    with pytest.raises(exception.DesignVersionNotFound) as err:
+        site.create(**{'target-revision': '7'})
+    assert err.value.code == 404
+    assert site.nodes.requests == []
+
+
+def test_intermediate_commit_guard(site):
+    for _ in range(2):
+        stage('c', config('x', designs_db.latest_revision()))
+        store.commit()
+    with pytest.raises(exception.IntermediateCommits):
+        site.create(**{'target-revision': 'committed'})
+    report = site.redeploy(**{'target-revision': 'committed',
+                              'allow-intermediate-commits': 'true'})
+    assert report['result'] == 'success'
+    assert report['revision'] == 3
+    assert any('intermediate-commit check is skipped' in e['message']
+               for e in report['log'])
+
+
+def test_node_not_in_kubernetes_is_not_found_and_changes_nothing(site):
+    site.kube.nodes.pop(NODE)
+    report = site.redeploy()
+    status = report['redeploy']['status']
+    assert (status['reason'], status['code']) == ('NotFound', 404)
+    assert report['result'].startswith('failed')
+    assert _steps(report)['destroy'] == ('pending', None)
+    assert site.nodes.requests == [] and site.etcd.calls == []
+    assert _tags() == [(1, 'site-action-success')]
+
+
+@pytest.mark.parametrize('where,reason,step', [
+    ('drain', 'DrainNodeError', 'drain-node'),
+    ('clear_labels', 'ClearLabelsError', 'clear-labels'),
+    ('remove', 'RemoveEtcdError', 'remove-etcd'),
+    ('remove', 'EtcdNotAccessible', 'remove-etcd'),
+    ('wait', 'RemoveEtcdError', 'etcd-ready')])
+def test_a_decommission_step_fails(site, where, reason, step):
+    twin = site.etcd if where in ('remove', 'wait') else site.kube
+    twin.fail[where] = reason
+    report = site.redeploy()
+    status = report['redeploy']['status']
+    assert (status['reason'], status['code']) == (
+        'DisassociateStepFailure', 500)
+    assert _steps(report)[step] == ('failed', reason)
+    assert _steps(report)['decommission'] == (
+        'failed', 'DisassociateStepFailure')
+    assert site.nodes.requests == []
+    assert site.node.provision_state == states.ACTIVE
+    assert _tags()[-1] == (1, 'site-action-failure')
+
+
+def test_kubelet_shutdown_failure_does_not_hold_up(site):
+    site.kube.fail['shutdown_kubelet'] = 'ShutdownKubeletError'
+    report = site.redeploy()
+    assert _steps(report)['shutdown-kubelet'] == (
+        'failed', 'ShutdownKubeletError')
+    assert _steps(report)['decommission'] == ('succeeded', 'Success')
+    # The kubelet label is missing, but the node was drained and cleared.
+    assert report['result'] == 'success'
+
+
+def test_removal_refused_with_conflict(site):
+    site.kube.fail['remove_from_cluster'] = 'Conflict'
+    report = site.redeploy()
+    status = report['redeploy']['status']
+    assert (status['reason'], status['code']) == ('Conflict', 409)
+    assert _steps(report)['remove-from-cluster'] == ('failed', 'Conflict')
+    assert _steps(report)['destroy'][0] == 'succeeded'
+    assert _steps(report)['redeploy'] == ('pending', None)
+    assert site.node.provision_state == states.MANAGEABLE
+    assert site.node.retired
+
+
+def test_removal_error(site):
+    site.kube.fail['remove_from_cluster'] = 'DeleteNodeError'
+    report = site.redeploy()
+    assert report['redeploy']['status']['reason'] == 'DeleteNodeError'
+    assert report['redeploy']['status']['code'] == 500
+
+
+def test_destroy_failure(site):
+    site.node.fail_clean_step = 'management.wipe_local_storage'
+    report = site.redeploy()
+    status = report['redeploy']['status']
+    assert (status['reason'], status['code']) == ('DestroyNodeError', 500)
+    assert 'wipe_local_storage failed' in status['message']
+    assert site.kube.deleted == []
+
+
+def test_power_off_refused(site):
+    site.node.refuse_power_off = 1
+    report = site.redeploy()
+    assert report['redeploy']['status']['reason'] == 'DestroyNodeError'
+    assert 'refused power off' in report['redeploy']['status']['message']
+
+
+def test_redeploy_failure(site):
+    site.node.fail_deploy = True
+    report = site.redeploy()
+    status = report['redeploy']['status']
+    assert (status['reason'], status['code']) == ('DeployNodeError', 500)
+    assert report['result'].startswith('failed')
+    assert _tags()[-1] == (1, 'site-action-failure')
+
+
+def test_no_kubeconfig(site):
+    site.peers = site_peers.from_config
+    report = site.redeploy()
+    status = report['redeploy']['status']
+    assert status['reason'] == 'DisassociateStepFailure'
+    assert 'kubeconfig' in status['message']
+    assert site.nodes.requests == []
+    assert _tags() == [(1, 'site-action-success')]
+
+
+class Interrupt(Exception):
+    pass
+
+
+@pytest.mark.parametrize('step', [
+    'remove-etcd', 'etcd-ready', 'destroy', 'remove-from-cluster',
+    'redeploy'])
+def test_taken_over_at_the_step_it_was_in(site, step, monkeypatch):
+    """The first conductor stops as its step starts (its record says
+    running); the second carries on from the database."""
+    row = site.create()
+    assert site_db.claim_action(row.id, 'first', None, None)
+    saved = site_db.save_progress
+    seen = []
+
+    def save(action_id, host, progress=None, *args, **kwargs):
+        saved(action_id, host, progress, *args, **kwargs)
+        record = (progress or {}).get('redeploy', {}).get('steps', {}).get(
+            step)
+        if host == 'first' and record and record['state'] == 'running' \
+                and not seen:
+            seen.append(step)
+            raise Interrupt()
+
+    monkeypatch.setattr(site_db, 'save_progress', save)
+    with pytest.raises(Interrupt):
+        site.runner(row, 'first').run()
+    monkeypatch.setattr(site_db, 'save_progress', saved)
+    assert site_db.claim_action(row.id, 'second', 'first',
+                                site_db.get_action(row.uuid).heartbeat_at)
+    assert site.runner(row, 'second').run()
+    report = actions.action_report(row.uuid)
+    assert report['result'] == 'success', report['redeploy']['status']
+    assert site.etcd.removed == [NODE]
+    assert site.kube.deleted == [NODE]
+    assert site.nodes.requests_for(NODE) == [
+        'retire', 'deleted', 'clean', 'power off', 'unretire', 'provide',
+        'deploy']
