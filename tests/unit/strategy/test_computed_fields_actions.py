@@ -274,3 +274,19 @@ def test_strategy_group_fields_are_computed(graph_site):
     assert computed == {('computes', 'critical'),
                         ('computes', 'selectors[0]'),
                         ('computes', 'success_criteria')}
+
+
+def test_a_rebuilt_node_is_seen_as_being_added(graph_site):
+    """redeploy_server's node: its tasks run as on a new node."""
+    from ironside.strategy import site_context
+    commit()
+    run(graph_site)
+    design = store.design(1)
+    context = site_context.for_design(graph_site.nodes, design,
+                                      rebuilt=['ctl02'])
+    nodes = {n.name: n for n in context.new.nodes}
+    assert (nodes['ctl02'].pending_addition, nodes['ctl02'].status) == (
+        True, 'discover')
+    assert (nodes['ctl01'].pending_addition, nodes['ctl01'].status) == (
+        False, 'ready')
+    assert 'ctl02' not in {n.name for n in context.old.nodes}
