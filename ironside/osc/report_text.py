@@ -12,6 +12,7 @@ test keeps the two in step.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -115,6 +116,9 @@ def text(report: Mapping[str, Any], nodes: bool = True) -> str:
     if report.get('warnings'):
         lines += ['Warnings:'] + ['  ' + w for w in report['warnings']] + \
             ['']
+    if report.get('expressions'):
+        lines += ['Computed fields:'] + [
+            '  ' + line for line in expression_lines(report)] + ['']
     lines.append('Groups:')
     lines += ['  ' + line for line in group_lines(report)]
     lines += ['', 'Nodes: %s' % counts_text(report)]
@@ -124,6 +128,34 @@ def text(report: Mapping[str, Any], nodes: bool = True) -> str:
         lines += [''] + redeploy_lines(report['redeploy'])
     lines += ['', 'Result: %s' % (report['result'] or report['state'])]
     return '\n'.join(lines)
+
+
+# Node names shown per computed value, at most.
+_SHOWN_NODES = 5
+
+
+def _value_text(value: Any) -> str:
+    return json.dumps(value, sort_keys=True)
+
+
+def expression_lines(report: Mapping[str, Any]) -> list[str]:
+    """Each yaql_exp field's value (per node: how many nodes had each
+    value, and a few of them), so a reader sees why a task ran."""
+    lines = []
+    for entry in report['expressions']:
+        where = '%s %s' % (entry['owner'], entry['field'])
+        if 'nodes' not in entry:
+            lines.append('%s = %s' % (where, _value_text(entry['value'])))
+            continue
+        for found in entry['nodes']:
+            names = found['nodes']
+            shown = ', '.join(names[:_SHOWN_NODES])
+            if len(names) > _SHOWN_NODES:
+                shown += ', ...'
+            lines.append('%s = %s on %d node%s (%s)' % (
+                where, _value_text(found['value']), len(names),
+                '' if len(names) == 1 else 's', shown))
+    return lines
 
 
 def options_text(report: Mapping[str, Any]) -> str:

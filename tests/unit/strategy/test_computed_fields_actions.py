@@ -18,6 +18,7 @@ import yaml
 
 from ironside.common import exception
 from ironside.db import site as site_db
+from ironside.osc import report_text
 from ironside.strategy import actions
 from ironside.strategy import runner
 from ironside.strategy.designs import store
@@ -131,6 +132,12 @@ def test_a_controller_added_runs_controller_tasks_only(graph_site):
     join = computed[('join', 'condition')]['nodes']
     assert {'value': False, 'nodes': ['ctl01', 'ctl02', 'ctl03']} in join
     assert {'value': True, 'nodes': ['ctl04']} in join
+    # The text report (openstack site action show --report) says why.
+    lines = report_text.text(update['report']).splitlines()
+    assert '  compute-role condition = false' in lines
+    assert '  join condition = true on 1 node (ctl04)' in lines
+    assert '  join condition = false on 3 nodes (ctl01, ctl02, ctl03)' \
+        in lines
 
 
 def test_a_config_change_runs_the_tasks_reading_it(graph_site):
