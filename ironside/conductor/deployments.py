@@ -19,6 +19,7 @@ from ironside.conductor import cleaning
 from ironside.conductor import step_flow
 from ironside.conductor import steps
 from ironside.conductor import utils
+from ironside.conductor.step_state import StepState
 from ironside.db import allocations as allocations_db
 from ironside.drivers import base
 
@@ -148,9 +149,8 @@ def _do_node_tear_down(task) -> None:
     node.instance_name = None
     node.allocation_id = None
     node.deploy_step = {}
-    info = node.driver_internal_info
-    for key in ('deploy_steps', 'deploy_step_index', 'user_deploy_steps'):
-        info.pop(key, None)
+    StepState(base.DEPLOY).save_to(node)
+    node.driver_internal_info.pop('user_deploy_steps', None)
     utils.clear_failure(node)
     task.record('Tear down finished', 'deleting')
     task.process_event('clean')

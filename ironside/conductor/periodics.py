@@ -105,8 +105,7 @@ def _recover(manager, node_id: int, dead_host: str | None) -> None:
 
 def _adopt_waiting(manager, task) -> None:
     flow = step_flow.wait_states()[task.node.provision_state]
-    info = task.node.driver_internal_info
-    if info.get(flow.polling_key) and \
+    if step_flow.state_of(task.node, flow).polling and \
             not manager.poller.is_scheduled(task.node.uuid):
         manager.schedule_poll(task.node.uuid, 0)
 
@@ -201,16 +200,14 @@ def poll_waiting_node(manager, node_uuid: str) -> None:
     with task:
         node = task.node
         flow = step_flow.wait_states().get(node.provision_state)
-        if flow is None or \
-                not node.driver_internal_info.get(flow.polling_key):
+        if flow is None or not step_flow.state_of(node, flow).polling:
             return
         done = step_flow.poll(task, flow)
         if done:
             step_flow.resume(task, flow)
         elif done is False:
-            manager.schedule_poll(node_uuid, node.driver_internal_info.get(
-                flow.poll_interval_key,
-                CONF.conductor.async_step_poll_interval))
+            manager.schedule_poll(node_uuid, step_flow.poll_interval(
+                step_flow.state_of(node, flow)))
 
 
 SYNC_EXCLUDED_STATES = sorted(states.WORKING_STATES | states.WAIT_STATES |

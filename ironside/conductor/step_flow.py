@@ -9,9 +9,11 @@ taking over — is here once, and the manager and the periodic tasks ask
 the registry instead of branching on the kind of flow.
 
 Before each step the node records the step (``deploy_step`` /
-``clean_step`` / ``service_step``) and its index (``driver_internal_info
-['<kind>_step_index']``), so any conductor can report it or resume after
-it. The step list itself is in ``driver_internal_info['<kind>_steps']``.
+``clean_step`` / ``service_step``) and the flow's control state (the
+step list, the step's index, what a waiting step asked for: a
+:class:`~.step_state.StepState`), so any conductor can report it or
+resume after it. A step says what it wants by what it returns: None
+when it is done, a :class:`~ironside.drivers.base.Wait` when it goes on.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from ironside.common import metrics
 from ironside.common.conf import CONF
 from ironside.conductor import steps as steps_mod
 from ironside.conductor import utils
+from ironside.conductor.step_state import StepState
 from ironside.drivers import base
 
 LOG = logging.getLogger(__name__)
@@ -58,26 +61,6 @@ class StepFlow:
     def step_field(self) -> str:
         return '%s_step' % self.kind
 
-    @property
-    def steps_key(self) -> str:
-        return '%s_steps' % self.kind
-
-    @property
-    def index_key(self) -> str:
-        return '%s_step_index' % self.kind
-
-    @property
-    def polling_key(self) -> str:
-        return '%s_polling' % self.kind
-
-    @property
-    def poll_interval_key(self) -> str:
-        return '%s_poll_interval' % self.kind
-
-    @property
-    def skip_key(self) -> str:
-        return 'skip_current_%s_step' % self.kind
-
     def execute(self, iface: base.BaseInterface, task, step: dict):
         return iface.execute_step(task, self.kind, step)
 
@@ -98,20 +81,30 @@ def current_step(task, flow: StepFlow) -> dict:
     return dict(getattr(task.node, flow.step_field) or {})
 
 
+def state_of(node, flow: StepFlow) -> StepState:
+    return StepState.of(node, flow.kind)
+
+
 def clear_async_flags(node, flow: StepFlow) -> None:
-    info = node.driver_internal_info
-    for key in (flow.polling_key, flow.poll_interval_key, flow.skip_key):
-        info.pop(key, None)
+    state_of(node, flow).waiting_cleared().save_to(node)
 
 
 def start(task, flow: StepFlow, step_list: list[dict]) -> None:
     """Store the step list and run it from the first step."""
-    info = task.node.driver_internal_info
-    info[flow.steps_key] = step_list
-    info.pop(flow.index_key, None)
-    clear_async_flags(task.node, flow)
+    StepState(flow.kind, steps=step_list).save_to(task.node)
     setattr(task.node, flow.step_field, {})
     run_steps(task, flow, 0)
+
+
+def _wait_of(result, flow: StepFlow) -> base.Wait | None:
+    """What a step's return value asks for; a plugin written before
+    :class:`~ironside.drivers.base.Wait` returns the flow's wait state,
+    which waits for a callback."""
+    if isinstance(result, base.Wait):
+        return result
+    if result == flow.wait_state:
+        return base.Wait(poll=False)
+    return None
 
 
 def _stored_step(step: dict) -> dict:
@@ -122,13 +115,14 @@ def _stored_step(step: dict) -> dict:
 def run_steps(task, flow: StepFlow, start_index: int) -> None:
     """Run steps from ``start_index`` until one waits, fails or all end."""
     node = task.node
-    step_list = node.driver_internal_info.get(flow.steps_key) or []
+    state = state_of(node, flow).waiting_cleared()
+    step_list = state.steps or []
     for index in range(start_index, len(step_list)):
         step = step_list[index]
         name = steps_mod.step_name(step)
         setattr(node, flow.step_field, _stored_step(step))
-        node.driver_internal_info[flow.index_key] = index
-        clear_async_flags(node, flow)
+        state = dataclasses.replace(state.waiting_cleared(), index=index)
+        state.save_to(node)
         task.record('%s step %s started' % (flow.kind.capitalize(), name),
                     flow.event_type)
         task.save()
@@ -149,17 +143,22 @@ def run_steps(task, flow: StepFlow, start_index: int) -> None:
                          % (flow.kind.capitalize(), name,
                             utils.describe(exc)), utils.reason_of(exc))
             return
-        if result == flow.wait_state:
+        wait = _wait_of(result, flow)
+        if wait is not None:
             task.record('%s step %s is running asynchronously'
                         % (flow.kind.capitalize(), name), flow.event_type)
+            state = dataclasses.replace(state, polling=wait.poll,
+                                        poll_interval=wait.interval)
+            state.save_to(node)
             # Written as the lock goes; a poll or callback that comes
             # sooner finds the node locked and retries.
             task.process_event('wait', save=False)
-            _schedule_poll_if_asked(task, flow)
+            if wait.poll:
+                task.conductor.schedule_poll(node.uuid, poll_interval(state))
             return
         if result is not None:
             flow.on_fail(task, '%s step %s returned %r; a step returns '
-                         'None or the wait state' % (
+                         'None or a Wait' % (
                              flow.kind.capitalize(), name, result),
                          utils.INTERNAL_ERROR)
             return
@@ -169,19 +168,15 @@ def run_steps(task, flow: StepFlow, start_index: int) -> None:
         metrics.step_finished(flow.kind, step, 'success',
                               time.monotonic() - started)
     setattr(node, flow.step_field, {})
-    info = node.driver_internal_info
-    for key in (flow.steps_key, flow.index_key):
-        info.pop(key, None)
-    clear_async_flags(node, flow)
+    state.cleared().save_to(node)
     flow.on_done(task)
 
 
-def _schedule_poll_if_asked(task, flow: StepFlow) -> None:
-    info = task.node.driver_internal_info
-    if info.get(flow.polling_key):
-        interval = info.get(flow.poll_interval_key,
-                            CONF.conductor.async_step_poll_interval)
-        task.conductor.schedule_poll(task.node.uuid, interval)
+def poll_interval(state: StepState) -> float:
+    """Seconds until a polled step is asked again."""
+    if state.poll_interval is not None:
+        return state.poll_interval
+    return CONF.conductor.async_step_poll_interval
 
 
 def resume(task, flow: StepFlow) -> None:
@@ -190,16 +185,17 @@ def resume(task, flow: StepFlow) -> None:
     The node is in the flow's wait state and the lock is held.
     """
     node = task.node
-    info = node.driver_internal_info
+    state = state_of(node, flow)
     step = current_step(task, flow)
     name = steps_mod.step_name(step)
-    skip = info.pop(flow.skip_key, True)
-    index = info.get(flow.index_key)
+    skip = state.step_finished is not False
+    index = state.index
     if index is None:
         flow.on_fail(task, 'Cannot resume %s: no step was running'
                      % flow.event_type, utils.INTERNAL_ERROR)
         return
-    clear_async_flags(node, flow)
+    state = state.waiting_cleared()
+    state.save_to(node)
     if skip:
         task.record('%s step %s finished' % (flow.kind.capitalize(), name),
                     flow.event_type)
@@ -207,7 +203,7 @@ def resume(task, flow: StepFlow) -> None:
                               since=node.provision_updated_at)
     # Saved with the next step's start (or the failure or the end).
     task.process_event('resume', save=False)
-    if skip and info.get('%s_abort_after' % flow.kind):
+    if skip and state.abort_after_step:
         _abort_after_step(task, flow, name)
         return
     run_steps(task, flow, index + 1 if skip else index)
@@ -248,14 +244,16 @@ def abort(task, flow: StepFlow) -> None:
         flow.on_fail(task, task.node.last_error, utils.ABORTED,
                      event='abort')
         return
-    task.node.driver_internal_info['%s_abort_after' % flow.kind] = True
+    state = state_of(task.node, flow)
+    dataclasses.replace(state, abort_after_step=True).save_to(task.node)
     task.record('Abort requested; %s will stop after step %s'
                 % (flow.event_type, name), flow.event_type)
     task.save()
 
 
 def _abort_after_step(task, flow: StepFlow, name: str) -> None:
-    task.node.driver_internal_info.pop('%s_abort_after' % flow.kind, None)
+    state = state_of(task.node, flow)
+    dataclasses.replace(state, abort_after_step=False).save_to(task.node)
     flow.on_fail(task, '%s aborted by request after step %s'
                  % (flow.event_type.capitalize(), name), utils.ABORTED)
 
@@ -272,8 +270,8 @@ def fail_step_flow(task, flow: StepFlow, message: str, reason: str,
                    target_state: str | None = None) -> None:
     """The common part of a flow failing: error, flags, state."""
     node = task.node
-    clear_async_flags(node, flow)
-    node.driver_internal_info.pop('%s_abort_after' % flow.kind, None)
+    dataclasses.replace(state_of(node, flow).waiting_cleared(),
+                        abort_after_step=False).save_to(node)
     if node.last_error != message:
         utils.set_failure(task, message, reason, flow.event_type)
     if node.provision_state in (flow.working_state, flow.wait_state) and \

@@ -9,8 +9,9 @@ interface type in its ``*_interface`` fields.
 Any interface method decorated with :func:`deploy_step` or
 :func:`clean_step` is a step: the conductor collects the steps of all of a
 node's interfaces, orders them by priority and runs them one at a time.
-A step returns ``None`` when it is done, or the wait state (see
-:func:`poll_later`) when it goes on asynchronously.
+A step returns ``None`` when it is done, or a :class:`Wait` (from
+:func:`poll_later` or :func:`await_callback`) when it goes on
+asynchronously.
 
 Drivers see the conductor only through the ``task`` they are handed: its
 ``node`` (a database record they may change; the conductor saves it),
@@ -20,6 +21,7 @@ Drivers see the conductor only through the ``task`` they are handed: its
 from __future__ import annotations
 
 import abc
+import dataclasses
 import inspect
 from collections.abc import Callable
 from collections.abc import Mapping
@@ -217,25 +219,24 @@ class BaseInterface(abc.ABC):
         """The steps of ``kind`` (deploy, clean, service) it offers."""
         return getattr(self, 'get_%s_steps' % kind)(task)
 
-    def execute_step(self, task, kind: str, step: StepInfo) -> str | None:
-        """Run a step of ``kind``; None when done, the flow's wait state
-        when it goes on."""
+    def execute_step(self, task, kind: str, step: StepInfo) -> Wait | None:
+        """Run a step of ``kind``; None when done, a :class:`Wait` when it
+        goes on."""
         return getattr(self, 'execute_%s_step' % kind)(task, step)
 
-    def _execute_step(self, task, step: StepInfo) -> str | None:
+    def _execute_step(self, task, step: StepInfo) -> Wait | None:
         return getattr(self, step['step'])(task, **(step.get('args') or {}))
 
-    def execute_service_step(self, task, step: StepInfo) -> str | None:
-        """Run a service step; None when done, SERVICEWAIT when it goes
-        on."""
+    def execute_service_step(self, task, step: StepInfo) -> Wait | None:
+        """Run a service step; None when done, a Wait when it goes on."""
         return self._execute_step(task, step)
 
-    def execute_deploy_step(self, task, step: StepInfo) -> str | None:
-        """Run a deploy step; None when done, DEPLOYWAIT when it goes on."""
+    def execute_deploy_step(self, task, step: StepInfo) -> Wait | None:
+        """Run a deploy step; None when done, a Wait when it goes on."""
         return self._execute_step(task, step)
 
-    def execute_clean_step(self, task, step: StepInfo) -> str | None:
-        """Run a clean step; None when done, CLEANWAIT when it goes on."""
+    def execute_clean_step(self, task, step: StepInfo) -> Wait | None:
+        """Run a clean step; None when done, a Wait when it goes on."""
         return self._execute_step(task, step)
 
     def poll_async_step(self, task, step: StepInfo) -> bool:
@@ -250,30 +251,34 @@ class BaseInterface(abc.ABC):
             % (self.interface_type, step.get('step')))
 
 
-def poll_later(task, interval: float | None = None) -> str:
-    """Return value of a step that goes on asynchronously and is polled.
+@dataclasses.dataclass(frozen=True)
+class Wait:
+    """What a step returns when it goes on after returning: the
+    conductor releases the node and either polls the interface's
+    ``poll_async_step`` every ``interval`` seconds (``poll``) or waits
+    for a callback (an agent's ``continue_node_*``). A step that is done
+    returns None. Steps say what they want; the conductor keeps the
+    flow's state (``conductor/step_state.py``)."""
 
-    The conductor releases the node, and calls ``poll_async_step`` every
-    ``interval`` seconds ([conductor]async_step_poll_interval by default)
-    until it returns True, then runs the next step.
-    """
-    flow = flow_of(task.node)
-    info = task.node.driver_internal_info
-    info['%s_polling' % flow] = True
-    if interval is not None:
-        info['%s_poll_interval' % flow] = float(interval)
-    else:
-        info.pop('%s_poll_interval' % flow, None)
-    return WAIT_STATES[flow]
+    poll: bool
+    interval: float | None = None
 
 
-def await_callback(task) -> str:
-    """Return value of a step that an external agent will finish.
+def poll_later(task, interval: float | None = None) -> Wait:
+    """Return value of a step that goes on asynchronously and is polled:
+    ``poll_async_step`` is called every ``interval`` seconds
+    ([conductor]async_step_poll_interval by default) until it returns
+    True, then the next step runs. ``task`` is not used; it keeps the
+    signature step plugins call."""
+    return Wait(poll=True, interval=None if interval is None
+                else float(interval))
 
-    The node waits until the agent calls continue_node_deploy (or
-    continue_node_clean) or the callback timeout fails it.
-    """
-    return WAIT_STATES[flow_of(task.node)]
+
+def await_callback(task) -> Wait:
+    """Return value of a step that an external agent will finish: the
+    node waits until the agent calls continue_node_deploy (or _clean,
+    _service) or the callback timeout fails it."""
+    return Wait(poll=False)
 
 
 WAIT_STATES = {kind: wait for kind, (_, wait) in FLOW_STATES.items()}

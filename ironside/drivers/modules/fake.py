@@ -99,7 +99,7 @@ def step_delay(task, name: str) -> float:
     return _number(task, 'fake_step_delay', info.get('fake_step_delay', 0))
 
 
-def start_async_step(task, name: str) -> str:
+def start_async_step(task, name: str) -> base.Wait:
     """Begin an asynchronous fake step that lasts its delay.
 
     It finishes when polled after the delay, or, with
@@ -293,7 +293,7 @@ class FakeDeploy(FakeInterfaceMixin, base.DeployInterface):
         run_fake_step(task, 'deploy.deploy')
 
     @base.deploy_step(priority=80)
-    def write_image(self, task) -> str:
+    def write_image(self, task) -> base.Wait:
         """Write the image; asynchronous."""
         return start_async_step(task, 'deploy.write_image')
 
@@ -316,7 +316,7 @@ class FakeDeploy(FakeInterfaceMixin, base.DeployInterface):
         run_fake_step(task, 'deploy.erase_devices_metadata')
 
     @base.clean_step(priority=0, abortable=True)
-    def erase_devices(self, task) -> str:
+    def erase_devices(self, task) -> base.Wait:
         """Overwrite whole disks; asynchronous and abortable."""
         return start_async_step(task, 'deploy.erase_devices')
 
@@ -435,7 +435,7 @@ class FakeFirmware(FakeInterfaceMixin, base.FirmwareInterface):
 
 class FakeRAID(FakeInterfaceMixin, base.RAIDInterface):
     @base.clean_step(priority=0)
-    def create_configuration(self, task) -> str:
+    def create_configuration(self, task) -> base.Wait:
         """Build the target RAID configuration; asynchronous and, like real
         controllers, not abortable once started."""
         task.node.raid_config = dict(task.node.target_raid_config or {})

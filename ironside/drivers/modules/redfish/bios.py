@@ -62,7 +62,8 @@ class RedfishBIOS(base.BIOSInterface):
 
     @base.clean_step(priority=0, argsinfo=SETTINGS_ARGSINFO)
     @base.deploy_step(priority=0, argsinfo=SETTINGS_ARGSINFO)
-    def apply_configuration(self, task, settings: list[dict]) -> str:
+    def apply_configuration(self, task, settings: list[dict]
+                            ) -> base.Wait:
         """Write BIOS settings, reboot, wait until they are in effect."""
         attributes = _attributes(settings)
         common.call(task, 'write BIOS settings',

@@ -122,7 +122,7 @@ class RedfishManagement(base.ManagementInterface):
 
     @base.clean_step(priority=0, argsinfo=local_storage.ARGSINFO)
     def wipe_local_storage(self, task, preserve_local_storage: bool = False
-                           ) -> str | None:
+                           ) -> base.Wait | None:
         """Secure-erase every drive, or only the OS disk."""
         def _erase(system):
             drives = _drives(system)

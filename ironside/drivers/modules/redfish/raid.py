@@ -121,7 +121,7 @@ class RedfishRAID(base.RAIDInterface):
         if task.node.target_raid_config:
             check_logical_disks(task.node.target_raid_config)
 
-    def _start(self, task, func) -> str | None:
+    def _start(self, task, func) -> base.Wait | None:
         uris = common.call(task, 'configure RAID', func)
         if uris:
             task.node.driver_internal_info[TASKS_KEY] = uris
@@ -133,7 +133,8 @@ class RedfishRAID(base.RAIDInterface):
     @base.deploy_step(priority=0, argsinfo=CREATE_ARGSINFO)
     def create_configuration(self, task, create_root_volume: bool = True,
                              create_nonroot_volumes: bool = True,
-                             delete_existing: bool = False) -> str | None:
+                             delete_existing: bool = False
+                             ) -> base.Wait | None:
         """Create the volumes of target_raid_config."""
         disks = check_logical_disks(task.node.target_raid_config)
         disks = [d for d in disks
@@ -154,13 +155,14 @@ class RedfishRAID(base.RAIDInterface):
 
     @base.clean_step(priority=0)
     @base.deploy_step(priority=0)
-    def delete_configuration(self, task) -> str | None:
+    def delete_configuration(self, task) -> base.Wait | None:
         """Delete every volume of the system's storage."""
         return self._start(task, _delete_all)
 
     @base.deploy_step(priority=0, argsinfo=APPLY_ARGSINFO)
     def apply_configuration(self, task, raid_config: dict,
-                            delete_existing: bool = True) -> str | None:
+                            delete_existing: bool = True
+                            ) -> base.Wait | None:
         """Make raid_config the target and create it."""
         check_logical_disks(raid_config)
         task.node.target_raid_config = dict(raid_config)
