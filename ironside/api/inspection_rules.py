@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import falcon
+from oslo_utils import strutils
 
 from ironside.api import collection
 from ironside.api import links
@@ -69,8 +70,29 @@ def _pieces(pieces: list[dict], keep: tuple[str, ...]) -> list[dict]:
     return stored
 
 
+def _from_strings(values: Any) -> Any:
+    """``priority`` and ``sensitive`` given as strings, as the ``openstack
+    baremetal inspection rule create`` command sends them, as their
+    values (Ironic refuses them, so its own client cannot set them)."""
+    if not isinstance(values, dict):
+        return values
+    values = dict(values)
+    priority = values.get('priority')
+    if isinstance(priority, str) and priority.strip().isdigit():
+        values['priority'] = int(priority)
+    sensitive = values.get('sensitive')
+    if isinstance(sensitive, str):
+        try:
+            values['sensitive'] = strutils.bool_from_string(sensitive,
+                                                            strict=True)
+        except ValueError:
+            pass                    # the schema names the problem
+    return values
+
+
 def _checked(values: dict[str, Any]) -> dict[str, Any]:
     """A valid rule with its defaults; 400 naming what is wrong."""
+    values = _from_strings(values)
     schemas.validate('inspection rule', values, rules.SCHEMA)
     if values.get('uuid') is not None:
         wire.as_uuid('uuid', values['uuid'])

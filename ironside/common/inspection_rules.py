@@ -205,7 +205,8 @@ SCHEMA = {
         'phase': {'type': ['string', 'null'], 'maxLength': 16},
         'priority': {'type': 'integer', 'minimum': 0},
         'sensitive': {'type': ['boolean', 'null']},
-        'conditions': {'type': 'array', 'items': _piece_schema(
+        # null: none (ironicclient sends it when given no conditions).
+        'conditions': {'type': ['array', 'null'], 'items': _piece_schema(
             list(OPERATORS) + ['!' + op for op in OPERATORS],
             {'multiple': {'enum': list(MULTIPLE)}})},
         'actions': {'type': 'array', 'minItems': 1,

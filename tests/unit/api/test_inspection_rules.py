@@ -246,3 +246,14 @@ def test_inspection_needs_an_inspect_interface(api, create_node):
                        {'target': 'inspect'})
     assert response.status_code == 400
     assert _state(node) == 'manageable'
+
+
+def test_strings_from_the_cli_and_null_conditions_are_taken(api):
+    response = api.post(RULES, _rule(priority='20', sensitive='false',
+                                     conditions=None))
+    assert response.status_code == 201, response.text
+    assert response.json['priority'] == 20
+    assert response.json['sensitive'] is False
+    assert response.json['conditions'] == []
+    response = api.post(RULES, _rule(sensitive='maybe'))
+    assert response.status_code == 400
