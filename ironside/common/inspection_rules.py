@@ -25,7 +25,9 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+import jsonschema
 import netaddr
+import yaml
 
 from ironside.common import exception
 
@@ -217,14 +219,15 @@ SCHEMA = {
 }
 
 
-def check_rule(rule: dict[str, Any]) -> None:
-    """Ironic's checks beyond the schema; Invalid naming every problem."""
+def check_rule(rule: dict[str, Any], built_in: bool = False) -> None:
+    """Ironic's checks beyond the schema; Invalid naming every problem.
+    Built-in rules may have any priority."""
     errors = []
     phase = rule.get('phase') or 'main'
     if phase not in PHASES:
         errors.append('Invalid phase: %s. Valid phases are: %s'
                       % (phase, ', '.join(PHASES)))
-    if rule.get('priority', 0) > MAX_PRIORITY:
+    if rule.get('priority', 0) > MAX_PRIORITY and not built_in:
         errors.append('Priority must be between 0 and %d for user-defined '
                       'rules.' % MAX_PRIORITY)
     for condition in rule.get('conditions') or ():
@@ -245,6 +248,40 @@ def check_rule(rule: dict[str, Any]) -> None:
     if errors:
         raise exception.Invalid('Multiple validation errors occurred: %s'
                                 % '; '.join(errors))
+
+
+_BUILT_IN_SCHEMA = dict(SCHEMA, properties=dict(
+    SCHEMA['properties'], priority={'type': 'integer'}))
+
+
+def built_in_rules(text: str, source: str) -> list[dict[str, Any]]:
+    """The rules of a built-in rules file (a YAML list), checked as the
+    API checks rules, with their defaults; those without a UUID get
+    00000000-0000-0000-0000-<n>. ConfigInvalid naming the file if bad."""
+    try:
+        loaded = yaml.safe_load(text)
+        if not isinstance(loaded, list):
+            raise ValueError('it must be a list of rules')
+        found = []
+        for index, rule in enumerate(loaded):
+            jsonschema.validate(rule, _BUILT_IN_SCHEMA)
+            check_rule(rule, built_in=True)
+            found.append({
+                'uuid': rule.get('uuid') or
+                '00000000-0000-0000-0000-%012x' % index,
+                'description': rule.get('description'),
+                'phase': rule.get('phase') or 'main',
+                'priority': rule.get('priority', 0),
+                'sensitive': bool(rule.get('sensitive')),
+                'conditions': rule.get('conditions') or [],
+                'actions': rule['actions']})
+        return found
+    except (yaml.YAMLError, ValueError, jsonschema.ValidationError,
+            exception.Invalid) as exc:
+        message = getattr(exc, 'message', None) or str(exc).splitlines()[0]
+        raise exception.ConfigInvalid(
+            error_msg='built-in inspection rules %s: %s' % (source, message)
+        ) from None
 
 
 class Masked(collections.abc.Mapping):

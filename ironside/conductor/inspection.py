@@ -78,6 +78,20 @@ def _do_inspect(task) -> None:
     task.process_event('done', save=False)  # written as the lock goes
 
 
+def _built_in_rules() -> list[dict[str, Any]]:
+    path = CONF.inspection_rules.built_in_rules
+    if not path:
+        return []
+    try:
+        with open(path) as stream:
+            text = stream.read()
+    except OSError as exc:
+        raise exception.ConfigInvalid(
+            error_msg='built-in inspection rules %s: %s' % (path, exc)
+        ) from None
+    return rules.built_in_rules(text, path)
+
+
 def _masked(rule: dict[str, Any]) -> bool:
     mode = CONF.inspection_rules.mask_secrets
     return mode == 'always' or (mode == 'sensitive'
@@ -88,7 +102,10 @@ def apply_rules(task, inventory: dict[str, Any],
                 plugin_data: dict[str, Any], phase: str = 'main') -> None:
     """Run the phase's rules whose conditions hold on what was found."""
     node = task.node
-    for rule in rules_db.rules_to_apply(phase):
+    found = rules_db.rules_to_apply(phase) + [
+        rule for rule in _built_in_rules() if rule['phase'] == phase]
+    # Highest priority first; stored before built-in, each by age.
+    for rule in sorted(found, key=lambda rule: -rule['priority']):
         masked = _masked(rule)
         context = {'node': node,
                    'inventory': rules.Masked(inventory, masked),

@@ -257,3 +257,31 @@ def test_strings_from_the_cli_and_null_conditions_are_taken(api):
     assert response.json['conditions'] == []
     response = api.post(RULES, _rule(sensitive='maybe'))
     assert response.status_code == 400
+
+
+def test_built_in_rules_apply_after_stored_ones(api, create_node, conf,
+                                                tmp_path):
+    path = tmp_path / 'rules.yaml'
+    path.write_text(
+        '- priority: -5\n'
+        '  actions:\n'
+        '    - {op: set-attribute, args: {path: /extra/by, value: built-in}}\n'
+        '    - {op: add-trait, args: {name: CUSTOM_BUILT_IN}}\n')
+    conf.set('inspection_rules', built_in_rules=str(path))
+    api.post(RULES, _rule(actions=[{'op': 'set-attribute', 'args': {
+        'path': '/extra/by', 'value': 'stored'}}]))
+    node = _manageable(api, create_node)
+    _inspect(api, node)
+    utils.wait_for(lambda: _state(node) == 'manageable' and
+                   nodes_db.get_node(node['uuid']).inspection_finished_at)
+    shown = api.get('/v1/nodes/%s' % node['uuid']).json
+    assert shown['extra'] == {'by': 'built-in'}
+    assert 'CUSTOM_BUILT_IN' in api.get(
+        '/v1/nodes/%s/traits' % node['uuid']).json['traits']
+    assert len(api.get(RULES).json['inspection_rules']) == 1
+
+    path.write_text('- priority: 1\n  actions: []\n')
+    _inspect(api, node)
+    utils.wait_for(lambda: _state(node) == 'inspect failed')
+    error = api.get('/v1/nodes/%s' % node['uuid']).json['last_error']
+    assert 'built-in inspection rules %s' % path in error
