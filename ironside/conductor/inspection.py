@@ -68,8 +68,10 @@ def _do_inspect(task) -> None:
         apply_rules(task, inventory, plugin_data)
     except Exception as exc:
         node.inspection_finished_at = models.utcnow()
-        utils.fail_node(task, 'Failed to inspect hardware: %s'
-                        % utils.describe(exc), utils.reason_of(exc))
+        message = exc.message if isinstance(
+            exc, exception.HardwareInspectionFailure) else \
+            'Failed to inspect hardware: %s' % utils.describe(exc)
+        utils.fail_node(task, message, utils.reason_of(exc))
         return
     rules_db.store_inventory(node.id, inventory, plugin_data)
     node.inspection_finished_at = models.utcnow()
