@@ -26,6 +26,7 @@ from ironside.api import conductors
 from ironside.api import deploy_templates
 from ironside.api import drivers
 from ironside.api import errors
+from ironside.api import inspection_rules
 from ironside.api import metrics
 from ironside.api import node_actions
 from ironside.api import node_parts
@@ -50,7 +51,7 @@ RegisterFn = Callable[[falcon.App, str, object], None]
 RESOURCE_MODULES = (root, openapi, nodes, node_states, node_actions,
                     node_parts, ports, portgroups, drivers, conductors,
                     allocations, deploy_templates, runbooks, chassis, volume,
-                    metrics)
+                    inspection_rules, metrics)
 
 REQUEST_ID_HEADER = 'X-OpenStack-Request-Id'
 

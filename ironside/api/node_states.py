@@ -45,7 +45,7 @@ VERB_VERSIONS = {
 DEPLOY_VERBS = ('active', 'deploy', 'rebuild')
 UNDEPLOY_VERBS = ('deleted', 'undeploy')
 # Verbs Ironic has and Ironside does not (yet) carry out.
-UNSUPPORTED_VERBS = ('inspect', 'adopt', 'rescue', 'unrescue', 'unhold')
+UNSUPPORTED_VERBS = ('adopt', 'rescue', 'unrescue', 'unhold')
 
 CONFIGDRIVE_SCHEMA = {'anyOf': [
     {'type': 'object',
@@ -288,7 +288,7 @@ class NodeProvision(base.Resource):
             self.rpcapi.do_node_service(
                 context, uuid, _steps('service_steps', body['service_steps'],
                                       common_schemas.SERVICE_STEPS))
-        elif target in ('manage', 'provide', 'abort'):
+        elif target in ('manage', 'provide', 'inspect', 'abort'):
             self.rpcapi.do_provisioning_action(context, uuid, target)
         elif target in UNSUPPORTED_VERBS:
             raise exception.Invalid(

@@ -251,6 +251,9 @@ _NODE = [
           'Show the virtual media of a node', [('GET', NODE + '/vmedia')]),
     _rule('baremetal:node:history:get', SYSTEM_OR_OWNER_READER,
           'Show the history of a node', [('GET', NODE + '/history')]),
+    _rule('baremetal:node:inventory:get', SYSTEM_OR_OWNER_READER,
+          'Show what the last inspection of a node found',
+          [('GET', NODE + '/inventory')]),
     _rule('baremetal:shards:get', SYSTEM_READER, 'List shards',
           [('GET', '/shards')]),
 ]
@@ -349,6 +352,10 @@ _OTHERS = (
           SYSTEM_ADMIN) +
     _crud('deploy_template', '/deploy_templates', SYSTEM_READER,
           SYSTEM_ADMIN, SYSTEM_ADMIN, SYSTEM_ADMIN) +
+    _crud('inspection_rule', '/inspection_rules', SYSTEM_READER,
+          SYSTEM_ADMIN, SYSTEM_ADMIN, SYSTEM_ADMIN) +
+    [_rule('baremetal:inspection_rule:list_all', SYSTEM_READER,
+           'List every inspection rule', [('GET', '/inspection_rules')])] +
     _crud('allocation', '/allocations', ALLOCATION_READER,
           ALLOCATION_CREATOR, ALLOCATION_MEMBER, ALLOCATION_MEMBER,
           (API_READER, SYSTEM_READER)) +

@@ -218,6 +218,10 @@ class AllocationNotFound(NotFound):
     msg_fmt = "Allocation %(allocation)s could not be found."
 
 
+class InspectionRuleNotFound(NotFound):
+    msg_fmt = "Inspection rule %(rule)s could not be found."
+
+
 # 406
 
 class NotAcceptable(IronsideException):
@@ -393,6 +397,11 @@ class NoValidHost(IronsideException):
 
 
 # Failures of operations on hardware. These end up in a node's last_error.
+
+class HardwareInspectionFailure(IronsideException):
+    msg_fmt = "Failed to inspect hardware. Reason: %(error)s"
+    failure_reason = 'InspectionFailed'
+
 
 class StepFailed(IronsideException):
     msg_fmt = "Step %(step)s failed: %(reason)s"

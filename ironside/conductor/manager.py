@@ -22,6 +22,7 @@ from ironside.conductor import allocations
 from ironside.conductor import base_manager
 from ironside.conductor import cleaning
 from ironside.conductor import deployments
+from ironside.conductor import inspection
 from ironside.conductor import ports
 from ironside.conductor import power
 from ironside.conductor import retirement
@@ -183,7 +184,7 @@ class ConductorManager(base_manager.BaseConductorManager):
     @utils.rpc_endpoint
     def do_provisioning_action(self, context, node_id: str,
                                action: str) -> None:
-        """manage, provide, abort (the verbs without arguments)."""
+        """manage, provide, inspect, abort (the verbs without arguments)."""
         with self.acquire(context, node_id,
                           purpose='provision action %s' % action) as task:
             node = task.node
@@ -194,6 +195,8 @@ class ConductorManager(base_manager.BaseConductorManager):
                     task.process_event('manage', verb=action)
             elif action == 'provide':
                 cleaning.start_provide(task, verb=action)
+            elif action == 'inspect':
+                inspection.start_inspect(task, verb=action)
             elif action == 'abort':
                 self._abort(task)
             else:

@@ -503,3 +503,30 @@ class NodeHistory(Base):
     user: orm.Mapped[str | None] = _str(64)
     created_at: orm.Mapped[datetime.datetime] = orm.mapped_column(
         sa.DateTime, default=utcnow, nullable=False, index=True)
+
+
+class InspectionRule(TimestampMixin, Base):
+    """Conditions on what inspection found, and actions when they hold."""
+
+    __tablename__ = 'inspection_rules'
+
+    id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
+    uuid: orm.Mapped[str] = orm.mapped_column(sa.String(36), unique=True)
+    description: orm.Mapped[str | None] = _str()
+    phase: orm.Mapped[str] = orm.mapped_column(sa.String(16), index=True)
+    priority: orm.Mapped[int] = orm.mapped_column(default=0)
+    sensitive: orm.Mapped[bool] = orm.mapped_column(sa.Boolean,
+                                                    default=False)
+    conditions: orm.Mapped[list] = list_column()
+    actions: orm.Mapped[list] = list_column()
+
+
+class NodeInventory(TimestampMixin, Base):
+    """What the last inspection of a node found (one row per node)."""
+
+    __tablename__ = 'node_inventory'
+
+    node_id: orm.Mapped[int] = orm.mapped_column(
+        sa.ForeignKey('nodes.id', ondelete='CASCADE'), primary_key=True)
+    inventory: orm.Mapped[dict] = dict_column()
+    plugin_data: orm.Mapped[dict] = dict_column()

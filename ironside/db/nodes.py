@@ -183,7 +183,7 @@ def destroy_node(ident: str | int) -> None:
         if node_id is None:
             raise exception.NodeNotFound(node=ident)
         for table in (models.Port, models.Portgroup, models.NodeTrait,
-                      models.NodeHistory):
+                      models.NodeHistory, models.NodeInventory):
             session.execute(sa.delete(table).where(table.node_id == node_id))
         # As in Ironic, a node's allocation goes with it.
         session.execute(sa.delete(models.Allocation)

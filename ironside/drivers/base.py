@@ -434,12 +434,22 @@ class RescueInterface(BaseInterface):
     def unrescue(self, task) -> str | None: ...
 
 
+class Inspected(TypedDict):
+    """What an inspection found, in Ironic's formats: the ``inventory``
+    (cpu, memory, disks, interfaces, system_vendor, bmc_address...) and
+    ``plugin_data`` (what processing derived from it)."""
+
+    inventory: dict[str, Any]
+    plugin_data: dict[str, Any]
+
+
 class InspectInterface(BaseInterface):
     interface_type = 'inspect'
 
     @abc.abstractmethod
-    def inspect_hardware(self, task) -> str | None:
-        """Discover properties; return None when done or INSPECTWAIT."""
+    def inspect_hardware(self, task) -> Inspected:
+        """Discover the hardware: set the node's properties and return what
+        was found (the conductor stores it and applies inspection rules)."""
 
 
 class NetworkInterface(BaseInterface):

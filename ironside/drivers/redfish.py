@@ -1,5 +1,5 @@
-"""The redfish hardware type: power, boot, BIOS, RAID and virtual media
-over Redfish (sushy)."""
+"""The redfish hardware type: power, boot, BIOS, RAID, inspection and
+virtual media over Redfish (sushy)."""
 
 from ironside.drivers import base
 from ironside.drivers import generic
@@ -11,6 +11,7 @@ from ironside.drivers.modules.redfish import bios
 from ironside.drivers.modules.redfish import boot
 from ironside.drivers.modules.redfish import common
 from ironside.drivers.modules.redfish import firmware
+from ironside.drivers.modules.redfish import inspect
 from ironside.drivers.modules.redfish import management
 from ironside.drivers.modules.redfish import power
 from ironside.drivers.modules.redfish import raid
@@ -25,6 +26,7 @@ class RedfishHardware(base.HardwareType):
         'console': [noop.NoConsole, fake.FakeConsole],
         'deploy': [ramdisk.RamdiskDeploy],
         'firmware': [firmware.RedfishFirmware],
+        'inspect': [inspect.RedfishInspect],
         'management': [management.RedfishManagement],
         'power': [power.RedfishPower],
         'raid': [raid.RedfishRAID],

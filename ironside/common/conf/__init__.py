@@ -8,6 +8,7 @@ from ironside.common.conf import api
 from ironside.common.conf import conductor
 from ironside.common.conf import database
 from ironside.common.conf import default
+from ironside.common.conf import inspection_rules
 from ironside.common.conf import ipmi
 from ironside.common.conf import metrics
 from ironside.common.conf import redeploy
@@ -21,6 +22,7 @@ default.register_opts(CONF)
 api.register_opts(CONF)
 conductor.register_opts(CONF)
 database.register_opts(CONF)
+inspection_rules.register_opts(CONF)
 ipmi.register_opts(CONF)
 metrics.register_opts(CONF)
 redeploy.register_opts(CONF)

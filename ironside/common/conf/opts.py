@@ -4,6 +4,7 @@ from ironside.common.conf import api
 from ironside.common.conf import conductor
 from ironside.common.conf import database
 from ironside.common.conf import default
+from ironside.common.conf import inspection_rules
 from ironside.common.conf import ipmi
 from ironside.common.conf import metrics
 from ironside.common.conf import redeploy
@@ -18,6 +19,7 @@ def list_opts():
         ('api', api.opts),
         ('conductor', conductor.opts),
         ('database', database.opts),
+        ('inspection_rules', inspection_rules.opts),
         ('ipmi', ipmi.opts),
         ('metrics', metrics.opts),
         ('redeploy', redeploy.opts),

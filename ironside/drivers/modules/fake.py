@@ -31,6 +31,9 @@ tests and demos steer them from ``driver_info``:
     The firmware components and their versions, ``{"bios": "1.2.0",
     ...}``; default ``bios`` and ``bmc`` at ``1.0.0``. The firmware
     interface's ``update`` step flashes new versions.
+``fake_inventory``
+    Keys of the inventory inspection finds (Ironic's format), over those
+    made from the node's properties: ``{"bmc_address": "192.0.2.1"}``.
 
 Virtual media attached to a fake node is kept in its
 ``driver_internal_info`` (``fake_vmedia``).
@@ -64,6 +67,8 @@ PROPERTIES = {
                   '"size": GiB}, ...]. Optional; default one /dev/sda.',
     'fake_firmware': 'Firmware components and versions, as {"bios": '
                      '"1.2.0", ...}. Optional; default bios and bmc 1.0.0.',
+    'fake_inventory': 'Keys of the inventory inspection finds, over those '
+                      'made from the properties. Optional.',
 }
 # Firmware versions the fake firmware has flashed, in driver_internal_info.
 FLASHED_KEY = 'fake_firmware_flashed'
@@ -339,14 +344,29 @@ class FakeConsole(FakeInterfaceMixin, base.ConsoleInterface):
 
 
 class FakeInspect(FakeInterfaceMixin, base.InspectInterface):
-    def inspect_hardware(self, task) -> str | None:
+    def inspect_hardware(self, task) -> base.Inspected:
         run_fake_step(task, 'inspect.inspect_hardware')
         properties = task.node.properties
         properties.setdefault('cpus', 2)
         properties.setdefault('memory_mb', 4096)
         properties.setdefault('local_gb', 40)
         properties.setdefault('cpu_arch', 'x86_64')
-        return None
+        inventory = {
+            'cpu': {'count': properties['cpus'],
+                    'architecture': properties['cpu_arch']},
+            'memory': {'physical_mb': properties['memory_mb']},
+            'disks': [dict(disk.as_dict(), size=(disk.size or 0) * 2 ** 30)
+                      for disk in fake_disks(task.node)],
+            'interfaces': [],
+            'system_vendor': {'manufacturer': 'Ironside',
+                              'product_name': 'Fake'},
+        }
+        found = task.node.driver_info.get('fake_inventory') or {}
+        if not isinstance(found, dict):
+            raise exception.InvalidParameterValue(
+                err='driver_info fake_inventory must be an object')
+        inventory.update(found)
+        return {'inventory': inventory, 'plugin_data': {}}
 
 
 class FakeRescue(FakeInterfaceMixin, base.RescueInterface):

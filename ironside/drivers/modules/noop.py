@@ -52,7 +52,7 @@ class NoFirmware(_Refusing, base.FirmwareInterface):
 
 
 class NoInspect(_Refusing, base.InspectInterface):
-    def inspect_hardware(self, task) -> str | None:
+    def inspect_hardware(self, task) -> base.Inspected:
         _unsupported(task, 'inspect')
 
 

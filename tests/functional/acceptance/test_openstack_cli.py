@@ -337,3 +337,45 @@ def test_runbooks(cli, ironside):
                '-f', 'json')['value'] == 'off'
     cli('runbook', 'delete', name)
     assert cli('runbook', 'show', name, check=False).code == 1
+
+
+def test_inspection_rules_and_inspect(cli, ironside, tmp_path):
+    conditions = [{'op': 'ge-not-an-op', 'args': {}}]
+    refused = cli('inspection', 'rule', 'create', '--actions', '[]',
+                  '--conditions', json.dumps(conditions), check=False)
+    assert refused.code == 1
+    actions = [{'op': 'set-attribute',
+                'args': {'path': '/extra/cores',
+                         'value': '{inventory[cpu][count]}'}},
+               {'op': 'add-trait', 'args': {'name': 'CUSTOM_INSPECTED'}}]
+    conditions = [{'op': 'eq', 'args': {
+        'values': ['{inventory[cpu][architecture]}', 'x86_64']}}]
+    rule = cli('inspection', 'rule', 'create', '--description', 'cores',
+               '--priority', '50', '--actions', json.dumps(actions),
+               '--conditions', json.dumps(conditions), '-f', 'json')
+    assert rule['priority'] == 50 and rule['actions'] == actions
+    listed = cli('inspection', 'rule', 'list', '-f', 'json')
+    assert rule['uuid'] in [r.get('UUID', r.get('uuid')) for r in listed]
+    cli('inspection', 'rule', 'set', rule['uuid'], '--priority', '60',
+        '--description', 'cores and trait')
+    shown = cli('inspection', 'rule', 'show', rule['uuid'], '-f', 'json')
+    assert (shown['priority'], shown['description']) == (
+        60, 'cores and trait')
+    secret = cli('inspection', 'rule', 'create', '--sensitive', 'true',
+                 '--actions', json.dumps(actions[1:]), '-f', 'json')
+    assert secret['sensitive'] is True and secret['actions'] is None
+    name = _node(cli)['name']
+    cli('node', 'manage', name)
+    wait_state(ironside, name, 'manageable')
+    cli('node', 'inspect', name, '--wait', '30')
+    node = cli('node', 'show', name, '-f', 'json')
+    assert node['extra'] == {'cores': '2'}
+    assert 'CUSTOM_INSPECTED' in json.dumps(
+        cli('node', 'trait', 'list', name, '-f', 'json'))
+    saved = tmp_path / 'inventory.json'
+    cli('node', 'inventory', 'save', name, '--file', str(saved))
+    assert json.loads(saved.read_text())['inventory']['memory'][
+        'physical_mb'] == 4096
+    cli('inspection', 'rule', 'delete', rule['uuid'], secret['uuid'])
+    missing = cli('inspection', 'rule', 'show', rule['uuid'], check=False)
+    assert missing.code == 1

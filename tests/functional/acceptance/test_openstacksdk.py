@@ -202,3 +202,33 @@ def test_runbooks(sdk):
     sdk.baremetal.delete_runbook(runbook)
     with pytest.raises(os_exc.NotFoundException):
         sdk.baremetal.get_runbook(runbook.id)
+
+
+def test_inspection_rules_and_inventory(sdk):
+    actions = [{'op': 'set-attribute',
+                'args': {'path': '/properties/vendor',
+                         'value': '{inventory[system_vendor][manufacturer]}'}}]
+    rule = sdk.baremetal.create_inspection_rule(
+        description='vendor', priority=5, actions=actions)
+    assert (rule.priority, rule.phase, rule.sensitive) == (5, 'main', False)
+    assert rule.actions == actions
+    assert rule.id in [r.id for r in sdk.baremetal.inspection_rules()]
+    assert sdk.baremetal.get_inspection_rule(rule.id).description == \
+        'vendor'
+    updated = sdk.baremetal.update_inspection_rule(rule, priority=7)
+    assert updated.priority == 7
+    patched = sdk.baremetal.patch_inspection_rule(rule, [
+        {'op': 'replace', 'path': '/sensitive', 'value': True}])
+    assert patched.sensitive is True and patched.actions is None
+    node = available_node(sdk)
+    sdk.baremetal.set_node_provision_state(node, 'manage')
+    sdk_wait_state(sdk, node.id, 'manageable')
+    sdk.baremetal.set_node_provision_state(node, 'inspect')
+    node = sdk_wait_state(sdk, node.id, 'manageable')
+    assert node.last_error is None
+    assert node.properties['vendor'] == 'Ironside'
+    inventory = sdk.baremetal.get_node_inventory(node)
+    assert inventory['inventory']['cpu']['count'] == 2
+    sdk.baremetal.delete_inspection_rule(rule)
+    with pytest.raises(os_exc.NotFoundException):
+        sdk.baremetal.get_inspection_rule(rule.id)

@@ -25,9 +25,11 @@ ROUTES = [dict(route, family=family)
 # answer 200 at 1.115. The others (a VIF, a history event...) may be 404.
 _ALWAYS_THERE = {'node', 'port', 'portgroup', 'chassis', 'driver',
                  'conductor', 'allocation', 'deploy_template',
-                 'volume_connector', 'volume_target', 'runbook'}
-# A node's allocation: the node has none.
-_MAY_BE_ABSENT = {'/v1/nodes/{node}/allocation'}
+                 'volume_connector', 'volume_target', 'runbook',
+                 'inspection_rule'}
+# A node's allocation and inventory: the node has none (never inspected).
+_MAY_BE_ABSENT = {'/v1/nodes/{node}/allocation',
+                  '/v1/nodes/{node}/inventory'}
 _PLACEHOLDER = re.compile(r'{(\w+)}')
 
 
@@ -82,6 +84,8 @@ def objects(api, create_node):
             'name': 'CUSTOM_WALK', 'steps': [{
                 'interface': 'deploy', 'step': 'erase_devices', 'args': {},
                 'order': 0}]})
+    rule = created('/v1/inspection_rules', {
+        'actions': [{'op': 'log', 'args': {'msg': 'walked'}}]})
     return {'node': node, 'port': port, 'portgroup': portgroup,
             'chassis': chassis, 'driver': 'fake-hardware',
             'conductor': 'test-conductor', 'allocation': allocation,
@@ -90,7 +94,7 @@ def objects(api, create_node):
             'trait': 'CUSTOM_WALK', 'vif': 'vif-walker',
             'bios_setting': 'walker', 'indicator': 'led@system',
             'history_event': '4b6b8d61-a1e5-4b36-9a16-4b4f6dfb7b4a',
-            'inspection_rule': 'a3a3d8f4-54a8-4b9c-8d6f-6b9e0f0c2f55'}
+            'inspection_rule': rule}
 
 
 def _below(route) -> tuple[int, ...]:
