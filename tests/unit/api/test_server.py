@@ -7,16 +7,23 @@ from __future__ import annotations
 import http.client
 import json
 
+import pytest
+
 from benchmarks import api_burst
 from ironside.api import app as api_app
 from ironside.api import auth
 from ironside.api import server as api_server
+from tests import dbs
 
 CLIENTS = 1000
 
 
+@pytest.mark.skipif(dbs.backend() != 'sqlite',
+                    reason='uses no database: run once, with the SQLite run')
 def test_a_thousand_concurrent_clients_are_all_served():
-    answers = api_burst.burst(CLIENTS)
+    # The client and the server share this process and, in CI, two cores
+    # with other test processes: answers may be slow, never refused.
+    answers = api_burst.burst(CLIENTS, timeout=120)
     assert answers == {'HTTP/1.1 200 OK': CLIENTS}, answers
 
 
