@@ -169,6 +169,7 @@ class PublicRoutes:
     def __call__(self, environ, start_response):
         if environ.get('REQUEST_METHOD') in ('GET', 'HEAD') and \
                 environ.get('PATH_INFO', '/') in self.paths:
+            environ[site_web.PUBLIC_ROUTE] = True
             return self.app(environ, start_response)
         return self.authenticated(environ, start_response)
 
