@@ -9,6 +9,7 @@ import falcon
 from ironside.api import policy
 from ironside.api import wire
 from ironside.api.schemas import site as schemas
+from ironside.api.site import reports
 from ironside.api.site import scope
 from ironside.api.site.common import allow
 from ironside.api.site.common import isotime
@@ -137,7 +138,7 @@ class Actions:
             documents=body.get('documents') or [],
             access=body.get('access'))
         resp.location = '%s/%s' % (req.path, action.uuid)
-        send(resp, actions.action_report(action.uuid), 201)
+        send(resp, reports.report(action.uuid), 201)
 
 
 class Action:
@@ -149,7 +150,7 @@ class Action:
                uuid: str) -> None:
         wire.query(req, {})
         scope.check_action(req, uuid, scope.SEE)
-        send(resp, actions.action_report(uuid, self.nodes))
+        send(resp, reports.report(uuid, self.nodes))
 
 
 class ActionAbort:

@@ -23,6 +23,7 @@ import falcon
 from ironside.api import node_access
 from ironside.api import nodes as nodes_api
 from ironside.api import policy
+from ironside.common import exception
 from ironside.db import nodes as nodes_db
 from ironside.db import site as site_db
 from ironside.strategy import seam
@@ -40,13 +41,20 @@ def visible_project(req: falcon.Request) -> str | None:
     return nodes_api.list_project(req, 'node')
 
 
-def visible_uuids(req: falcon.Request) -> set[str] | None:
-    """The UUIDs of the nodes the caller sees (None: every node)."""
+def visible_nodes(req: falcon.Request) -> dict[str, str] | None:
+    """The names of the nodes the caller sees, by UUID (None: every
+    node)."""
     project = visible_project(req)
     if project is None:
         return None
-    return {row.uuid for row in nodes_db.list_node_columns(
-        ('uuid',), {'project': project})}
+    return {row.uuid: row.name for row in nodes_db.list_node_columns(
+        ('uuid', 'name'), {'project': project})}
+
+
+def visible_uuids(req: falcon.Request) -> set[str] | None:
+    """The UUIDs of the nodes the caller sees (None: every node)."""
+    seen = visible_nodes(req)
+    return None if seen is None else set(seen)
 
 
 def check_nodes(req: falcon.Request, uuids: Iterable[str],
@@ -65,12 +73,17 @@ def check_nodes(req: falcon.Request, uuids: Iterable[str],
 
 
 def check_action(req: falcon.Request, uuid: str, rule: str) -> None:
-    """Check ``rule`` on every node of site action ``uuid``."""
+    """Check ``rule`` on every node of site action ``uuid``: an action
+    with a node the caller may not see is not found (without naming the
+    node), one with a node it may see but not pass ``rule`` on is 403."""
     if not policy.enforced():
         return
     action = site_db.get_action(uuid)
-    check_nodes(req, [n.node_uuid for n in site_db.action_nodes(action.id)],
-                rule)
+    try:
+        check_nodes(req, [n.node_uuid
+                          for n in site_db.action_nodes(action.id)], rule)
+    except exception.NodeNotFound:
+        raise exception.SiteActionNotFound(action=uuid) from None
 
 
 def action_visible(req: falcon.Request, action_id: int,
@@ -87,21 +100,26 @@ class ScopedNodes:
 
     Selectors select among the nodes the caller sees (other projects'
     nodes are not there for it), and each selected node must pass the
-    acting rule; a design naming a node the caller cannot see is
-    refused with 404, and enrolling its new nodes needs
-    ``baremetal:node:create``. Every check is made while the plan is
-    built, before anything is written.
+    acting rule; a selector naming a node the caller cannot see is refused with
+    404, as /v1 answers, a design naming one with 403, and enrolling a design's
+    new nodes needs ``baremetal:node:create``. Every check is made while
+    the plan is built, before anything is written.
     """
 
     def __init__(self, nodes: seam.NodeBackend, req: falcon.Request
                  ) -> None:
         self.nodes = nodes
         self.req = req
-        self.seen = visible_uuids(req)
+        self.seen = visible_nodes(req)
 
     def resolve(self, selectors: Sequence[Selector]) -> list[SiteNode]:
         found = self.nodes.resolve(selectors)
         if self.seen is not None:
+            names = set(self.seen.values())
+            for name in sorted({name for selector in selectors
+                                for name in selector.node_names}):
+                if name not in names:
+                    raise exception.NodeNotFound(node=name)
             found = [n for n in found if n.uuid in self.seen]
         if selectors:
             check_nodes(self.req, [n.uuid for n in found], ACT)
@@ -120,6 +138,11 @@ class ScopedNodes:
 
     def find_nodes(self, names: Sequence[str]) -> dict[str, seam.KnownNode]:
         known = self.nodes.find_nodes(names)
+        if self.seen is not None and \
+                any(k.uuid not in self.seen for k in known.values()):
+            # A design is the whole site's: running one takes seeing
+            # every node it names.
+            policy.authorize('baremetal:node:list_all', self.req.context.ctx)
         check_nodes(self.req, [k.uuid for k in known.values()], ACT)
         return known
 
