@@ -26,6 +26,7 @@ import logging
 import webob.exc
 from oslo_middleware import basic_auth
 
+from ironside.api import access_log
 from ironside.api import errors
 from ironside.api import metrics
 from ironside.api import site as site_api
@@ -203,7 +204,12 @@ class HttpBasic:
 
 
 def wrap(app):
-    """``app`` behind the configured authentication strategy."""
+    """``app`` behind the configured authentication strategy, with the
+    access log outermost."""
+    return access_log.AccessLog(_authenticated(app))
+
+
+def _authenticated(app):
     strategy = CONF.auth_strategy
     if strategy == 'noauth':
         return IronicHeaders(app)
