@@ -13,6 +13,7 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 TOOLS = ROOT / 'tools'
+INSTALL = str(TOOLS / 'install-system-deps.sh')
 
 
 def test_functional_env_runs_only_the_files_given():
@@ -55,7 +56,7 @@ def test_missing_ipmitool_is_installed(tmp_path):
     calls = tmp_path / 'calls'
     _stub(bin_dir, 'apt-get', 'echo "apt-get $*" >> %s' % calls)
     _stub(bin_dir, 'sudo', '"$@"')
-    subprocess.run([str(bin_dir / 'sh'), str(TOOLS / 'install-system-deps.sh')],
+    subprocess.run([str(bin_dir / 'sh'), INSTALL],
                    env={'PATH': str(bin_dir)}, check=True,
                    capture_output=True)
     update, install = calls.read_text().splitlines()
@@ -80,6 +81,6 @@ def test_nothing_is_installed_when_everything_is_there(tmp_path):
         pytest.skip('this machine lacks one of %s' % ', '.join(absolute))
     calls = tmp_path / 'calls'
     _stub(bin_dir, 'apt-get', 'echo "apt-get $*" >> %s' % calls)
-    subprocess.run([str(bin_dir / 'sh'), str(TOOLS / 'install-system-deps.sh')],
+    subprocess.run([str(bin_dir / 'sh'), INSTALL],
                    env={'PATH': str(bin_dir)}, check=True)
     assert not calls.exists()
