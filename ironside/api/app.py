@@ -54,6 +54,8 @@ RESOURCE_MODULES = (root, openapi, nodes, node_states, node_actions,
                     inspection_rules, metrics)
 
 REQUEST_ID_HEADER = 'X-OpenStack-Request-Id'
+# Set by the access log (ironside.api.access_log) when it runs first.
+REQUEST_ID_KEY = 'openstack.request_id'
 
 
 def _request_context(req: falcon.Request, request_id: str):
@@ -73,7 +75,8 @@ class ApiMiddleware:
 
     def process_request(self, req: falcon.Request,
                         resp: falcon.Response) -> None:
-        req.context.request_id = 'req-%s' % uuidutils.generate_uuid()
+        req.context.request_id = req.env.get(REQUEST_ID_KEY) or \
+            'req-%s' % uuidutils.generate_uuid()
         req.context.version = None
         endpoint = CONF.api.public_endpoint
         req.context.public_url = (endpoint or req.prefix).rstrip('/')

@@ -26,6 +26,7 @@ import logging
 import webob.exc
 from oslo_middleware import basic_auth
 
+from ironside.api import access_log
 from ironside.api import errors
 from ironside.api import metrics
 from ironside.api import site as site_api
@@ -169,6 +170,7 @@ class PublicRoutes:
     def __call__(self, environ, start_response):
         if environ.get('REQUEST_METHOD') in ('GET', 'HEAD') and \
                 environ.get('PATH_INFO', '/') in self.paths:
+            environ[site_web.PUBLIC_ROUTE] = True
             return self.app(environ, start_response)
         return self.authenticated(environ, start_response)
 
@@ -202,7 +204,12 @@ class HttpBasic:
 
 
 def wrap(app):
-    """``app`` behind the configured authentication strategy."""
+    """``app`` behind the configured authentication strategy, with the
+    access log outermost."""
+    return access_log.AccessLog(_authenticated(app))
+
+
+def _authenticated(app):
     strategy = CONF.auth_strategy
     if strategy == 'noauth':
         return IronicHeaders(app)

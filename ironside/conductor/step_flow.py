@@ -125,6 +125,8 @@ def run_steps(task, flow: StepFlow, start_index: int) -> None:
         state.save_to(node)
         task.record('%s step %s started' % (flow.kind.capitalize(), name),
                     flow.event_type)
+        LOG.info('Node %s (%s) %s step %s started', node.uuid, node.name,
+                 flow.kind, name)
         task.save()
         iface = task.driver.interfaces.get(step['interface'])
         started = time.monotonic()
@@ -134,8 +136,9 @@ def run_steps(task, flow: StepFlow, start_index: int) -> None:
                     err='node has no %s interface' % step['interface'])
             result = flow.execute(iface, task, step)
         except Exception as exc:
-            LOG.info('%s step %s failed on node %s: %s', flow.kind, name,
-                     node.uuid, exc, exc_info=not isinstance(
+            LOG.info('Node %s (%s) %s step %s failed: %s', node.uuid,
+                     node.name, flow.kind, name, utils.describe(exc),
+                     exc_info=not isinstance(
                          exc, exception.IronsideException))
             metrics.step_finished(flow.kind, step, 'failed',
                                   time.monotonic() - started)
@@ -147,6 +150,8 @@ def run_steps(task, flow: StepFlow, start_index: int) -> None:
         if wait is not None:
             task.record('%s step %s is running asynchronously'
                         % (flow.kind.capitalize(), name), flow.event_type)
+            LOG.info('Node %s (%s) %s step %s is running asynchronously',
+                     node.uuid, node.name, flow.kind, name)
             state = dataclasses.replace(state, polling=wait.poll,
                                         poll_interval=wait.interval)
             state.save_to(node)
@@ -165,6 +170,8 @@ def run_steps(task, flow: StepFlow, start_index: int) -> None:
         task.record('%s step %s finished in %.2fs'
                     % (flow.kind.capitalize(), name,
                        time.monotonic() - started), flow.event_type)
+        LOG.info('Node %s (%s) %s step %s finished in %.2fs', node.uuid,
+                 node.name, flow.kind, name, time.monotonic() - started)
         metrics.step_finished(flow.kind, step, 'success',
                               time.monotonic() - started)
     setattr(node, flow.step_field, {})
@@ -199,6 +206,8 @@ def resume(task, flow: StepFlow) -> None:
     if skip:
         task.record('%s step %s finished' % (flow.kind.capitalize(), name),
                     flow.event_type)
+        LOG.info('Node %s (%s) %s step %s finished', node.uuid, node.name,
+                 flow.kind, name)
         metrics.step_finished(flow.kind, step, 'success',
                               since=node.provision_updated_at)
     # Saved with the next step's start (or the failure or the end).
@@ -220,6 +229,9 @@ def poll(task, flow: StepFlow) -> bool | None:
     try:
         return bool(iface.poll_async_step(task, step))
     except Exception as exc:
+        LOG.info('Node %s (%s) %s step %s failed: %s', task.node.uuid,
+                 task.node.name, flow.kind, steps_mod.step_name(step),
+                 utils.describe(exc))
         metrics.step_finished(flow.kind, step, 'failed',
                               since=task.node.provision_updated_at)
         flow.on_fail(task, '%s step %s failed: %s'

@@ -104,6 +104,8 @@ class TaskManager:
             try:
                 node = nodes_db.reserve_node(self.host, node_id)
                 metrics.lock_acquired(time.monotonic() - started)
+                LOG.debug('Node %s locked by %s for %s', node.uuid,
+                          self.host, self.purpose)
                 return node
             except exception.NodeLocked:
                 refused = not self._patient and attempt >= attempts
@@ -168,6 +170,9 @@ class TaskManager:
         except exception.NodeNotLocked:
             LOG.warning('Node %s was not locked by %s when %s finished',
                         node_uuid, self.host, self.purpose)
+        else:
+            LOG.debug('Node %s released by %s after %s', node_uuid,
+                      self.host, self.purpose)
         self.shared = True
 
     def _save_and_release(self) -> None:
@@ -246,6 +251,9 @@ class TaskManager:
         self.node.provision_state = new_state
         self.node.target_provision_state = target_state
         self.node.provision_updated_at = models.utcnow()
+        LOG.info('Node %s (%s) provision state %s -> %s (target %s, '
+                 'event %s)', self.node.uuid, self.node.name, previous[0],
+                 new_state, target_state, event)
         metrics.provision_transition(previous[0], new_state)
         if callback is not None:
             self.spawn_after(callback, *call_args)

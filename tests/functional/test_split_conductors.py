@@ -51,6 +51,16 @@ def test_deploy_and_undeploy_across_processes(split):
         split.rpc.do_node_tear_down(CTX, uuid)
     for uuid in uuids:
         _wait(uuid, states.AVAILABLE)
+    # The operator's log: each conductor honours debug = True, and
+    # says when its nodes change state and run their steps.
+    logs = ''.join(split.conductors[h].log()
+                   for h in ('conductor-a', 'conductor-b'))
+    assert ' DEBUG ironside.conductor.task_manager ' in logs
+    for uuid in uuids:
+        assert 'Node %s (node-' % uuid in logs
+    assert 'provision state available -> deploying (target active, ' \
+        'event deploy)' in logs
+    assert 'deploy step deploy.write_image started' in logs
 
 
 def _kill_owner(split, uuid):

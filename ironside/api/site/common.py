@@ -1,4 +1,10 @@
-"""What the site API's resources share: answers and their values."""
+"""What the site API's resources share with /v1: answers, bodies, policy.
+
+Answers and bodies go through :mod:`ironside.api.wire` (the body size
+limit, strict JSON, no NUL characters), bodies are checked against JSON
+schemas with :mod:`ironside.api.schemas`, and errors are answered in
+Ironic's format by the application's handlers, as for /v1.
+"""
 
 from __future__ import annotations
 
@@ -7,38 +13,31 @@ from typing import Any
 
 import falcon
 
-from ironside.common import exception
+from ironside.api import policy
+from ironside.api import schemas
+from ironside.api import wire
 
 
 def send(resp: falcon.Response, body: Any,
-         status: str = falcon.HTTP_200) -> None:
-    """A JSON answer; typed explicitly, as the main application leaves
-    answers untyped by default."""
-    resp.status = status
-    resp.content_type = falcon.MEDIA_JSON
-    resp.media = body
+         status: int = 200) -> None:
+    """A JSON answer, as /v1 answers."""
+    wire.send(resp, body, status)
 
 
 def isotime(value: datetime.datetime | None) -> str | None:
     return value.isoformat() if value is not None else None
 
 
-def json_body(req: falcon.Request) -> dict[str, Any]:
-    """The request's JSON object; InvalidParameterValue otherwise."""
-    body = req.get_media(default_when_empty=None)
-    if not isinstance(body, dict):
-        raise exception.InvalidParameterValue(
-            err='The request body must be a JSON object')
-    return body
+def json_body(req: falcon.Request, name: str, schema: dict
+              ) -> dict[str, Any]:
+    """The request's JSON body, checked against ``schema`` (named
+    ``name`` in errors); an empty body is an empty object."""
+    return schemas.validate(name, wire.read_json(req, {}), schema)
 
 
-def document_source(body: dict[str, Any]) -> str | dict:
-    """The body's ``document``: YAML or JSON text, or a JSON object."""
-    source = body.get('document')
-    if source in (None, ''):
-        raise exception.MissingParameterValue(
-            err='The request body needs "document"')
-    if not isinstance(source, (str, dict)):
-        raise exception.InvalidParameterValue(
-            err='"document" must be YAML or JSON text, or a JSON object')
-    return source
+def allow(rule: str):
+    """A Falcon hook: 403 unless the caller passes policy ``rule``."""
+    def _hook(req: falcon.Request, resp: falcon.Response, resource,
+              params) -> None:
+        policy.authorize(rule, req.context.ctx)
+    return falcon.before(_hook)

@@ -12,9 +12,11 @@ from typing import Any
 
 import falcon
 
-from ironside.api import schemas
 from ironside.api import wire
+from ironside.api.schemas import site as schemas
+from ironside.api.site.common import allow
 from ironside.api.site.common import isotime
+from ironside.api.site.common import json_body
 from ironside.api.site.common import send
 from ironside.common.secrets import MASK
 from ironside.common.secrets import mask_secrets
@@ -24,32 +26,6 @@ from ironside.strategy.designs import store
 from ironside.strategy.designs import versions
 from ironside.strategy.reader.documents import Source
 from ironside.strategy.selectors import NodeIndex
-
-STAGE_BODY = {
-    'type': 'object',
-    'properties': {
-        'sources': {
-            'type': 'array',
-            'items': {
-                'type': 'object',
-                'required': ['name', 'text'],
-                'properties': {'name': {'type': 'string', 'minLength': 1},
-                               'text': {'type': 'string'}},
-                'additionalProperties': False,
-            },
-        },
-        'empty': {'type': 'boolean'},
-    },
-    'required': ['sources'],
-    'additionalProperties': False,
-}
-
-COMMIT_BODY = {
-    'type': 'object',
-    'properties': {'force': {'type': 'boolean'},
-                   'dry_run': {'type': 'boolean'}},
-    'additionalProperties': False,
-}
 
 
 def _version(req: falcon.Request, name: str, default: str) -> Any:
@@ -64,6 +40,7 @@ def issues_view(issues) -> list[dict[str, Any]]:
 class Buffer:
     """GET: the staged collections; DELETE: discard them."""
 
+    @allow('baremetal:site:design:get')
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         wire.query(req, {})
         collections = store.buffer()
@@ -74,30 +51,31 @@ class Buffer:
                              'staged_at': isotime(c.staged_at)}
                             for c in collections]})
 
+    @allow('baremetal:site:design:update')
     def on_delete(self, req: falcon.Request, resp: falcon.Response) -> None:
         store.discard()
-        resp.status = falcon.HTTP_204
+        wire.no_content(resp)
 
 
 class BufferCollection:
     """POST: create or replace a collection in the buffer."""
 
+    @allow('baremetal:site:design:update')
     def on_post(self, req: falcon.Request, resp: falcon.Response,
                 collection: str) -> None:
-        body = schemas.validate('collection', wire.read_json(req, {}),
-                                STAGE_BODY)
+        body = json_body(req, 'collection', schemas.STAGE)
         staged = store.stage(collection, [Source(s['name'], s['text'])
                                           for s in body['sources']],
                              empty=body.get('empty', False))
         send(resp, {'collection': staged.collection,
                     'status': staged.status,
-                    'documents': staged.documents}, falcon.HTTP_201)
+                    'documents': staged.documents}, 201)
 
 
 class Commit:
+    @allow('baremetal:site:design:update')
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        body = schemas.validate('commit', wire.read_json(req, {}),
-                                COMMIT_BODY)
+        body = json_body(req, 'commit', schemas.COMMIT)
         result = store.commit(force=body.get('force', False),
                               dry_run=body.get('dry_run', False))
         send(resp, {'revision': result.revision,
@@ -105,12 +83,13 @@ class Commit:
                     'forced': result.forced,
                     'dry_run': result.revision is None,
                     'warnings': issues_view(result.issues)},
-             falcon.HTTP_200 if result.revision is None else falcon.HTTP_201)
+             200 if result.revision is None else 201)
 
 
 class Documents:
     """GET ?version=&collection=: a version's documents."""
 
+    @allow('baremetal:site:design:get')
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         query = wire.query(req, {'version': wire.as_string,
                                  'collection': wire.as_string})
@@ -166,6 +145,7 @@ def render_view(design: Design) -> dict[str, Any]:
 class Rendered:
     """GET ?version=: the design as site actions read it."""
 
+    @allow('baremetal:site:design:get')
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         wire.query(req, {'version': wire.as_string})
         version = _version(req, 'version', versions.COMMITTED)
@@ -178,6 +158,7 @@ class Rendered:
 class Diff:
     """GET ?base-version=&diff-version=: what changed."""
 
+    @allow('baremetal:site:design:get')
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         wire.query(req, {'base-version': wire.as_string,
                          'diff-version': wire.as_string})
@@ -210,6 +191,7 @@ def revision_view(info: store.RevisionInfo) -> dict[str, Any]:
 
 
 class Revisions:
+    @allow('baremetal:site:revision:get')
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         wire.query(req, {})
         send(resp, {'revisions': [revision_view(r)
@@ -217,6 +199,7 @@ class Revisions:
 
 
 class Revision:
+    @allow('baremetal:site:revision:get')
     def on_get(self, req: falcon.Request, resp: falcon.Response,
                revision: str) -> None:
         wire.query(req, {})

@@ -7,7 +7,8 @@ are chosen like a group's: by one selector given as query parameters
 ``rack_names``; each a comma-separated list or repeated, values of one
 criterion or-ed, criteria and-ed), and further by ``name`` (a shell-style
 pattern, ``cmp-r2-*``) and ``provision_state``. Without parameters,
-every node.
+every node the caller may see (its project's, under keystone, unless
+``baremetal:node:list_all`` lets it see all).
 """
 
 from __future__ import annotations
@@ -17,6 +18,10 @@ from typing import Any
 
 import falcon
 
+from ironside.api import wire
+from ironside.api.site import scope
+from ironside.api.site.common import allow
+from ironside.api.site.common import send
 from ironside.common import exception
 from ironside.db import nodes as nodes_db
 from ironside.strategy import conductor_nodes
@@ -48,25 +53,29 @@ def _view(row, node: site_selectors.SiteNode) -> dict[str, Any]:
     }
 
 
-def _values(req: falcon.Request, name: str) -> list[str]:
-    """A parameter given as a comma-separated list, repeated, or both."""
-    return [value.strip() for given in req.get_param_as_list(name) or ()
-            for value in given.split(',') if value.strip()]
+# Comma-separated lists, repeated or not, their case kept.
+_LIST = wire.as_fields
 
 
 class NodeStatus:
+    @allow('baremetal:site:node:status')
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        selector = {key: _values(req, key) for key in SELECTOR_PARAMS}
+        query = wire.query(req, dict(
+            {key: _LIST for key in SELECTOR_PARAMS},
+            name=wire.as_string, provision_state=_LIST))
+        selector = {key: query[key] or [] for key in SELECTOR_PARAMS}
         try:
             selectors = shipyard.check_selectors([selector],
                                                  'node status query')
         except exception.InvalidStrategy as exc:
             raise exception.InvalidParameterValue(err='; '.join(
                 str(e) for e in exc.errors)) from None
-        pattern = req.get_param('name')
-        wanted_states = set(_values(req, 'provision_state'))
+        pattern = query['name']
+        wanted_states = set(query['provision_state'] or ())
+        project = scope.visible_project(req)
         rows = {row.uuid: row for row in nodes_db.list_node_columns(
-            ('uuid', 'name', 'extra') + _STATUS_COLUMNS)}
+            ('uuid', 'name', 'extra') + _STATUS_COLUMNS,
+            {'project': project} if project else None)}
         nodes = sorted((site_selectors.site_node(r.uuid, r.name, r.extra)
                         for r in rows.values()), key=lambda n: n.name)
         found = []
@@ -77,5 +86,4 @@ class NodeStatus:
             if wanted_states and row.provision_state not in wanted_states:
                 continue
             found.append(_view(row, node))
-        resp.content_type = falcon.MEDIA_JSON
-        resp.media = {'nodes': found}
+        send(resp, {'nodes': found})

@@ -6,11 +6,15 @@ from typing import Any
 
 import falcon
 
-from ironside.api.site.common import document_source
+from ironside.api import policy
+from ironside.api import wire
+from ironside.api.schemas import site as schemas
+from ironside.api.site import reports
+from ironside.api.site import scope
+from ironside.api.site.common import allow
 from ironside.api.site.common import isotime
 from ironside.api.site.common import json_body
 from ironside.api.site.common import send
-from ironside.common import exception
 from ironside.db import site as site_db
 from ironside.db import site_models
 from ironside.strategy import actions
@@ -19,29 +23,6 @@ from ironside.strategy import seam
 from ironside.strategy.reader import fuel
 from ironside.strategy.reader import kinds
 from ironside.strategy.reader import shipyard
-
-
-def _required(body: dict[str, Any], name: str) -> Any:
-    if body.get(name) in (None, ''):
-        raise exception.MissingParameterValue(
-            err='The request body needs "%s"' % name)
-    return body[name]
-
-
-def _string(body: dict[str, Any], name: str) -> str:
-    value = _required(body, name)
-    if not isinstance(value, str):
-        raise exception.InvalidParameterValue(
-            err='"%s" must be a string' % name)
-    return value
-
-
-def _mapping(body: dict[str, Any], name: str) -> dict[str, Any] | None:
-    value = body.get(name)
-    if value is not None and not isinstance(value, dict):
-        raise exception.InvalidParameterValue(
-            err='"%s" must be a JSON object' % name)
-    return value
 
 
 def strategy_view(strategy: site_models.SiteStrategy,
@@ -71,7 +52,9 @@ class Root:
     def __init__(self, base: str) -> None:
         self.base = base
 
+    @allow('baremetal:site:get')
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        wire.query(req, {})
         send(resp, {
             'name': 'Ironside site API',
             'version': '1',
@@ -90,96 +73,108 @@ class Root:
 
 
 class Strategies:
+    @allow('baremetal:site:strategy:get')
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+        wire.query(req, {})
         send(resp, {'strategies': [strategy_view(s) for s in
                                     site_db.list_strategies()]})
 
+    @allow('baremetal:site:strategy:create')
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        body = json_body(req)
-        name = body.get('name')
-        if name is not None and (not isinstance(name, str) or not name):
-            raise exception.InvalidParameterValue(
-                err='"name" must be a non-empty string')
-        strategy = actions.create_strategy(document_source(body), name)
+        body = json_body(req, 'strategy', schemas.STRATEGY)
+        strategy = actions.create_strategy(body['document'],
+                                           body.get('name'))
         resp.location = '%s/%s' % (req.path, strategy.name)
-        send(resp, strategy_view(strategy, detail=True), falcon.HTTP_201)
+        send(resp, strategy_view(strategy, detail=True), 201)
 
 
 class Validate:
+    @allow('baremetal:site:strategy:validate')
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        errors = shipyard.validate(document_source(json_body(req)))
+        body = json_body(req, 'strategy', schemas.ONE_DOCUMENT)
+        errors = shipyard.validate(body['document'])
         send(resp, {'valid': not errors,
-                     'errors': [dict(e.as_dict(), text=str(e))
-                                for e in errors]})
+                    'errors': [dict(e.as_dict(), text=str(e))
+                               for e in errors]})
 
 
 class Strategy:
+    @allow('baremetal:site:strategy:get')
     def on_get(self, req: falcon.Request, resp: falcon.Response,
                name: str) -> None:
+        wire.query(req, {})
         send(resp, strategy_view(site_db.get_strategy(name), detail=True))
 
+    @allow('baremetal:site:strategy:delete')
     def on_delete(self, req: falcon.Request, resp: falcon.Response,
                   name: str) -> None:
         site_db.delete_strategy(name)
-        resp.status = falcon.HTTP_204
+        wire.no_content(resp)
 
 
 class Actions:
     def __init__(self, nodes: seam.NodeBackend) -> None:
         self.nodes = nodes
 
+    @allow('baremetal:site:action:list')
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        limit = req.get_param_as_int('limit', min_value=1)
-        send(resp, {'actions': [action_view(a) for a in
-                                 site_db.list_actions(limit)]})
+        limit = wire.query(req, {'limit': wire.as_integer})['limit']
+        if limit is not None and limit < 1:
+            raise wire.invalid('limit must be at least 1, not %d' % limit)
+        seen = None
+        if not policy.check('baremetal:site:action:list_all',
+                                  req.context.ctx):
+            seen = scope.visible_uuids(req)
+        send(resp, {'actions': [
+            action_view(a) for a in site_db.list_actions(limit)
+            if scope.action_visible(req, a.id, seen)]})
 
+    @allow('baremetal:site:action:create')
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        body = json_body(req)
-        unknown = sorted(set(body) - {'action', 'strategy', 'parameters',
-                                      'documents', 'access'})
-        if unknown:
-            raise exception.InvalidParameterValue(
-                err='Unknown fields: %s' % ', '.join(unknown))
-        documents = body.get('documents') or []
-        if not isinstance(documents, list):
-            raise exception.InvalidParameterValue(
-                err='"documents" must be a list of documents')
-        strategy = _string(body, 'strategy') \
-            if body.get('strategy') is not None else None
+        body = json_body(req, 'site action', schemas.ACTION)
         action = actions.create_action(
-            self.nodes, _string(body, 'action'), strategy,
-            _mapping(body, 'parameters'), documents=documents,
-            access=_mapping(body, 'access'))
+            scope.ScopedNodes(self.nodes, req), body['action'],
+            body.get('strategy'), body.get('parameters'),
+            documents=body.get('documents') or [],
+            access=body.get('access'))
         resp.location = '%s/%s' % (req.path, action.uuid)
-        send(resp, actions.action_report(action.uuid), falcon.HTTP_201)
+        send(resp, reports.report(action.uuid), 201)
 
 
 class Action:
     def __init__(self, nodes: seam.NodeBackend | None = None) -> None:
         self.nodes = nodes
 
+    @allow('baremetal:site:action:get')
     def on_get(self, req: falcon.Request, resp: falcon.Response,
                uuid: str) -> None:
-        send(resp, actions.action_report(uuid, self.nodes))
+        wire.query(req, {})
+        scope.check_action(req, uuid, scope.SEE)
+        send(resp, reports.report(uuid, self.nodes))
 
 
 class ActionAbort:
+    @allow('baremetal:site:action:abort')
     def on_post(self, req: falcon.Request, resp: falcon.Response,
                 uuid: str) -> None:
         """202: the abort is asked for, and the action winds down (a
         queued one is aborted at once)."""
+        scope.check_action(req, uuid, scope.ACT)
         action = site_db.abort_action(uuid)
-        send(resp, action_view(action), falcon.HTTP_202)
+        send(resp, action_view(action), 202)
 
 
 class NodeFilter:
     def __init__(self, nodes: seam.NodeBackend) -> None:
         self.nodes = nodes
 
+    @allow('baremetal:site:node:filter')
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        selectors = shipyard.check_selectors(
-            json_body(req).get('selectors', []))
+        body = json_body(req, 'node filter', schemas.NODE_FILTER)
+        selectors = shipyard.check_selectors(body.get('selectors', []))
+        seen = scope.visible_uuids(req)
         send(resp, {'nodes': [
             {'name': n.name, 'uuid': n.uuid, 'rack': n.rack,
              'tags': sorted(n.tags), 'labels': dict(sorted(n.labels))}
-            for n in self.nodes.resolve(selectors)]})
+            for n in self.nodes.resolve(selectors)
+            if seen is None or n.uuid in seen]})

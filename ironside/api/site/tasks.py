@@ -18,40 +18,40 @@ from __future__ import annotations
 import falcon
 
 from ironside.api import wire
-from ironside.api.site.common import document_source
+from ironside.api.schemas import site as schemas
+from ironside.api.site.common import allow
 from ironside.api.site.common import json_body
 from ironside.api.site.common import send
-from ironside.common import exception
 from ironside.strategy import actions
 from ironside.strategy.designs import versions
 from ironside.strategy.reader import fuel
 
+_RANGE = {'start_task': wire.as_string, 'end_task': wire.as_string}
+
 
 class Tasks:
+    @allow('baremetal:site:task:get')
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        version = versions.parse(wire.as_string(
-            'version', req.get_param('version')) or versions.COMMITTED)
+        query = wire.query(req, dict(_RANGE, version=wire.as_string))
+        version = versions.parse(query['version'] or versions.COMMITTED)
         send(resp, {'tasks': actions.list_tasks(
-            None, req.get_param('start_task'), req.get_param('end_task'),
-            version)})
+            None, query['start_task'], query['end_task'], version)})
 
+    @allow('baremetal:site:task:validate')
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        body = json_body(req)
-        documents = body.get('documents')
-        if not isinstance(documents, list) or not documents:
-            raise exception.MissingParameterValue(
-                err='The request body needs "documents": a list of task '
-                    'graphs')
+        query = wire.query(req, _RANGE)
+        body = json_body(req, 'task graphs', schemas.TASKS)
         send(resp, {'tasks': actions.list_tasks(
-            documents, req.get_param('start_task'),
-            req.get_param('end_task'))})
+            body['documents'], query['start_task'], query['end_task'])})
 
 
 class Validate:
+    @allow('baremetal:site:task:validate')
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        errors, warnings = fuel.validate(document_source(json_body(req)))
+        body = json_body(req, 'task graph', schemas.ONE_DOCUMENT)
+        errors, warnings = fuel.validate(body['document'])
         send(resp, {'valid': not errors,
-                     'errors': [dict(e.as_dict(), text=str(e))
-                                for e in errors],
-                     'warnings': [dict(w.as_dict(), text=str(w))
-                                  for w in warnings]})
+                    'errors': [dict(e.as_dict(), text=str(e))
+                               for e in errors],
+                    'warnings': [dict(w.as_dict(), text=str(w))
+                                 for w in warnings]})

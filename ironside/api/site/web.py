@@ -18,6 +18,7 @@ need the same credentials as the API (the browser asks once, and its
 data calls reuse them); under ``keystone`` the page and assets, which
 hold no data, answer without a token, and the page asks for one (``openstack
 token issue``) to send with its data calls; ``noauth`` checks nothing.
+An authenticated request for them must pass ``baremetal:site:web:get``.
 
 The assets are plain JavaScript and CSS in ``static/``, shipped in the
 package: no build step, no CDN, nothing fetched from elsewhere.
@@ -27,12 +28,16 @@ from __future__ import annotations
 
 import hashlib
 import html
-import json
 import pathlib
 
 import falcon
 
+from ironside.api import policy
 from ironside.common.conf import CONF
+
+WEB_RULE = 'baremetal:site:web:get'
+# Set in the WSGI environment of a request let past authentication.
+PUBLIC_ROUTE = 'ironside.public_route'
 
 STATIC_DIR = pathlib.Path(__file__).resolve().parent / 'static'
 
@@ -68,6 +73,14 @@ def public_paths(prefix: str) -> tuple[str, ...]:
     base = prefix.rstrip('/')
     return (base, base + '/') + tuple(
         '%s/static/%s' % (base, name) for name in sorted(_asset_names()))
+
+
+def _allowed(req: falcon.Request, resp: falcon.Response, resource,
+             params) -> None:
+    """403 unless the caller passes the web view's rule; a request
+    served as a public path (keystone: no token) has no caller to check."""
+    if not req.env.get(PUBLIC_ROUTE):
+        policy.authorize(WEB_RULE, req.context.ctx)
 
 
 def _asset_names() -> list[str]:
@@ -106,6 +119,7 @@ class Page:
         self.base = base
         self.template = (STATIC_DIR / 'index.html').read_text('utf-8')
 
+    @falcon.before(_allowed)
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         root = (req.env.get('SCRIPT_NAME') or '').rstrip('/') + self.base
         page = self.template
@@ -125,6 +139,7 @@ class Asset:
                    ASSET_TYPES[pathlib.PurePath(name).suffix])
             for name in _asset_names()}
 
+    @falcon.before(_allowed)
     def on_get(self, req: falcon.Request, resp: falcon.Response,
                name: str) -> None:
         if name not in self.files:
@@ -144,10 +159,8 @@ class ETags:
     def process_response(self, req: falcon.Request, resp: falcon.Response,
                          resource, req_succeeded: bool) -> None:
         if req.method != 'GET' or not req_succeeded or \
-                resp.status_code != 200 or resp.data is not None or \
-                resp.media is None or \
+                resp.status_code != 200 or not resp.data or \
+                resp.content_type != falcon.MEDIA_JSON or \
                 not req.path.startswith(self.api_base):
             return
-        data = json.dumps(resp.media, ensure_ascii=False,
-                          separators=(',', ':')).encode('utf-8')
-        _answer(req, resp, data, falcon.MEDIA_JSON)
+        _answer(req, resp, resp.data, falcon.MEDIA_JSON)

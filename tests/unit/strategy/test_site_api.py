@@ -94,10 +94,10 @@ def test_validate(client):
 
 
 @pytest.mark.parametrize('body, message', [
-    ({}, 'The request body needs "document"'),
-    ({'document': 3}, '"document" must be YAML or JSON text, or a JSON '
-                      'object'),
-    ([1], 'The request body must be a JSON object'),
+    ({}, "Schema error for strategy: 'document' is a required property"),
+    ({'document': 3}, "Schema error for strategy: 3 is not of type "
+                      "'string', 'object' (at /document)"),
+    ([1], "Schema error for strategy: [1] is not of type 'object'"),
 ])
 def test_bad_strategy_requests(client, body, message):
     response = client.simulate_post(BASE + '/strategies', json=body)
@@ -149,11 +149,14 @@ def test_actions(client, enrolled):
      'Parameters target-revision apply only to an action that runs a '
      'design revision, not a stored strategy'),
     ({'action': 'deploy_site', 'parameters': []}, 400,
-     '"parameters" must be a JSON object'),
+     "Schema error for site action: [] is not of type 'object', 'null' "
+     "(at /parameters)"),
     ({'action': 'deploy_site', 'strategy': ['x']}, 400,
-     '"strategy" must be a string'),
+     "Schema error for site action: ['x'] is not of type 'string', "
+     "'null' (at /strategy)"),
     ({'action': 'deploy_site', 'strategy': 'x', 'nodes': []}, 400,
-     'Unknown fields: nodes'),
+     "Schema error for site action: Additional properties are not "
+     "allowed ('nodes' was unexpected)"),
 ])
 def test_bad_action_requests(client, body, status, message):
     client.simulate_post(BASE + '/strategies',

@@ -89,7 +89,8 @@ def test_action_from_a_task_graph(client, usage_nodes):
      'The site action can not run: no access (address, port, user) for '
      'nodes node-1, node-2, node-3, node-4, node-5, node-6, node-7, node-8, '
      'which have tasks to run'),
-    ({'documents': 'x'}, '"documents" must be a list of documents'),
+    ({'documents': 'x'}, "Schema error for site action: 'x' is not of "
+                         "type 'array', 'null' (at /documents)"),
     ({'documents': [{'schema': 'other/Kind/v1'}]},
      'Invalid task graph: document "document 1": not a DeploymentStrategy '
      'or a task graph (schema other/Kind/v1)'),

@@ -1,0 +1,79 @@
+"""``openstack site`` against an all-in-one that asks for HTTP basic auth.
+
+The all-in-one runs with ``auth_strategy = http_basic`` and an htpasswd
+file; the CLI authenticates as an operator would, with keystoneauth's
+``http_basic`` plugin (``OS_AUTH_TYPE=http_basic``, a user and a
+password, and the endpoint). The site API, its web view and /v1 share
+the one authentication layer.
+
+Keystone is not exercised end to end: the tests have no keystone (nor
+an emulation of one). Policy under keystone is tested in
+tests/unit/strategy/test_site_policy.py with the headers keystone's
+middleware sets.
+"""
+
+from __future__ import annotations
+
+import bcrypt
+import pytest
+import yaml
+
+from tests.functional.fixtures import clients
+from tests.functional.fixtures import ironside_process
+from tests.utils import wait_for
+
+STRATEGY = {
+    'schema': 'shipyard/DeploymentStrategy/v1',
+    'metadata': {'schema': 'metadata/Document/v1', 'name': 'basic'},
+    'data': {'groups': [
+        {'name': 'all', 'critical': True, 'depends_on': [],
+         'selectors': [{'rack_names': ['basic-rack']}],
+         'success_criteria': {'percent_successful_nodes': 100}}]},
+}
+
+
+@pytest.fixture
+def ironside(tmp_path):
+    users = tmp_path / 'htpasswd'
+    digest = bcrypt.hashpw(b's3cret', bcrypt.gensalt(rounds=4)).decode()
+    users.write_text('operator:%s\n' % digest)
+    yield from ironside_process.serve(
+        tmp_path / 'ironside',
+        options={'DEFAULT': {'auth_strategy': 'http_basic',
+                             'http_basic_auth_user_file': str(users)},
+                 'site': {'action_check_interval': 0.2,
+                          'node_poll_interval': 0.1}})
+
+
+def _auth(password: str) -> dict[str, str]:
+    return {'OS_AUTH_TYPE': 'http_basic', 'OS_USERNAME': 'operator',
+            'OS_PASSWORD': password}
+
+
+def test_openstack_site_under_http_basic(ironside, tmp_path):
+    wrong = clients.InProcessCli(ironside.endpoint, 'site', _auth('nope'))
+    failed = wrong('strategy', 'list', check=False)
+    assert isinstance(failed, clients.CliFailed)
+    assert 'HTTP 401' in failed.stderr
+
+    baremetal = clients.InProcessCli(ironside.endpoint, 'baremetal',
+                                     _auth('s3cret'))
+    for name in ('basic-1', 'basic-2'):
+        baremetal('node', 'create', '--driver', 'fake-hardware', '--name',
+                  name, '--resource-class', 'baremetal', '--extra',
+                  'rack=basic-rack', '-f', 'json')
+    site = clients.InProcessCli(ironside.endpoint, 'site', _auth('s3cret'))
+    path = tmp_path / 'basic.yaml'
+    path.write_text(yaml.safe_dump(STRATEGY))
+    assert site('strategy', 'create', str(path), '-f', 'json')['name'] == \
+        'basic'
+    selected = site('node', 'filter', '--rack', 'basic-rack', '-f', 'json')
+    assert sorted(n['Name'] for n in selected) == ['basic-1', 'basic-2']
+    output = site('action', 'create', 'deploy_site', '--strategy', 'basic')
+    uuid = output.split()[2].rstrip(':')
+    wait_for(lambda: site('action', 'show', uuid, '-f', 'value', '-c',
+                          'state') == 'finished\n', timeout=120,
+             interval=0.5, what='the action to complete')
+    assert site('action', 'show', uuid, '-f', 'json')['result'] == 'success'
+    status = site('node', 'status', '-f', 'json')
+    assert {n['Provision State'] for n in status} == {'active'}
