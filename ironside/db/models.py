@@ -503,3 +503,37 @@ class NodeHistory(Base):
     user: orm.Mapped[str | None] = _str(64)
     created_at: orm.Mapped[datetime.datetime] = orm.mapped_column(
         sa.DateTime, default=utcnow, nullable=False, index=True)
+
+
+class FleetLimit(Base):
+    """One row per fleet-wide cap, taken to decide anything about it.
+
+    A conductor deciding whether a request fits under a cap updates the
+    cap's row first: the row lock makes those decisions one at a time on
+    every backend and isolation level, so two conductors never both take
+    the last slot (see :mod:`ironside.db.fleet`).
+    """
+
+    __tablename__ = 'fleet_limits'
+
+    name: orm.Mapped[str] = orm.mapped_column(sa.String(32),
+                                              primary_key=True)
+    generation: orm.Mapped[int] = orm.mapped_column(sa.Integer, default=0,
+                                                    nullable=False)
+
+
+class FleetSlot(Base):
+    """The slots of a counted cap one conductor holds.
+
+    Only the rows of live conductors count, so the slots of a conductor
+    that died are given back when its heartbeat times out.
+    """
+
+    __tablename__ = 'fleet_slots'
+
+    name: orm.Mapped[str] = orm.mapped_column(sa.String(32),
+                                              primary_key=True)
+    host: orm.Mapped[str] = orm.mapped_column(sa.String(255),
+                                              primary_key=True)
+    used: orm.Mapped[int] = orm.mapped_column(sa.Integer, default=0,
+                                              nullable=False)
