@@ -257,10 +257,27 @@ class Run:
                     moved_elsewhere))
         return result
 
+    def idle(self, seconds: float) -> dict:
+        """What the processes cost with nothing asked of them, per
+        second: heartbeats, periodic jobs, the site action service."""
+        before = self.dep.counters()
+        time.sleep(seconds)
+        after = self.dep.counters()
+        rates = {k: round((after.get(k, 0.0) - before.get(k, 0.0)) /
+                          seconds, 3) for k in after
+                 if k.startswith(('cpu_', 'statements_', 'transactions',
+                                  'row_writes'))}
+        self.log('idle, per second: ironside CPU %.3f s, %.1f '
+                 'transactions, %.1f row writes' % (
+                     rates['cpu_ironside'], rates['transactions'],
+                     rates['row_writes']))
+        return rates
+
     def run(self) -> dict:
         result: dict = {}
         enroll, uuids = self.enroll()
         result['phases'] = [enroll]
+        result['idle_per_second'] = self.idle(self.args.idle_seconds)
         live = uuids
         for name, verb, target in PHASES:
             result['phases'].append(self.phase(name, verb, target, live))
@@ -308,6 +325,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument('--workers', type=int, default=16,
                         help='Concurrent clients (default 16).')
     parser.add_argument('--latency-seconds', type=float, default=3.0)
+    parser.add_argument('--idle-seconds', type=float, default=10.0,
+                        help='Seconds the idle cost is measured over, '
+                             'after enrolling (default 10).')
     parser.add_argument('--no-latency', action='store_true')
     parser.add_argument('--no-kill', action='store_true')
     parser.add_argument('--keep-state', action='store_true')
