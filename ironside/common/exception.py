@@ -360,8 +360,10 @@ class NodeNotLocked(IronsideException):
 
 
 class ConcurrentActionLimit(IronsideException):
-    msg_fmt = ("Too many %(task_type)s actions are in progress; "
-               "the limit of this conductor is reached.")
+    # Ironic's words; like Ironic, the limit itself is not told.
+    msg_fmt = ("Unable to process request at this time. The concurrent "
+               "action limit for %(task_type)s has been reached. Please "
+               "contact your administrator and try again later.")
     code = HTTPStatus.SERVICE_UNAVAILABLE
 
 

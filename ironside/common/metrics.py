@@ -84,6 +84,13 @@ POWER_SYNC_FAILURES = Counter(
     'ironside_power_sync_failures', 'Power state reads that failed during '
     'power state sync.')
 
+DB_STATEMENTS = Counter(
+    'ironside_db_statements', 'SQL statements this process sent to the '
+    'database, by kind (select, insert, update, delete, other); an '
+    'executemany counts once.', ['kind'])
+_STATEMENT_KINDS = {kind: DB_STATEMENTS.labels(kind) for kind in
+                    ('select', 'insert', 'update', 'delete', 'other')}
+
 CONFLICT_RETRIED = 'retried'
 CONFLICT_REFUSED = 'refused'
 
@@ -121,6 +128,11 @@ def lock_acquired(seconds: float) -> None:
 def lock_conflict(refused: bool) -> None:
     LOCK_CONFLICTS.labels(CONFLICT_REFUSED if refused
                           else CONFLICT_RETRIED).inc()
+
+
+def db_statement(statement: str) -> None:
+    kind = statement[:6].lower()
+    (_STATEMENT_KINDS.get(kind) or _STATEMENT_KINDS['other']).inc()
 
 
 def power_sync_failed() -> None:

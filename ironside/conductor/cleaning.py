@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from ironside.common import states
 from ironside.common.conf import CONF
+from ironside.conductor import caps
 from ironside.conductor import firmware
 from ironside.conductor import retirement
 from ironside.conductor import step_flow
@@ -103,7 +104,8 @@ def start_manual_clean(task, clean_steps: Sequence[dict],
                 'cleaning')
     task.process_event('clean', callback=run_cleaning,
                        call_args=(step_list,),
-                       target_state=states.MANAGEABLE, verb=verb)
+                       target_state=states.MANAGEABLE, verb=verb,
+                       cap=caps.CLEAN)
 
 
 def run_cleaning(task, step_list: list[dict] | None) -> None:

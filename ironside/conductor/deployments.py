@@ -15,6 +15,7 @@ from typing import Any
 
 from ironside.common import exception
 from ironside.common.conf import CONF
+from ironside.conductor import caps
 from ironside.conductor import cleaning
 from ironside.conductor import step_flow
 from ironside.conductor import steps
@@ -88,7 +89,7 @@ def start_deploy(task, event: str = 'deploy',
                 % ('Rebuild' if event == 'rebuild' else 'Deploy',
                    len(step_list)), 'deploying')
     task.process_event(event, callback=_do_node_deploy,
-                       call_args=(step_list,), verb=verb)
+                       call_args=(step_list,), verb=verb, cap=caps.DEPLOY)
 
 
 def _do_node_deploy(task, step_list: list[dict]) -> None:
@@ -111,7 +112,8 @@ def start_tear_down(task, verb: str | None = None) -> None:
     task.check_transition('delete', verb)
     validate_interfaces(task, ('power',))
     task.record('Tear down requested', 'deleting')
-    task.process_event('delete', callback=_do_node_tear_down, verb=verb)
+    task.process_event('delete', callback=_do_node_tear_down, verb=verb,
+                       cap=caps.TEAR_DOWN)
 
 
 def _detach_vifs(task) -> None:

@@ -24,6 +24,7 @@ from ironside.common import exception
 from ironside.common import metrics
 from ironside.common import states
 from ironside.common.conf import CONF
+from ironside.conductor import caps
 from ironside.conductor import utils as conductor_utils
 from ironside.db import history as history_db
 from ironside.db import models
@@ -219,12 +220,17 @@ class TaskManager:
                       call_args: tuple = (),
                       err_handler: Callable | None = None,
                       target_state: str | None = None,
-                      verb: str | None = None, save: bool = True) -> None:
+                      verb: str | None = None, save: bool = True,
+                      cap: caps.Cap | None = None) -> None:
         """Move the node along the state machine and save it.
 
         ``save=False`` leaves the write to the next save, or to the
         release of the lock (one commit for both): for a move followed at
         once by more changes, or that ends the task.
+
+        With ``cap``, the save happens only if the fleet is under that
+        cap (:mod:`.caps`); if not, ConcurrentActionLimit, and the node
+        is as it was.
 
         With ``callback``, the work of the new state is handed to a worker
         thread when the task ends; if no worker is free, ``err_handler``
@@ -259,7 +265,16 @@ class TaskManager:
             self.spawn_after(callback, *call_args)
             self._on_spawn_error = err_handler or \
                 (lambda task: task._restore_state(*previous))
-        if save:
+        if cap is not None:
+            try:
+                cap.admit(self.save)
+            except exception.ConcurrentActionLimit:
+                self._spawn = self._on_spawn_error = None
+                self.node.provision_state = previous[0]
+                self.node.target_provision_state = previous[1]
+                self.fsm = states.NodeStateMachine(previous[0])
+                raise
+        elif save:
             self.save()
         else:
             self._save_on_release = True

@@ -530,3 +530,37 @@ class NodeInventory(TimestampMixin, Base):
         sa.ForeignKey('nodes.id', ondelete='CASCADE'), primary_key=True)
     inventory: orm.Mapped[dict] = dict_column()
     plugin_data: orm.Mapped[dict] = dict_column()
+
+
+class FleetLimit(Base):
+    """One row per fleet-wide cap, taken to decide anything about it.
+
+    A conductor deciding whether a request fits under a cap updates the
+    cap's row first: the row lock makes those decisions one at a time on
+    every backend and isolation level, so two conductors never both take
+    the last slot (see :mod:`ironside.db.fleet`).
+    """
+
+    __tablename__ = 'fleet_limits'
+
+    name: orm.Mapped[str] = orm.mapped_column(sa.String(32),
+                                              primary_key=True)
+    generation: orm.Mapped[int] = orm.mapped_column(sa.Integer, default=0,
+                                                    nullable=False)
+
+
+class FleetSlot(Base):
+    """The slots of a counted cap one conductor holds.
+
+    Only the rows of live conductors count, so the slots of a conductor
+    that died are given back when its heartbeat times out.
+    """
+
+    __tablename__ = 'fleet_slots'
+
+    name: orm.Mapped[str] = orm.mapped_column(sa.String(32),
+                                              primary_key=True)
+    host: orm.Mapped[str] = orm.mapped_column(sa.String(255),
+                                              primary_key=True)
+    used: orm.Mapped[int] = orm.mapped_column(sa.Integer, default=0,
+                                              nullable=False)

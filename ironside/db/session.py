@@ -23,6 +23,7 @@ from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import enginefacade
 from sqlalchemy import orm
 
+from ironside.common import metrics
 from ironside.common.conf import CONF
 
 LOG = logging.getLogger(__name__)
@@ -82,6 +83,14 @@ def _keep_connections(engine: sa.Engine) -> None:
     old.dispose()
 
 
+def _count_statements(engine: sa.Engine) -> None:
+    """Count the statements sent (``ironside_db_statements``): the
+    database's share of a request or a step, for capacity planning."""
+    @sa.event.listens_for(engine, 'before_cursor_execute')
+    def _count(conn, cursor, statement, parameters, context, executemany):
+        metrics.db_statement(statement)
+
+
 def _make_facade() -> enginefacade._TransactionContextManager:
     url = CONF.database.connection
     facade = enginefacade.transaction_context()
@@ -104,6 +113,11 @@ def _make_facade() -> enginefacade._TransactionContextManager:
         if reader_engine is not writer_engine:
             _tune_sqlite(reader_engine, immediate=False)
             _keep_connections(reader_engine)
+    writer_engine = facade.writer.get_engine()
+    _count_statements(writer_engine)
+    reader_engine = facade.reader.get_engine()
+    if reader_engine is not writer_engine:
+        _count_statements(reader_engine)
     return facade
 
 

@@ -59,6 +59,7 @@ from ironside.strategy import seam
 from ironside.strategy import task_flow
 from ironside.strategy.action_plan import ActionPlan
 from ironside.strategy.designs import versions
+from ironside.strategy.in_flight import FleetInFlight
 from ironside.strategy.in_flight import InFlightLimit
 from ironside.strategy.model import Group
 from ironside.strategy.plan import Plan
@@ -101,7 +102,8 @@ def _timeout(phase: str) -> int | None:
 
 class ActionRunner:
     def __init__(self, action_uuid: str, host: str, nodes: seam.NodeBackend,
-                 limit: InFlightLimit, stop: threading.Event | None = None,
+                 limit: InFlightLimit | FleetInFlight,
+                 stop: threading.Event | None = None,
                  clock: Callable[[], datetime.datetime] = models.utcnow,
                  tasks: task_flow.TaskExecution |
                  Callable[[], task_flow.TaskExecution] | None = None

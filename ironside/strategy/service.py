@@ -37,7 +37,7 @@ from ironside.strategy import actions
 from ironside.strategy import conductor_nodes
 from ironside.strategy import seam
 from ironside.strategy import task_flow
-from ironside.strategy.in_flight import InFlightLimit
+from ironside.strategy.in_flight import FleetInFlight
 from ironside.strategy.parameters import REDEPLOY_SERVER
 from ironside.strategy.redeploy.flow import RedeployRunner
 from ironside.strategy.runner import ActionRunner
@@ -50,7 +50,7 @@ class SiteActionService:
                  tasks: task_flow.TaskExecution | None = None) -> None:
         self.host = host
         self.nodes = nodes
-        self.limit = InFlightLimit(CONF.site.max_nodes_in_flight)
+        self.limit = FleetInFlight(host)
         self._tasks = tasks
         self._tasks_lock = threading.Lock()
         self._runners: dict[int, tuple[threading.Thread,
@@ -110,6 +110,11 @@ class SiteActionService:
     def check(self) -> None:
         """One round: heartbeat, notice lost actions, claim new ones."""
         running = self.running()
+        if not running and self.limit.used:
+            # No runner holds a slot: whatever the row says (a runner
+            # that could not give its slots back, a previous run of this
+            # conductor) is not in flight.
+            self.limit.reset()
         owned = site_db.heartbeat(running, self.host)
         for action_id in set(running) - owned:
             LOG.warning('Site action %d is no longer owned by %s',

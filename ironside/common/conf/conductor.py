@@ -82,6 +82,19 @@ opts = [
     cfg.IntOpt('power_state_change_timeout', default=60, min=2,
                help='Seconds to wait for a node to reach a requested '
                     'power state.'),
+    cfg.IntOpt('max_concurrent_deploy', default=250, min=1,
+               help='Most nodes of the whole fleet deploying at once '
+                    '("deploying" and "wait call-back"), counted in the '
+                    'database across every conductor. A deploy or rebuild '
+                    'request over it is refused with HTTP 503 '
+                    '(ConcurrentActionLimit), as Ironic does.'),
+    cfg.IntOpt('max_concurrent_clean', default=50, min=1,
+               help='Most nodes of the whole fleet being torn down or '
+                    'cleaned at once ("deleting", "cleaning" and "clean '
+                    'wait"), counted in the database across every '
+                    'conductor. A tear down or manual clean request over '
+                    'it is refused with HTTP 503 (ConcurrentActionLimit), '
+                    'as Ironic does; provide is not refused.'),
     cfg.IntOpt('node_history_max_entries', default=300, min=0,
                help='History records kept per node; older ones are '
                     'deleted. 0 keeps all.'),

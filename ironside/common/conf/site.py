@@ -4,10 +4,12 @@ from oslo_config import cfg
 
 opts = [
     cfg.IntOpt('max_nodes_in_flight', default=50, min=1,
-               help='Most nodes a conductor has in flight (being prepared '
-                    'or deployed) for site actions at once, whatever the '
-                    'groups\' strategies ask for. Protects the BMC network '
-                    'and the conductors\' worker pools.'),
+               help='Most nodes in flight (being prepared or deployed, or '
+                    'running a task) for the site actions of every '
+                    'conductor at once, whatever the groups\' strategies '
+                    'ask for. Held in the database, so it holds across '
+                    'conductors. Protects the BMC network and the '
+                    'conductors\' worker pools.'),
     cfg.IntOpt('prepare_timeout', default=3600, min=1,
                help='Seconds a group\'s prepare phase (manage, clean, '
                     'provide) may take before the group fails with '

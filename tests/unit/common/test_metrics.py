@@ -256,3 +256,14 @@ def test_conductor_serves_its_own_port(conf):
 
 def test_conductor_serves_nothing_by_default():
     assert metrics.serve_conductor() is None
+
+
+def test_database_statements_are_counted_by_kind(rpc, context, make_node):
+    before = {kind: value('ironside_db_statements_total', kind=kind)
+              for kind in ('select', 'insert', 'update')}
+    node = make_node()
+    nodes_db.update_node(node.uuid, {'description': 'counted'})
+    nodes_db.get_node(node.uuid)
+    for kind in before:
+        assert value('ironside_db_statements_total', kind=kind) > \
+            before[kind], kind
