@@ -14,14 +14,19 @@ from __future__ import annotations
 import logging
 import random
 import time
+from typing import TYPE_CHECKING
 from typing import Any
 
 from ironside.common import exception
 from ironside.common import states
 from ironside.common.conf import CONF
+from ironside.common.context import RequestContext
 from ironside.db import allocations as allocations_db
 from ironside.db import node_views
 from ironside.db import nodes as nodes_db
+
+if TYPE_CHECKING:
+    from ironside.conductor.base_manager import BaseConductorManager
 
 LOG = logging.getLogger(__name__)
 
@@ -29,8 +34,9 @@ _COLUMNS = ('id', 'uuid', 'name', 'resource_class', 'provision_state',
             'instance_uuid', 'maintenance', 'power_state')
 
 
-def create(manager, context, values: dict[str, Any],
-           node_uuid: str | None = None) -> dict[str, Any]:
+def create(manager: BaseConductorManager, context: RequestContext,
+           values: dict[str, Any], node_uuid: str | None = None
+          ) -> dict[str, Any]:
     """Record the allocation and start processing it.
 
     Returns the allocation as created (``allocating``), as Ironic answers
@@ -93,8 +99,9 @@ def candidates(allocation: dict[str, Any]) -> list[dict[str, Any]]:
     return nodes
 
 
-def _try_nodes(manager, context, allocation: dict[str, Any],
-               nodes: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _try_nodes(manager: BaseConductorManager, context: RequestContext,
+               allocation: dict[str, Any], nodes: list[dict[str, Any]]
+              ) -> list[dict[str, Any]]:
     """Link the first node that still fits; return the locked ones."""
     locked = []
     for node in nodes:
@@ -121,7 +128,8 @@ def _try_nodes(manager, context, allocation: dict[str, Any],
         error='all nodes were filtered out during reservation')
 
 
-def allocate(manager, context, allocation_id: int) -> None:
+def allocate(manager: BaseConductorManager, context: RequestContext,
+             allocation_id: int) -> None:
     """Worker: find and link a node; never raises (records the error)."""
     try:
         allocation = allocations_db.get(allocation_id)
@@ -156,8 +164,8 @@ def _fail(allocation_id: int, error: str) -> None:
         pass
 
 
-def backfill(manager, context, allocation: dict[str, Any],
-             node_uuid: str) -> None:
+def backfill(manager: BaseConductorManager, context: RequestContext,
+             allocation: dict[str, Any], node_uuid: str) -> None:
     """Record an allocation for a node deployed without one (1.58)."""
     try:
         with manager.acquire(context, node_uuid,
@@ -194,7 +202,8 @@ def backfill(manager, context, allocation: dict[str, Any],
         raise
 
 
-def destroy(manager, context, allocation_uuid: str) -> None:
+def destroy(manager: BaseConductorManager, context: RequestContext,
+            allocation_uuid: str) -> None:
     """Delete an allocation, unlinking its node if it may be released."""
     allocation = allocations_db.get(allocation_uuid)
     if allocation['node_id'] is None:

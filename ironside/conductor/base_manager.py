@@ -10,6 +10,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import futurist
 from futurist import periodics
@@ -19,6 +20,7 @@ from ironside.common import exception
 from ironside.common import hash_ring
 from ironside.common import process_identity
 from ironside.common.conf import CONF
+from ironside.common.context import RequestContext
 from ironside.conductor import async_poller
 from ironside.conductor import periodics as conductor_periodics
 from ironside.conductor import power as conductor_power
@@ -26,6 +28,9 @@ from ironside.conductor import task_manager
 from ironside.conductor import utils as conductor_utils
 from ironside.db import conductors as conductors_db
 from ironside.drivers import factory
+
+if TYPE_CHECKING:
+    pass
 
 LOG = logging.getLogger(__name__)
 
@@ -141,7 +146,7 @@ class BaseConductorManager:
         if not self._slots.acquire(blocking=False):
             raise exception.NoFreeConductorWorker()
 
-        def _run():
+        def _run() -> None:
             try:
                 fn()
             finally:
@@ -156,7 +161,8 @@ class BaseConductorManager:
     def schedule_poll(self, node_uuid: str, delay: float) -> None:
         self.poller.schedule(node_uuid, delay)
 
-    def acquire(self, context, node_id, **kwargs) -> task_manager.TaskManager:
+    def acquire(self, context: RequestContext, node_id: int | str, **kwargs
+               ) -> task_manager.TaskManager:
         return task_manager.acquire(context, node_id, self, **kwargs)
 
     def owns(self, node_uuid: str, driver: str, conductor_group: str
@@ -172,5 +178,5 @@ class BaseConductorManager:
         conductor_periodics.poll_waiting_node(self, node_uuid)
 
     @property
-    def admin_context(self):
+    def admin_context(self) -> RequestContext:
         return ironside_context.get_admin_context()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from ironside.common import states
 from ironside.common.conf import CONF
@@ -21,18 +22,22 @@ from ironside.conductor import retirement
 from ironside.conductor import step_flow
 from ironside.conductor import steps
 from ironside.conductor import utils
+from ironside.db import models
 from ironside.drivers import base
+
+if TYPE_CHECKING:
+    from ironside.conductor.task_manager import TaskManager
 
 LOG = logging.getLogger(__name__)
 
 CLEAN_VALIDATION = ('power', 'management')
 
 
-def _manual(node) -> bool:
+def _manual(node: models.Node) -> bool:
     return node.target_provision_state == states.MANAGEABLE
 
 
-def _tear_down_cleaning(task) -> None:
+def _tear_down_cleaning(task: TaskManager) -> None:
     try:
         task.driver.deploy.tear_down_cleaning(task)
     except Exception as exc:
@@ -40,7 +45,7 @@ def _tear_down_cleaning(task) -> None:
                     task.node.uuid, exc)
 
 
-def _clean_done(task) -> None:
+def _clean_done(task: TaskManager) -> None:
     manual = _manual(task.node)
     _tear_down_cleaning(task)
     firmware.cache_components(task)
@@ -51,7 +56,7 @@ def _clean_done(task) -> None:
                        save=False)
 
 
-def fail_cleaning(task, message: str, reason: str,
+def fail_cleaning(task: TaskManager, message: str, reason: str,
                   event: str = 'fail') -> None:
     node = task.node
     manual = _manual(node)
@@ -73,19 +78,19 @@ CLEAN_FLOW = step_flow.register(step_flow.StepFlow(
     callback_timeout=lambda: CONF.conductor.clean_callback_timeout))
 
 
-def automated_clean_enabled(node) -> bool:
+def automated_clean_enabled(node: models.Node) -> bool:
     if node.automated_clean is not None:
         return bool(node.automated_clean)
     return CONF.conductor.automated_clean
 
 
-def _validate(task) -> None:
+def _validate(task: TaskManager) -> None:
     utils.ensure_not_in_maintenance(task, 'cleaning')
     for name in CLEAN_VALIDATION:
         task.driver.interfaces[name].validate(task)
 
 
-def start_provide(task, verb: str | None = None) -> None:
+def start_provide(task: TaskManager, verb: str | None = None) -> None:
     """manageable → cleaning (automated) → available."""
     task.check_transition('provide', verb)
     retirement.check_provide(task.node)
@@ -94,7 +99,7 @@ def start_provide(task, verb: str | None = None) -> None:
                        verb=verb)
 
 
-def start_manual_clean(task, clean_steps: Sequence[dict],
+def start_manual_clean(task: TaskManager, clean_steps: Sequence[dict],
                        verb: str | None = None) -> None:
     """manageable → cleaning (the given steps) → manageable."""
     task.check_transition('clean', verb)
@@ -108,7 +113,7 @@ def start_manual_clean(task, clean_steps: Sequence[dict],
                        cap=caps.CLEAN)
 
 
-def run_cleaning(task, step_list: list[dict] | None) -> None:
+def run_cleaning(task: TaskManager, step_list: list[dict] | None) -> None:
     """Worker: clean with ``step_list``, or automatically if None."""
     node = task.node
     utils.clear_failure(node)
@@ -130,5 +135,5 @@ def run_cleaning(task, step_list: list[dict] | None) -> None:
     step_flow.start(task, CLEAN_FLOW, step_list)
 
 
-def continue_cleaning(task) -> None:
+def continue_cleaning(task: TaskManager) -> None:
     step_flow.resume(task, CLEAN_FLOW)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 from typing import Any
 
 from ironside.common import exception
@@ -24,20 +25,23 @@ from ironside.conductor.step_state import StepState
 from ironside.db import allocations as allocations_db
 from ironside.drivers import base
 
+if TYPE_CHECKING:
+    from ironside.conductor.task_manager import TaskManager
+
 LOG = logging.getLogger(__name__)
 
 # Interfaces that must validate before a deploy starts.
 DEPLOY_VALIDATION = ('power', 'management', 'boot', 'deploy', 'storage')
 
 
-def _deploy_done(task) -> None:
+def _deploy_done(task: TaskManager) -> None:
     utils.clear_failure(task.node)
     task.node.driver_internal_info.pop('user_deploy_steps', None)
     task.record('Deploy finished', 'deploying')
     task.process_event('done', save=False)  # written as the lock goes
 
 
-def fail_deploy(task, message: str, reason: str,
+def fail_deploy(task: TaskManager, message: str, reason: str,
                 event: str = 'fail') -> None:
     """Deploy failed: ``deploy failed``, with ``deploy_step`` kept."""
     step_flow.fail_step_flow(task, DEPLOY_FLOW, message, reason, event)
@@ -55,14 +59,14 @@ DEPLOY_FLOW = step_flow.register(step_flow.StepFlow(
     abort_waiting_step=True))
 
 
-def validate_interfaces(task, names: Sequence[str]) -> None:
+def validate_interfaces(task: TaskManager, names: Sequence[str]) -> None:
     for name in names:
         iface = task.driver.interfaces.get(name)
         if iface is not None:
             iface.validate(task)
 
 
-def start_deploy(task, event: str = 'deploy',
+def start_deploy(task: TaskManager, event: str = 'deploy',
                  configdrive: Any = None,
                  deploy_steps: Sequence[dict] | None = None,
                  verb: str | None = None) -> None:
@@ -92,7 +96,7 @@ def start_deploy(task, event: str = 'deploy',
                        call_args=(step_list,), verb=verb, cap=caps.DEPLOY)
 
 
-def _do_node_deploy(task, step_list: list[dict]) -> None:
+def _do_node_deploy(task: TaskManager, step_list: list[dict]) -> None:
     try:
         task.driver.deploy.prepare(task)
     except Exception as exc:
@@ -103,12 +107,12 @@ def _do_node_deploy(task, step_list: list[dict]) -> None:
     step_flow.start(task, DEPLOY_FLOW, step_list)
 
 
-def continue_deploy(task) -> None:
+def continue_deploy(task: TaskManager) -> None:
     """Worker: the asynchronous deploy step finished; run the next."""
     step_flow.resume(task, DEPLOY_FLOW)
 
 
-def start_tear_down(task, verb: str | None = None) -> None:
+def start_tear_down(task: TaskManager, verb: str | None = None) -> None:
     task.check_transition('delete', verb)
     validate_interfaces(task, ('power',))
     task.record('Tear down requested', 'deleting')
@@ -116,7 +120,7 @@ def start_tear_down(task, verb: str | None = None) -> None:
                        cap=caps.TEAR_DOWN)
 
 
-def _detach_vifs(task) -> None:
+def _detach_vifs(task: TaskManager) -> None:
     network = task.driver.interfaces.get('network')
     if network is None:
         return
@@ -128,7 +132,7 @@ def _detach_vifs(task) -> None:
                         vif['id'], task.node.uuid, exc)
 
 
-def _do_node_tear_down(task) -> None:
+def _do_node_tear_down(task: TaskManager) -> None:
     node = task.node
     try:
         task.driver.deploy.tear_down(task)

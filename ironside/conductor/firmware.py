@@ -10,15 +10,19 @@ one that replaced another (``last_version_flashed``).
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 from ironside.common import exception
 from ironside.db import models
 from ironside.drivers import base
 
+if TYPE_CHECKING:
+    from ironside.conductor.task_manager import TaskManager
+
 LOG = logging.getLogger(__name__)
 
 
-def cache_components(task) -> None:
+def cache_components(task: TaskManager) -> None:
     """Read the node's firmware versions into its cache; a firmware
     interface that reads none, or a BMC that fails to answer, leaves the
     cache as it is (it is information, not a reason to fail a flow)."""

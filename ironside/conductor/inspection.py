@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 from typing import Any
 
 import requests
@@ -29,6 +30,9 @@ from ironside.db import inspection_rules as rules_db
 from ironside.db import models
 from ironside.db import nodes as nodes_db
 from ironside.db import ports as ports_db
+
+if TYPE_CHECKING:
+    from ironside.conductor.task_manager import TaskManager
 
 LOG = logging.getLogger(__name__)
 
@@ -48,7 +52,7 @@ _PORT_COLUMNS = frozenset(('address', 'extra', 'local_link_connection',
     c.key for c in models.Port.__table__.columns)
 
 
-def start_inspect(task, verb: str = 'inspect') -> None:
+def start_inspect(task: TaskManager, verb: str = 'inspect') -> None:
     """Refuse what cannot be inspected (400/409), then inspect in a
     worker; the node's state tells how it went."""
     task.check_transition('inspect', verb)
@@ -57,7 +61,7 @@ def start_inspect(task, verb: str = 'inspect') -> None:
     task.process_event('inspect', callback=_do_inspect, verb=verb)
 
 
-def _do_inspect(task) -> None:
+def _do_inspect(task: TaskManager) -> None:
     node = task.node
     node.inspection_started_at = models.utcnow()
     node.inspection_finished_at = None
@@ -100,7 +104,7 @@ def _masked(rule: dict[str, Any]) -> bool:
                                 and not rule['sensitive'])
 
 
-def apply_rules(task, inventory: dict[str, Any],
+def apply_rules(task: TaskManager, inventory: dict[str, Any],
                 plugin_data: dict[str, Any], phase: str = 'main') -> None:
     """Run the phase's rules whose conditions hold on what was found."""
     node = task.node
@@ -178,8 +182,8 @@ def _node_path(path: str) -> list[str]:
     return parts
 
 
-def _change_node(task, path: str, change: Callable[[dict, list], None]
-                 ) -> None:
+def _change_node(task: TaskManager, path: str,
+                 change: Callable[[dict, list], None]) -> None:
     """Apply ``change`` to the node as a document {field: value}."""
     parts = _node_path(path)
     node = task.node
@@ -188,7 +192,7 @@ def _change_node(task, path: str, change: Callable[[dict, list], None]
     setattr(node, parts[0], document.get(parts[0]))
 
 
-def _change_port(task, port_id: str, path: str,
+def _change_port(task: TaskManager, port_id: str, path: str,
                  change: Callable[[dict, list], None]) -> None:
     port = ports_db.PORTS.get(port_id)
     if port['node_id'] != task.node.id:
@@ -202,7 +206,8 @@ def _change_port(task, port_id: str, path: str,
 
 # Actions: (task, plugin_data, **args).
 
-def _log(task, plugin_data, msg: Any, level: str = 'info') -> None:
+def _log(task: TaskManager, plugin_data: dict[str, Any], msg: Any,
+         level: str = 'info') -> None:
     level = str(level).lower()
     if level not in ('debug', 'info', 'warning', 'error', 'critical'):
         raise exception.InvalidParameterValue(
@@ -211,11 +216,11 @@ def _log(task, plugin_data, msg: Any, level: str = 'info') -> None:
                         msg)
 
 
-def _fail(task, plugin_data, msg: Any) -> None:
+def _fail(task: TaskManager, plugin_data: dict[str, Any], msg: Any) -> None:
     raise exception.HardwareInspectionFailure(error=str(msg))
 
 
-def _capabilities(task) -> dict[str, str]:
+def _capabilities(task: TaskManager) -> dict[str, str]:
     text = (task.node.properties or {}).get('capabilities') or ''
     if isinstance(text, dict):
         return {str(k): str(v) for k, v in text.items()}
@@ -223,22 +228,26 @@ def _capabilities(task) -> dict[str, str]:
     return {pair[0]: pair[1] if len(pair) > 1 else '' for pair in pairs}
 
 
-def _save_capabilities(task, capabilities: dict[str, str]) -> None:
+def _save_capabilities(task: TaskManager, capabilities: dict[str, str]
+                      ) -> None:
     task.node.properties['capabilities'] = ','.join(
         '%s:%s' % item for item in capabilities.items())
 
 
-def _set_capability(task, plugin_data, name: str, value: Any) -> None:
+def _set_capability(task: TaskManager, plugin_data: dict[str, Any], name: str,
+                    value: Any) -> None:
     _save_capabilities(task, dict(_capabilities(task), **{name: value}))
 
 
-def _unset_capability(task, plugin_data, name: str) -> None:
+def _unset_capability(task: TaskManager, plugin_data: dict[str, Any], name: str
+                     ) -> None:
     capabilities = _capabilities(task)
     capabilities.pop(name, None)
     _save_capabilities(task, capabilities)
 
 
-def _remove_trait(task, plugin_data, name: str) -> None:
+def _remove_trait(task: TaskManager, plugin_data: dict[str, Any], name: str
+                 ) -> None:
     try:
         nodes_db.delete_node_trait(task.node.id, name)
     except exception.NodeTraitNotFound:
@@ -246,16 +255,17 @@ def _remove_trait(task, plugin_data, name: str) -> None:
                     task.node.uuid, name)
 
 
-def _unset_plugin_data(task, plugin_data, path: str) -> None:
+def _unset_plugin_data(task: TaskManager, plugin_data: dict[str, Any],
+                       path: str) -> None:
     try:
         _delete(plugin_data, rules.split_path(path))
     except (KeyError, TypeError):
         LOG.warning('Inspection rule: no plugin data at %s', path)
 
 
-def _api_call(task, plugin_data, url: str, headers: Any = None,
-              proxies: Any = None, timeout: Any = 5, retries: Any = 3,
-              backoff_factor: Any = 0.3) -> None:
+def _api_call(task: TaskManager, plugin_data: dict[str, Any], url: str,
+              headers: Any = None, proxies: Any = None, timeout: Any = 5,
+              retries: Any = 3, backoff_factor: Any = 0.3) -> None:
     """GET ``url`` (a hook telling another service), retried on 5xx/429."""
     if float(timeout) <= 0:
         raise exception.InvalidParameterValue(

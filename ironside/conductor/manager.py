@@ -9,6 +9,8 @@ exception classes.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 from typing import Any
 
 import oslo_messaging as messaging
@@ -18,6 +20,7 @@ from ironside.common import exception
 from ironside.common import rpc
 from ironside.common import states
 from ironside.common.conf.default import INTERFACE_TYPES
+from ironside.common.context import RequestContext
 from ironside.conductor import allocations
 from ironside.conductor import base_manager
 from ironside.conductor import cleaning
@@ -32,6 +35,9 @@ from ironside.conductor import utils
 from ironside.conductor import volume
 from ironside.db import nodes as nodes_db
 from ironside.db import resources
+
+if TYPE_CHECKING:
+    from ironside.conductor.task_manager import TaskManager
 
 LOG = logging.getLogger(__name__)
 
@@ -54,7 +60,8 @@ class ConductorManager(base_manager.BaseConductorManager):
     # Nodes
 
     @utils.rpc_endpoint
-    def create_node(self, context, values: dict[str, Any]) -> str:
+    def create_node(self, context: RequestContext, values: dict[str, Any]
+                   ) -> str:
         """Create a node, filling in default interfaces; returns its UUID."""
         values = dict(values)
         values.setdefault('uuid', uuidutils.generate_uuid())
@@ -64,8 +71,8 @@ class ConductorManager(base_manager.BaseConductorManager):
         return node.uuid
 
     @utils.rpc_endpoint
-    def update_node(self, context, node_id: str, values: dict[str, Any],
-                    reset_interfaces: bool = False,
+    def update_node(self, context: RequestContext, node_id: str,
+                    values: dict[str, Any], reset_interfaces: bool = False,
                     expected: dict[str, Any] | None = None) -> str:
         """Change node fields an API user may change; returns the UUID.
 
@@ -107,7 +114,7 @@ class ConductorManager(base_manager.BaseConductorManager):
             task.save()
             return node.uuid
 
-    def _check_update_allowed(self, task, values: dict) -> None:
+    def _check_update_allowed(self, task: TaskManager, values: dict) -> None:
         node = task.node
         only_maintenance = set(values) <= {'maintenance',
                                            'maintenance_reason', 'fault'}
@@ -132,7 +139,7 @@ class ConductorManager(base_manager.BaseConductorManager):
                 % (node.uuid, node.provision_state))
 
     @utils.rpc_endpoint
-    def destroy_node(self, context, node_id: str) -> None:
+    def destroy_node(self, context: RequestContext, node_id: str) -> None:
         with self.acquire(context, node_id, purpose='node deletion') as task:
             node = task.node
             if node.protected:
@@ -152,8 +159,8 @@ class ConductorManager(base_manager.BaseConductorManager):
     # Provisioning
 
     @utils.rpc_endpoint
-    def do_node_deploy(self, context, node_id: str, rebuild: bool = False,
-                       configdrive: Any = None,
+    def do_node_deploy(self, context: RequestContext, node_id: str,
+                       rebuild: bool = False, configdrive: Any = None,
                        deploy_steps: list[dict] | None = None) -> None:
         with self.acquire(context, node_id, purpose='node deployment') \
                 as task:
@@ -163,26 +170,26 @@ class ConductorManager(base_manager.BaseConductorManager):
                 verb='rebuild' if rebuild else 'active')
 
     @utils.rpc_endpoint
-    def do_node_tear_down(self, context, node_id: str) -> None:
+    def do_node_tear_down(self, context: RequestContext, node_id: str) -> None:
         with self.acquire(context, node_id, purpose='node tear down') \
                 as task:
             deployments.start_tear_down(task, verb='deleted')
 
     @utils.rpc_endpoint
-    def do_node_clean(self, context, node_id: str,
+    def do_node_clean(self, context: RequestContext, node_id: str,
                       clean_steps: list[dict]) -> None:
         with self.acquire(context, node_id, purpose='manual cleaning') \
                 as task:
             cleaning.start_manual_clean(task, clean_steps, verb='clean')
 
     @utils.rpc_endpoint
-    def do_node_service(self, context, node_id: str,
+    def do_node_service(self, context: RequestContext, node_id: str,
                         service_steps: list[dict]) -> None:
         with self.acquire(context, node_id, purpose='servicing') as task:
             servicing.start_servicing(task, service_steps, verb='service')
 
     @utils.rpc_endpoint
-    def do_provisioning_action(self, context, node_id: str,
+    def do_provisioning_action(self, context: RequestContext, node_id: str,
                                action: str) -> None:
         """manage, provide, inspect, abort (the verbs without arguments)."""
         with self.acquire(context, node_id,
@@ -203,7 +210,7 @@ class ConductorManager(base_manager.BaseConductorManager):
                 raise exception.InvalidParameterValue(
                     err='Unsupported provision action %s' % action)
 
-    def _abort(self, task) -> None:
+    def _abort(self, task: TaskManager) -> None:
         node = task.node
         task.check_transition('abort', 'abort')
         waiting = step_flow.wait_states().get(node.provision_state)
@@ -215,24 +222,29 @@ class ConductorManager(base_manager.BaseConductorManager):
             task.process_event('abort', verb='abort')
 
     @utils.rpc_endpoint
-    def continue_node_deploy(self, context, node_id: str) -> None:
+    def continue_node_deploy(self, context: RequestContext, node_id: str
+                            ) -> None:
         """Callback: the waiting deploy step finished; go on."""
         self._continue(context, node_id, deployments.DEPLOY_FLOW,
                        deployments.continue_deploy)
 
     @utils.rpc_endpoint
-    def continue_node_clean(self, context, node_id: str) -> None:
+    def continue_node_clean(self, context: RequestContext, node_id: str
+                           ) -> None:
         """Callback: the waiting clean step finished; go on."""
         self._continue(context, node_id, cleaning.CLEAN_FLOW,
                        cleaning.continue_cleaning)
 
     @utils.rpc_endpoint
-    def continue_node_service(self, context, node_id: str) -> None:
+    def continue_node_service(self, context: RequestContext, node_id: str
+                             ) -> None:
         """Callback: the waiting service step finished; go on."""
         self._continue(context, node_id, servicing.SERVICE_FLOW,
                        servicing.continue_servicing)
 
-    def _continue(self, context, node_id, flow, resume) -> None:
+    def _continue(self, context: RequestContext, node_id: int | str,
+                  flow: step_flow.StepFlow,
+                  resume: Callable[[TaskManager], None]) -> None:
         with self.acquire(context, node_id, patient=True,
                           purpose='continue %s' % flow.event_type) as task:
             if task.node.provision_state != flow.wait_state:
@@ -244,14 +256,14 @@ class ConductorManager(base_manager.BaseConductorManager):
     # Power and management
 
     @utils.rpc_endpoint
-    def change_node_power_state(self, context, node_id: str,
+    def change_node_power_state(self, context: RequestContext, node_id: str,
                                 new_state: str,
                                 timeout: int | None = None) -> None:
         with self.acquire(context, node_id, purpose='power action') as task:
             power.start_power_action(task, new_state, timeout)
 
     @utils.rpc_endpoint
-    def validate_driver_interfaces(self, context, node_id: str
+    def validate_driver_interfaces(self, context: RequestContext, node_id: str
                                    ) -> dict[str, dict[str, Any]]:
         """Each interface's verdict on the node: {result, reason}."""
         with self.acquire(context, node_id, shared=True,
@@ -276,8 +288,8 @@ class ConductorManager(base_manager.BaseConductorManager):
             return result
 
     @utils.rpc_endpoint
-    def set_boot_device(self, context, node_id: str, device: str,
-                        persistent: bool = False) -> None:
+    def set_boot_device(self, context: RequestContext, node_id: str,
+                        device: str, persistent: bool = False) -> None:
         with self.acquire(context, node_id, purpose='set boot device') \
                 as task:
             task.driver.management.validate(task)
@@ -286,28 +298,30 @@ class ConductorManager(base_manager.BaseConductorManager):
             task.save()
 
     @utils.rpc_endpoint
-    def get_boot_device(self, context, node_id: str) -> dict[str, Any]:
+    def get_boot_device(self, context: RequestContext, node_id: str
+                       ) -> dict[str, Any]:
         with self.acquire(context, node_id, shared=True,
                           purpose='get boot device') as task:
             task.driver.management.validate(task)
             return task.driver.management.get_boot_device(task)
 
     @utils.rpc_endpoint
-    def get_supported_boot_devices(self, context, node_id: str) -> list[str]:
+    def get_supported_boot_devices(self, context: RequestContext, node_id: str
+                                  ) -> list[str]:
         with self.acquire(context, node_id, shared=True,
                           purpose='get supported boot devices') as task:
             return list(task.driver.management
                         .get_supported_boot_devices(task))
 
     @utils.rpc_endpoint
-    def inject_nmi(self, context, node_id: str) -> None:
+    def inject_nmi(self, context: RequestContext, node_id: str) -> None:
         with self.acquire(context, node_id, purpose='inject nmi') as task:
             task.driver.management.validate(task)
             task.driver.management.inject_nmi(task)
 
     @utils.rpc_endpoint
-    def attach_virtual_media(self, context, node_id: str, device_type: str,
-                             image_url: str) -> None:
+    def attach_virtual_media(self, context: RequestContext, node_id: str,
+                             device_type: str, image_url: str) -> None:
         with self.acquire(context, node_id,
                           purpose='attach virtual media') as task:
             task.driver.management.validate(task)
@@ -316,7 +330,7 @@ class ConductorManager(base_manager.BaseConductorManager):
             task.save()
 
     @utils.rpc_endpoint
-    def detach_virtual_media(self, context, node_id: str,
+    def detach_virtual_media(self, context: RequestContext, node_id: str,
                              device_types: list[str] | None = None) -> None:
         with self.acquire(context, node_id,
                           purpose='detach virtual media') as task:
@@ -325,7 +339,7 @@ class ConductorManager(base_manager.BaseConductorManager):
             task.save()
 
     @utils.rpc_endpoint
-    def get_virtual_media(self, context, node_id: str
+    def get_virtual_media(self, context: RequestContext, node_id: str
                           ) -> list[dict[str, Any]]:
         with self.acquire(context, node_id, shared=True,
                           purpose='read virtual media') as task:
@@ -335,8 +349,8 @@ class ConductorManager(base_manager.BaseConductorManager):
     # Traits
 
     @utils.rpc_endpoint
-    def add_node_traits(self, context, node_id: str, traits: list[str],
-                        replace: bool = False) -> None:
+    def add_node_traits(self, context: RequestContext, node_id: str,
+                        traits: list[str], replace: bool = False) -> None:
         with self.acquire(context, node_id, purpose='add traits') as task:
             if replace:
                 nodes_db.set_node_traits(task.node.id, traits)
@@ -345,7 +359,7 @@ class ConductorManager(base_manager.BaseConductorManager):
                     nodes_db.add_node_trait(task.node.id, trait)
 
     @utils.rpc_endpoint
-    def remove_node_traits(self, context, node_id: str,
+    def remove_node_traits(self, context: RequestContext, node_id: str,
                            traits: list[str] | None) -> None:
         with self.acquire(context, node_id, purpose='remove traits') as task:
             if traits is None:
@@ -357,13 +371,14 @@ class ConductorManager(base_manager.BaseConductorManager):
     # VIFs
 
     @utils.rpc_endpoint
-    def vif_list(self, context, node_id: str) -> list[dict[str, Any]]:
+    def vif_list(self, context: RequestContext, node_id: str
+                ) -> list[dict[str, Any]]:
         with self.acquire(context, node_id, shared=True,
                           purpose='list vifs') as task:
             return task.driver.network.vif_list(task)
 
     @utils.rpc_endpoint
-    def vif_attach(self, context, node_id: str,
+    def vif_attach(self, context: RequestContext, node_id: str,
                    vif_info: dict[str, Any]) -> None:
         with self.acquire(context, node_id, purpose='attach vif') as task:
             task.driver.network.validate(task)
@@ -371,7 +386,8 @@ class ConductorManager(base_manager.BaseConductorManager):
             task.save()
 
     @utils.rpc_endpoint
-    def vif_detach(self, context, node_id: str, vif_id: str) -> None:
+    def vif_detach(self, context: RequestContext, node_id: str, vif_id: str
+                  ) -> None:
         with self.acquire(context, node_id, purpose='detach vif') as task:
             task.driver.network.vif_detach(task, vif_id)
             task.save()
@@ -379,14 +395,15 @@ class ConductorManager(base_manager.BaseConductorManager):
     # Drivers
 
     @utils.rpc_endpoint
-    def get_driver_properties(self, context, driver_name: str
+    def get_driver_properties(self, context: RequestContext, driver_name: str
                               ) -> dict[str, str]:
         return self.drivers.driver_properties(driver_name)
 
     # Console and RAID
 
     @utils.rpc_endpoint
-    def set_console_mode(self, context, node_id: str, enabled: bool) -> None:
+    def set_console_mode(self, context: RequestContext, node_id: str,
+                         enabled: bool) -> None:
         with self.acquire(context, node_id,
                           purpose='set console mode') as task:
             console = task.driver.console
@@ -403,7 +420,7 @@ class ConductorManager(base_manager.BaseConductorManager):
             task.save()
 
     @utils.rpc_endpoint
-    def get_console_information(self, context, node_id: str
+    def get_console_information(self, context: RequestContext, node_id: str
                                 ) -> dict[str, Any]:
         with self.acquire(context, node_id, shared=True,
                           purpose='get console') as task:
@@ -413,7 +430,7 @@ class ConductorManager(base_manager.BaseConductorManager):
             return task.driver.console.get_console(task)
 
     @utils.rpc_endpoint
-    def set_target_raid_config(self, context, node_id: str,
+    def set_target_raid_config(self, context: RequestContext, node_id: str,
                                target_raid_config: dict) -> None:
         with self.acquire(context, node_id,
                           purpose='set target raid config') as task:
@@ -424,33 +441,34 @@ class ConductorManager(base_manager.BaseConductorManager):
     # Ports and port groups (under their node's lock)
 
     @utils.rpc_endpoint
-    def create_port(self, context, node_id: str,
+    def create_port(self, context: RequestContext, node_id: str,
                     values: dict[str, Any]) -> str:
         with self.acquire(context, node_id, purpose='port create') as task:
             return ports.create_port(task, values)
 
     @utils.rpc_endpoint
-    def update_port(self, context, node_id: str, port_uuid: str,
-                    values: dict[str, Any],
+    def update_port(self, context: RequestContext, node_id: str,
+                    port_uuid: str, values: dict[str, Any],
                     expected: dict[str, Any] | None = None) -> str:
         with self.acquire(context, node_id, purpose='port update') as task:
             return ports.update_port(task, port_uuid, values, expected)
 
     @utils.rpc_endpoint
-    def destroy_port(self, context, node_id: str, port_uuid: str) -> None:
+    def destroy_port(self, context: RequestContext, node_id: str,
+                     port_uuid: str) -> None:
         with self.acquire(context, node_id, purpose='port delete') as task:
             ports.destroy_port(task, port_uuid)
 
     @utils.rpc_endpoint
-    def create_portgroup(self, context, node_id: str,
+    def create_portgroup(self, context: RequestContext, node_id: str,
                          values: dict[str, Any]) -> str:
         with self.acquire(context, node_id,
                           purpose='portgroup create') as task:
             return ports.create_portgroup(task, values)
 
     @utils.rpc_endpoint
-    def update_portgroup(self, context, node_id: str, portgroup_uuid: str,
-                         values: dict[str, Any],
+    def update_portgroup(self, context: RequestContext, node_id: str,
+                         portgroup_uuid: str, values: dict[str, Any],
                          expected: dict[str, Any] | None = None) -> str:
         with self.acquire(context, node_id,
                           purpose='portgroup update') as task:
@@ -458,7 +476,7 @@ class ConductorManager(base_manager.BaseConductorManager):
                                           expected)
 
     @utils.rpc_endpoint
-    def destroy_portgroup(self, context, node_id: str,
+    def destroy_portgroup(self, context: RequestContext, node_id: str,
                           portgroup_uuid: str) -> None:
         with self.acquire(context, node_id,
                           purpose='portgroup delete') as task:
@@ -467,22 +485,22 @@ class ConductorManager(base_manager.BaseConductorManager):
     # Volume connectors and targets (``kind``), under their node's lock
 
     @utils.rpc_endpoint
-    def create_volume(self, context, node_id: str, kind: str,
+    def create_volume(self, context: RequestContext, node_id: str, kind: str,
                       values: dict[str, Any]) -> str:
         with self.acquire(context, node_id,
                           purpose='volume %s create' % kind) as task:
             return volume.create(task, kind, values)
 
     @utils.rpc_endpoint
-    def update_volume(self, context, node_id: str, kind: str, uuid: str,
-                      values: dict[str, Any],
+    def update_volume(self, context: RequestContext, node_id: str, kind: str,
+                      uuid: str, values: dict[str, Any],
                       expected: dict[str, Any] | None = None) -> str:
         with self.acquire(context, node_id,
                           purpose='volume %s update' % kind) as task:
             return volume.update(task, kind, uuid, values, expected)
 
     @utils.rpc_endpoint
-    def destroy_volume(self, context, node_id: str, kind: str,
+    def destroy_volume(self, context: RequestContext, node_id: str, kind: str,
                        uuid: str) -> None:
         with self.acquire(context, node_id,
                           purpose='volume %s delete' % kind) as task:
@@ -491,11 +509,13 @@ class ConductorManager(base_manager.BaseConductorManager):
     # Allocations
 
     @utils.rpc_endpoint
-    def create_allocation(self, context, values: dict[str, Any],
-                          node_uuid: str | None = None) -> dict[str, Any]:
+    def create_allocation(self, context: RequestContext,
+                          values: dict[str, Any], node_uuid: str | None = None
+                         ) -> dict[str, Any]:
         """The allocation as created (see allocations.create)."""
         return allocations.create(self, context, values, node_uuid)
 
     @utils.rpc_endpoint
-    def destroy_allocation(self, context, allocation_uuid: str) -> None:
+    def destroy_allocation(self, context: RequestContext, allocation_uuid: str
+                          ) -> None:
         allocations.destroy(self, context, allocation_uuid)

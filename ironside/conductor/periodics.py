@@ -14,6 +14,8 @@ import threading
 import time
 from collections.abc import Callable
 from collections.abc import Iterable
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import futurist
 
@@ -31,12 +33,17 @@ from ironside.db import models
 from ironside.db import nodes as nodes_db
 from ironside.db import session as db_session
 
+if TYPE_CHECKING:
+    from ironside.conductor.base_manager import BaseConductorManager
+    from ironside.conductor.task_manager import TaskManager
+
 LOG = logging.getLogger(__name__)
 
 _ROUTING_COLUMNS = ('id', 'uuid', 'driver', 'conductor_group')
 
 
-def jobs(manager) -> list[tuple[float, Callable[[], None]]]:
+def jobs(manager: BaseConductorManager
+        ) -> list[tuple[float, Callable[[], None]]]:
     conf = CONF.conductor
     return [
         (conf.heartbeat_interval, lambda: heartbeat(manager)),
@@ -48,12 +55,12 @@ def jobs(manager) -> list[tuple[float, Callable[[], None]]]:
     ]
 
 
-def _owned(manager, rows: Iterable) -> list:
+def _owned(manager: BaseConductorManager, rows: Iterable) -> list:
     return [row for row in rows
             if manager.owns(row.uuid, row.driver, row.conductor_group)]
 
 
-def heartbeat(manager) -> None:
+def heartbeat(manager: BaseConductorManager) -> None:
     try:
         conductors_db.touch_conductor(manager.host)
     except exception.ConductorNotFound:
@@ -65,7 +72,7 @@ def heartbeat(manager) -> None:
             heartbeat_timeout=0, instance=process_identity.this_process())
 
 
-def _fail_abandoned(task, dead_host: str | None) -> None:
+def _fail_abandoned(task: TaskManager, dead_host: str | None) -> None:
     """A node's worker died with its conductor: fail the operation."""
     node = task.node
     flow = step_flow.working_states().get(node.provision_state)
@@ -83,7 +90,8 @@ def _fail_abandoned(task, dead_host: str | None) -> None:
         utils.fail_node(task, message, utils.CONDUCTOR_DIED)
 
 
-def _recover(manager, node_id: int, dead_host: str | None) -> None:
+def _recover(manager: BaseConductorManager, node_id: int, dead_host: str | None
+            ) -> None:
     """Take over one node: fail interrupted work, resume waiting."""
     try:
         with manager.acquire(manager.admin_context, node_id,
@@ -103,15 +111,15 @@ def _recover(manager, node_id: int, dead_host: str | None) -> None:
         pass
 
 
-def _adopt_waiting(manager, task) -> None:
+def _adopt_waiting(manager: BaseConductorManager, task: TaskManager) -> None:
     flow = step_flow.wait_states()[task.node.provision_state]
     if step_flow.state_of(task.node, flow).polling and \
             not manager.poller.is_scheduled(task.node.uuid):
         manager.schedule_poll(task.node.uuid, 0)
 
 
-def recover_nodes_of(manager, hosts: list[str], only_owned: bool = True
-                     ) -> None:
+def recover_nodes_of(manager: BaseConductorManager, hosts: list[str],
+                     only_owned: bool = True) -> None:
     """Release locks held by ``hosts`` (dead or restarted) and recover.
 
     With ``only_owned`` (dead conductors' nodes), only nodes this
@@ -129,7 +137,7 @@ def recover_nodes_of(manager, hosts: list[str], only_owned: bool = True
             _recover(manager, row.id, row.reservation)
 
 
-def take_over(manager) -> None:
+def take_over(manager: BaseConductorManager) -> None:
     """Find dead conductors' nodes and waiting nodes this conductor owns."""
     timeout = CONF.conductor.heartbeat_timeout
     if conductors_db.mark_dead_offline(timeout):
@@ -154,7 +162,7 @@ def take_over(manager) -> None:
             _recover(manager, row.id, None)
 
 
-def check_wait_timeouts(manager) -> None:
+def check_wait_timeouts(manager: BaseConductorManager) -> None:
     """Fail nodes that waited for their asynchronous step too long."""
     for state, flow in step_flow.wait_states().items():
         timeout = flow.callback_timeout()
@@ -178,7 +186,7 @@ def check_wait_timeouts(manager) -> None:
 OUTAGE_POLL_DELAY = 1.0
 
 
-def poll_waiting_node(manager, node_uuid: str) -> None:
+def poll_waiting_node(manager: BaseConductorManager, node_uuid: str) -> None:
     """Worker: poll one node's asynchronous step, resume if it finished."""
     try:
         task = manager.acquire(manager.admin_context, node_uuid,
@@ -218,7 +226,7 @@ _SYNC_BATCH = 100
 
 
 @metrics.timed_power_sync
-def sync_power_states(manager) -> None:
+def sync_power_states(manager: BaseConductorManager) -> None:
     """Read the power state of this conductor's nodes, a few at a time.
 
     At most [conductor]sync_power_state_workers reads run at once, and at
@@ -244,7 +252,7 @@ def sync_power_states(manager) -> None:
     # the pool's queue, so memory stays flat at any number of nodes.
     queued = threading.BoundedSemaphore(workers + _SYNC_BATCH)
 
-    def _sync(node) -> None:
+    def _sync(node: models.Node) -> None:
         try:
             with manager.acquire(manager.admin_context, node, shared=True,
                                  purpose='power state sync') as task:
@@ -266,7 +274,7 @@ def sync_power_states(manager) -> None:
                 pool.submit(_sync, node)
 
 
-def _bmc_endpoint(task) -> str | None:
+def _bmc_endpoint(task: TaskManager) -> str | None:
     """The BMC a node's power reads go to, if its interface says."""
     endpoint = getattr(task.driver.power, 'bmc_endpoint', None)
     if endpoint is None:
@@ -286,7 +294,7 @@ class _PerKeyLimit:
         self._semaphores: dict[str, threading.Semaphore] = {}
 
     @contextlib.contextmanager
-    def slot(self, key: str | None):
+    def slot(self, key: str | None) -> Iterator[None]:
         if key is None:
             yield
             return

@@ -7,6 +7,7 @@ maintenance or no longer active, as in Ironic.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from typing import Any
 
 from ironside.common import exception
@@ -14,19 +15,22 @@ from ironside.common import states
 from ironside.db import portgroups as portgroups_db
 from ironside.db import ports as ports_db
 
+if TYPE_CHECKING:
+    from ironside.conductor.task_manager import TaskManager
 
-def _in_use(task, port: dict[str, Any]) -> bool:
+
+def _in_use(task: TaskManager, port: dict[str, Any]) -> bool:
     node = task.node
     return bool(ports_db.vif_of(port)) and \
         node.provision_state == states.ACTIVE and not node.maintenance
 
 
-def create_port(task, values: dict[str, Any]) -> str:
+def create_port(task: TaskManager, values: dict[str, Any]) -> str:
     values = dict(values, node_id=task.node.id)
     return ports_db.create(values)['uuid']
 
 
-def update_port(task, port_uuid: str, values: dict[str, Any],
+def update_port(task: TaskManager, port_uuid: str, values: dict[str, Any],
                 expected: dict[str, Any] | None = None) -> str:
     port = ports_db.get(port_uuid)
     if port['node_id'] != task.node.id:
@@ -45,7 +49,7 @@ def update_port(task, port_uuid: str, values: dict[str, Any],
     return ports_db.update(port['id'], values, expected)['uuid']
 
 
-def destroy_port(task, port_uuid: str) -> None:
+def destroy_port(task: TaskManager, port_uuid: str) -> None:
     port = ports_db.get(port_uuid)
     if _in_use(task, port):
         raise exception.InvalidState(
@@ -55,12 +59,13 @@ def destroy_port(task, port_uuid: str) -> None:
     ports_db.destroy(port['id'])
 
 
-def create_portgroup(task, values: dict[str, Any]) -> str:
+def create_portgroup(task: TaskManager, values: dict[str, Any]) -> str:
     values = dict(values, node_id=task.node.id)
     return portgroups_db.create(values)['uuid']
 
 
-def update_portgroup(task, portgroup_uuid: str, values: dict[str, Any],
+def update_portgroup(task: TaskManager, portgroup_uuid: str,
+                     values: dict[str, Any],
                      expected: dict[str, Any] | None = None) -> str:
     portgroup = portgroups_db.get(portgroup_uuid)
     if 'node_id' in values and values['node_id'] != portgroup['node_id'] \
@@ -70,5 +75,5 @@ def update_portgroup(task, portgroup_uuid: str, values: dict[str, Any],
     return portgroups_db.update(portgroup['id'], values, expected)['uuid']
 
 
-def destroy_portgroup(task, portgroup_uuid: str) -> None:
+def destroy_portgroup(task: TaskManager, portgroup_uuid: str) -> None:
     portgroups_db.destroy(portgroup_uuid)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from typing import TYPE_CHECKING
 
 from ironside.common import exception
 from ironside.common import metrics
@@ -12,6 +13,9 @@ from ironside.common import states
 from ironside.common.conf import CONF
 from ironside.conductor import utils
 from ironside.db import history as history_db
+
+if TYPE_CHECKING:
+    from ironside.conductor.task_manager import TaskManager
 
 LOG = logging.getLogger(__name__)
 
@@ -25,7 +29,7 @@ RESULTING_STATE = {
 }
 
 
-def start_power_action(task, new_state: str,
+def start_power_action(task: TaskManager, new_state: str,
                        timeout: int | None = None) -> None:
     """Validate, record the target, and hand the action to a worker."""
     if new_state not in RESULTING_STATE:
@@ -48,7 +52,7 @@ def start_power_action(task, new_state: str,
     task.node.last_error = None
     task.save()
 
-    def _restore(task):
+    def _restore(task: TaskManager) -> None:
         task.node.target_power_state = None
         task.save()
 
@@ -56,8 +60,8 @@ def start_power_action(task, new_state: str,
     task.on_spawn_error(_restore)
 
 
-def do_power_action(task, new_state: str, timeout: int | None = None
-                    ) -> None:
+def do_power_action(task: TaskManager, new_state: str,
+                    timeout: int | None = None) -> None:
     """Worker: perform a power action; record the outcome on the node."""
     node = task.node
     power = task.driver.power
@@ -80,7 +84,7 @@ def do_power_action(task, new_state: str, timeout: int | None = None
     task.save()
 
 
-def start_verify(task, verb: str | None = None) -> None:
+def start_verify(task: TaskManager, verb: str | None = None) -> None:
     """enroll → verifying → manageable, checking the BMC credentials.
 
     The power interface validates driver_info and the credentials before
@@ -92,7 +96,7 @@ def start_verify(task, verb: str | None = None) -> None:
     task.process_event('manage', callback=_do_verify, verb=verb)
 
 
-def _do_verify(task) -> None:
+def _do_verify(task: TaskManager) -> None:
     node = task.node
     try:
         task.driver.management.validate(task)
@@ -143,7 +147,7 @@ class SyncFailures:
             self._next_read.pop(node_uuid, None)
 
 
-def sync_power_state(task, failures: SyncFailures) -> None:
+def sync_power_state(task: TaskManager, failures: SyncFailures) -> None:
     """Read the real power state of one node and reconcile the record.
 
     ``failures`` counts consecutive failed reads per node across sync
@@ -217,7 +221,7 @@ CRITICAL_HEALTH = ('critical', 'failed')
 HEALTH_KEY = 'health'
 
 
-def read_health(task) -> dict | None:
+def read_health(task: TaskManager) -> dict | None:
     """{'health': ok|warning|critical|failed|unknown, 'reasons': [...]},
     or None when the node's management interface cannot tell."""
     get_health = getattr(task.driver.management, 'get_health', None)
@@ -233,7 +237,7 @@ def read_health(task) -> dict | None:
             'reasons': list(reading.get('reasons') or [])}
 
 
-def sync_health(task) -> None:
+def sync_health(task: TaskManager) -> None:
     """Record the health the BMC reports; fault the node while critical.
 
     The reading goes to driver_internal_info['health'] when it changes
@@ -271,7 +275,7 @@ def sync_health(task) -> None:
     task.save()
 
 
-def _end_fault(task, why: str) -> None:
+def _end_fault(task: TaskManager, why: str) -> None:
     """Take a node out of the maintenance a fault put it into."""
     node = task.node
     task.record('%s; fault "%s" cleared and maintenance ended'

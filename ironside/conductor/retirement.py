@@ -13,9 +13,10 @@ from typing import Any
 
 from ironside.common import exception
 from ironside.common import states
+from ironside.db import models
 
 
-def check_update(node, values: dict[str, Any]) -> None:
+def check_update(node: models.Node, values: dict[str, Any]) -> None:
     """Refuse or complete a change of ``retired``/``retired_reason``.
 
     Unretiring clears the reason (set in ``values``).
@@ -36,12 +37,12 @@ def check_update(node, values: dict[str, Any]) -> None:
                 'True')
 
 
-def check_provide(node) -> None:
+def check_provide(node: models.Node) -> None:
     if node.retired:
         raise exception.NodeIsRetired(op='providing', node=node.uuid)
 
 
-def cleaned_event(node, manual: bool) -> str:
+def cleaned_event(node: models.Node, manual: bool) -> str:
     """The event that ends cleaning: back to manageable when the cleaning
     was manual or the node is retired, else to available."""
     return 'manage' if manual or node.retired else 'done'

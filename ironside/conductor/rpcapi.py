@@ -10,6 +10,7 @@ process.
 from __future__ import annotations
 
 import random
+from typing import TYPE_CHECKING
 from typing import Any
 
 import oslo_messaging as messaging
@@ -19,6 +20,7 @@ from ironside.common import hash_ring
 from ironside.common import metrics
 from ironside.common import rpc
 from ironside.common.conf import CONF
+from ironside.common.context import RequestContext
 from ironside.conductor import utils as conductor_utils
 from ironside.db import allocations as allocations_db
 from ironside.db import nodes as nodes_db
@@ -26,29 +28,34 @@ from ironside.db import portgroups as portgroups_db
 from ironside.db import ports as ports_db
 from ironside.db import volume as volume_db
 
+if TYPE_CHECKING:
+    from ironside.conductor.base_manager import BaseConductorManager
+
 
 class _LocalClient:
     """Calls a manager in this process; same contract as an RPC client."""
 
-    def __init__(self, manager) -> None:
+    def __init__(self, manager: BaseConductorManager) -> None:
         self._manager = manager
 
     def prepare(self, **_kwargs) -> _LocalClient:
         return self
 
-    def call(self, context, method: str, **kwargs: Any) -> Any:
+    def call(self, context: RequestContext, method: str, **kwargs: Any) -> Any:
         try:
             return getattr(self._manager, method)(context, **kwargs)
         except messaging.ExpectedException as exc:
             # What the RPC server does: hand back the exception raised.
             raise exc.exc_info[1].with_traceback(None) from None
 
-    def cast(self, context, method: str, **kwargs: Any) -> None:
+    def cast(self, context: RequestContext, method: str, **kwargs: Any
+            ) -> None:
         self.call(context, method, **kwargs)
 
 
 class ConductorAPI:
-    def __init__(self, local_manager=None) -> None:
+    def __init__(self, local_manager: BaseConductorManager | None=None
+                ) -> None:
         self.ring = hash_ring.HashRingManager(
             conductor_utils.live_conductors)
         if CONF.rpc_transport == 'local':
@@ -63,148 +70,157 @@ class ConductorAPI:
             self._client = rpc.get_client(target)
         self._client = metrics.CountedRpcClient(self._client)
 
-    def _client_for(self, node_ident: str):
+    def _client_for(self, node_ident: str) -> tuple[str, Any]:
         route = nodes_db.node_route(node_ident)
         host = self.ring.owner(route.uuid, route.driver,
                                route.conductor_group or '')
         return route.uuid, self._client.prepare(server=host)
 
-    def _call_node(self, context, node_ident: str, method: str,
+    def _call_node(self, context: RequestContext, node_ident: str, method: str,
                    **kwargs: Any) -> Any:
         node_uuid, client = self._client_for(node_ident)
         return client.call(context, method, node_id=node_uuid, **kwargs)
 
-    def _call_owner_of(self, context, node_ident: str, method: str,
-                       **kwargs: Any) -> Any:
+    def _call_owner_of(self, context: RequestContext, node_ident: str,
+                       method: str, **kwargs: Any) -> Any:
         """Call the conductor that owns a node, without naming the node."""
         _uuid, client = self._client_for(node_ident)
         return client.call(context, method, **kwargs)
 
     # Nodes
 
-    def create_node(self, context, values: dict[str, Any]) -> str:
+    def create_node(self, context: RequestContext, values: dict[str, Any]
+                   ) -> str:
         key = values.get('uuid') or values.get('name') or ''
         host = self.ring.owner(key or 'new-node', values['driver'],
                                values.get('conductor_group') or '')
         return self._client.prepare(server=host).call(
             context, 'create_node', values=values)
 
-    def update_node(self, context, node_ident: str, values: dict[str, Any],
-                    reset_interfaces: bool = False,
+    def update_node(self, context: RequestContext, node_ident: str,
+                    values: dict[str, Any], reset_interfaces: bool = False,
                     expected: dict[str, Any] | None = None) -> str:
         return self._call_node(context, node_ident, 'update_node',
                                values=values,
                                reset_interfaces=reset_interfaces,
                                expected=expected)
 
-    def destroy_node(self, context, node_ident: str) -> None:
+    def destroy_node(self, context: RequestContext, node_ident: str) -> None:
         self._call_node(context, node_ident, 'destroy_node')
 
     # Provisioning
 
-    def do_node_deploy(self, context, node_ident: str, rebuild: bool = False,
-                       configdrive: Any = None,
+    def do_node_deploy(self, context: RequestContext, node_ident: str,
+                       rebuild: bool = False, configdrive: Any = None,
                        deploy_steps: list[dict] | None = None) -> None:
         self._call_node(context, node_ident, 'do_node_deploy',
                         rebuild=rebuild, configdrive=configdrive,
                         deploy_steps=deploy_steps)
 
-    def do_node_tear_down(self, context, node_ident: str) -> None:
+    def do_node_tear_down(self, context: RequestContext, node_ident: str
+                         ) -> None:
         self._call_node(context, node_ident, 'do_node_tear_down')
 
-    def do_node_clean(self, context, node_ident: str,
+    def do_node_clean(self, context: RequestContext, node_ident: str,
                       clean_steps: list[dict]) -> None:
         self._call_node(context, node_ident, 'do_node_clean',
                         clean_steps=clean_steps)
 
-    def do_node_service(self, context, node_ident: str,
+    def do_node_service(self, context: RequestContext, node_ident: str,
                         service_steps: list[dict]) -> None:
         self._call_node(context, node_ident, 'do_node_service',
                         service_steps=service_steps)
 
-    def do_provisioning_action(self, context, node_ident: str,
+    def do_provisioning_action(self, context: RequestContext, node_ident: str,
                                action: str) -> None:
         self._call_node(context, node_ident, 'do_provisioning_action',
                         action=action)
 
-    def continue_node_deploy(self, context, node_ident: str) -> None:
+    def continue_node_deploy(self, context: RequestContext, node_ident: str
+                            ) -> None:
         self._call_node(context, node_ident, 'continue_node_deploy')
 
-    def continue_node_clean(self, context, node_ident: str) -> None:
+    def continue_node_clean(self, context: RequestContext, node_ident: str
+                           ) -> None:
         self._call_node(context, node_ident, 'continue_node_clean')
 
-    def continue_node_service(self, context, node_ident: str) -> None:
+    def continue_node_service(self, context: RequestContext, node_ident: str
+                             ) -> None:
         self._call_node(context, node_ident, 'continue_node_service')
 
     # Power and management
 
-    def change_node_power_state(self, context, node_ident: str,
+    def change_node_power_state(self, context: RequestContext, node_ident: str,
                                 new_state: str,
                                 timeout: int | None = None) -> None:
         self._call_node(context, node_ident, 'change_node_power_state',
                         new_state=new_state, timeout=timeout)
 
-    def validate_driver_interfaces(self, context, node_ident: str
-                                   ) -> dict[str, dict[str, Any]]:
+    def validate_driver_interfaces(self, context: RequestContext,
+                                   node_ident: str
+                                  ) -> dict[str, dict[str, Any]]:
         return self._call_node(context, node_ident,
                                'validate_driver_interfaces')
 
-    def set_boot_device(self, context, node_ident: str, device: str,
-                        persistent: bool = False) -> None:
+    def set_boot_device(self, context: RequestContext, node_ident: str,
+                        device: str, persistent: bool = False) -> None:
         self._call_node(context, node_ident, 'set_boot_device',
                         device=device, persistent=persistent)
 
-    def get_boot_device(self, context, node_ident: str) -> dict[str, Any]:
+    def get_boot_device(self, context: RequestContext, node_ident: str
+                       ) -> dict[str, Any]:
         return self._call_node(context, node_ident, 'get_boot_device')
 
-    def get_supported_boot_devices(self, context, node_ident: str
-                                   ) -> list[str]:
+    def get_supported_boot_devices(self, context: RequestContext,
+                                   node_ident: str) -> list[str]:
         return self._call_node(context, node_ident,
                                'get_supported_boot_devices')
 
-    def inject_nmi(self, context, node_ident: str) -> None:
+    def inject_nmi(self, context: RequestContext, node_ident: str) -> None:
         self._call_node(context, node_ident, 'inject_nmi')
 
-    def attach_virtual_media(self, context, node_ident: str,
+    def attach_virtual_media(self, context: RequestContext, node_ident: str,
                              device_type: str, image_url: str) -> None:
         self._call_node(context, node_ident, 'attach_virtual_media',
                         device_type=device_type, image_url=image_url)
 
-    def detach_virtual_media(self, context, node_ident: str,
+    def detach_virtual_media(self, context: RequestContext, node_ident: str,
                              device_types: list[str] | None) -> None:
         self._call_node(context, node_ident, 'detach_virtual_media',
                         device_types=device_types)
 
-    def get_virtual_media(self, context, node_ident: str
+    def get_virtual_media(self, context: RequestContext, node_ident: str
                           ) -> list[dict[str, Any]]:
         return self._call_node(context, node_ident, 'get_virtual_media')
 
     # Traits and VIFs
 
-    def add_node_traits(self, context, node_ident: str, traits: list[str],
-                        replace: bool = False) -> None:
+    def add_node_traits(self, context: RequestContext, node_ident: str,
+                        traits: list[str], replace: bool = False) -> None:
         self._call_node(context, node_ident, 'add_node_traits',
                         traits=traits, replace=replace)
 
-    def remove_node_traits(self, context, node_ident: str,
+    def remove_node_traits(self, context: RequestContext, node_ident: str,
                            traits: list[str] | None) -> None:
         self._call_node(context, node_ident, 'remove_node_traits',
                         traits=traits)
 
-    def vif_list(self, context, node_ident: str) -> list[dict[str, Any]]:
+    def vif_list(self, context: RequestContext, node_ident: str
+                ) -> list[dict[str, Any]]:
         return self._call_node(context, node_ident, 'vif_list')
 
-    def vif_attach(self, context, node_ident: str,
+    def vif_attach(self, context: RequestContext, node_ident: str,
                    vif_info: dict[str, Any]) -> None:
         self._call_node(context, node_ident, 'vif_attach',
                         vif_info=vif_info)
 
-    def vif_detach(self, context, node_ident: str, vif_id: str) -> None:
+    def vif_detach(self, context: RequestContext, node_ident: str, vif_id: str
+                  ) -> None:
         self._call_node(context, node_ident, 'vif_detach', vif_id=vif_id)
 
     # Drivers
 
-    def get_driver_properties(self, context, driver_name: str
+    def get_driver_properties(self, context: RequestContext, driver_name: str
                               ) -> dict[str, str]:
         host = self.ring.owner(driver_name, driver_name)
         return self._client.prepare(server=host).call(
@@ -212,46 +228,47 @@ class ConductorAPI:
 
     # Console and RAID
 
-    def set_console_mode(self, context, node_ident: str,
+    def set_console_mode(self, context: RequestContext, node_ident: str,
                          enabled: bool) -> None:
         self._call_node(context, node_ident, 'set_console_mode',
                         enabled=enabled)
 
-    def get_console_information(self, context, node_ident: str
+    def get_console_information(self, context: RequestContext, node_ident: str
                                 ) -> dict[str, Any]:
         return self._call_node(context, node_ident,
                                'get_console_information')
 
-    def set_target_raid_config(self, context, node_ident: str,
+    def set_target_raid_config(self, context: RequestContext, node_ident: str,
                                target_raid_config: dict) -> None:
         self._call_node(context, node_ident, 'set_target_raid_config',
                         target_raid_config=target_raid_config)
 
     # Ports and port groups: sent to the conductor of their node
 
-    def create_port(self, context, node_ident: str,
+    def create_port(self, context: RequestContext, node_ident: str,
                     values: dict[str, Any]) -> str:
         return self._call_node(context, node_ident, 'create_port',
                                values=values)
 
-    def update_port(self, context, port_uuid: str, values: dict[str, Any],
+    def update_port(self, context: RequestContext, port_uuid: str,
+                    values: dict[str, Any],
                     expected: dict[str, Any] | None = None) -> str:
         port = ports_db.get(port_uuid)
         return self._call_node(context, port['node_uuid'], 'update_port',
                                port_uuid=port['uuid'], values=values,
                                expected=expected)
 
-    def destroy_port(self, context, port_uuid: str) -> None:
+    def destroy_port(self, context: RequestContext, port_uuid: str) -> None:
         port = ports_db.get(port_uuid)
         self._call_node(context, port['node_uuid'], 'destroy_port',
                         port_uuid=port['uuid'])
 
-    def create_portgroup(self, context, node_ident: str,
+    def create_portgroup(self, context: RequestContext, node_ident: str,
                          values: dict[str, Any]) -> str:
         return self._call_node(context, node_ident, 'create_portgroup',
                                values=values)
 
-    def update_portgroup(self, context, portgroup_uuid: str,
+    def update_portgroup(self, context: RequestContext, portgroup_uuid: str,
                          values: dict[str, Any],
                          expected: dict[str, Any] | None = None) -> str:
         group = portgroups_db.get(portgroup_uuid)
@@ -260,19 +277,20 @@ class ConductorAPI:
                                portgroup_uuid=group['uuid'], values=values,
                                expected=expected)
 
-    def destroy_portgroup(self, context, portgroup_uuid: str) -> None:
+    def destroy_portgroup(self, context: RequestContext, portgroup_uuid: str
+                         ) -> None:
         group = portgroups_db.get(portgroup_uuid)
         self._call_node(context, group['node_uuid'], 'destroy_portgroup',
                         portgroup_uuid=group['uuid'])
 
     # Volume connectors and targets: sent to the conductor of their node
 
-    def create_volume(self, context, kind: str, node_ident: str,
-                      values: dict[str, Any]) -> str:
+    def create_volume(self, context: RequestContext, kind: str,
+                      node_ident: str, values: dict[str, Any]) -> str:
         return self._call_node(context, node_ident, 'create_volume',
                                kind=kind, values=values)
 
-    def update_volume(self, context, kind: str, uuid: str,
+    def update_volume(self, context: RequestContext, kind: str, uuid: str,
                       values: dict[str, Any],
                       expected: dict[str, Any] | None = None) -> str:
         row = volume_db.BY_KIND[kind].get(uuid)
@@ -280,7 +298,8 @@ class ConductorAPI:
                                kind=kind, uuid=row['uuid'], values=values,
                                expected=expected)
 
-    def destroy_volume(self, context, kind: str, uuid: str) -> None:
+    def destroy_volume(self, context: RequestContext, kind: str, uuid: str
+                      ) -> None:
         row = volume_db.BY_KIND[kind].get(uuid)
         self._call_node(context, row['node_uuid'], 'destroy_volume',
                         kind=kind, uuid=row['uuid'])
@@ -293,8 +312,9 @@ class ConductorAPI:
             raise exception.NoValidHost(reason='no conductor is alive')
         return random.choice(hosts)
 
-    def create_allocation(self, context, values: dict[str, Any],
-                          node_uuid: str | None = None) -> dict[str, Any]:
+    def create_allocation(self, context: RequestContext,
+                          values: dict[str, Any], node_uuid: str | None = None
+                         ) -> dict[str, Any]:
         """The allocation as created: ``allocating`` unless backfilled."""
         if node_uuid is not None:
             return self._call_owner_of(context, node_uuid,
@@ -303,7 +323,8 @@ class ConductorAPI:
         return self._client.prepare(server=self._any_host()).call(
             context, 'create_allocation', values=values, node_uuid=None)
 
-    def destroy_allocation(self, context, allocation_uuid: str) -> None:
+    def destroy_allocation(self, context: RequestContext, allocation_uuid: str
+                          ) -> None:
         allocation = allocations_db.get(allocation_uuid)
         if allocation['node_uuid']:
             self._call_owner_of(context, allocation['node_uuid'],

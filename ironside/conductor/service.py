@@ -6,6 +6,7 @@ import logging
 import signal
 import threading
 from collections.abc import Callable
+from types import FrameType
 
 import oslo_messaging as messaging
 
@@ -60,7 +61,7 @@ class ConductorService:
         ``before_stop`` stops services that use this conductor (the site
         action service) while it still serves them.
         """
-        def _handle(signum, _frame):
+        def _handle(signum: int, _frame: FrameType | None) -> None:
             LOG.info('Signal %d received, stopping', signum)
             self._stop.set()
 

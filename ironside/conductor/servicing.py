@@ -11,6 +11,7 @@ as in Ironic.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from ironside.common import exception
 from ironside.common import states
@@ -21,17 +22,20 @@ from ironside.conductor import steps
 from ironside.conductor import utils
 from ironside.drivers import base
 
+if TYPE_CHECKING:
+    from ironside.conductor.task_manager import TaskManager
+
 SERVICE_VALIDATION = ('power', 'management')
 
 
-def _service_done(task) -> None:
+def _service_done(task: TaskManager) -> None:
     utils.clear_failure(task.node)
     firmware.cache_components(task)
     task.record('Servicing finished', 'servicing')
     task.process_event('done', save=False)  # written as the lock goes
 
 
-def fail_servicing(task, message: str, reason: str,
+def fail_servicing(task: TaskManager, message: str, reason: str,
                    event: str = 'fail') -> None:
     step_flow.fail_step_flow(task, SERVICE_FLOW, message, reason, event)
 
@@ -43,7 +47,7 @@ SERVICE_FLOW = step_flow.register(step_flow.StepFlow(
     abort_waiting_step=True))
 
 
-def start_servicing(task, service_steps: Sequence[dict],
+def start_servicing(task: TaskManager, service_steps: Sequence[dict],
                     verb: str | None = None) -> None:
     """Check the steps against the node's, then run them in a worker."""
     task.check_transition('service', verb)
@@ -61,11 +65,11 @@ def start_servicing(task, service_steps: Sequence[dict],
                        verb=verb)
 
 
-def run_servicing(task, step_list: list[dict]) -> None:
+def run_servicing(task: TaskManager, step_list: list[dict]) -> None:
     """Worker: run the service steps in the order given."""
     utils.clear_failure(task.node)
     step_flow.start(task, SERVICE_FLOW, step_list)
 
 
-def continue_servicing(task) -> None:
+def continue_servicing(task: TaskManager) -> None:
     step_flow.resume(task, SERVICE_FLOW)

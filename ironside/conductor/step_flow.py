@@ -22,6 +22,8 @@ import dataclasses
 import logging
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
+from typing import Any
 
 from ironside.common import exception
 from ironside.common import metrics
@@ -29,7 +31,11 @@ from ironside.common.conf import CONF
 from ironside.conductor import steps as steps_mod
 from ironside.conductor import utils
 from ironside.conductor.step_state import StepState
+from ironside.db import models
 from ironside.drivers import base
+
+if TYPE_CHECKING:
+    from ironside.conductor.task_manager import TaskManager
 
 LOG = logging.getLogger(__name__)
 
@@ -61,7 +67,8 @@ class StepFlow:
     def step_field(self) -> str:
         return '%s_step' % self.kind
 
-    def execute(self, iface: base.BaseInterface, task, step: dict):
+    def execute(self, iface: base.BaseInterface, task: TaskManager,
+                step: dict) -> base.Wait | str | None:
         return iface.execute_step(task, self.kind, step)
 
 
@@ -73,30 +80,30 @@ def register(flow: StepFlow) -> StepFlow:
     return flow
 
 
-def flow_for(node) -> StepFlow:
+def flow_for(node: models.Node) -> StepFlow:
     return _FLOWS[base.flow_of(node)]
 
 
-def current_step(task, flow: StepFlow) -> dict:
+def current_step(task: TaskManager, flow: StepFlow) -> dict:
     return dict(getattr(task.node, flow.step_field) or {})
 
 
-def state_of(node, flow: StepFlow) -> StepState:
+def state_of(node: models.Node, flow: StepFlow) -> StepState:
     return StepState.of(node, flow.kind)
 
 
-def clear_async_flags(node, flow: StepFlow) -> None:
+def clear_async_flags(node: models.Node, flow: StepFlow) -> None:
     state_of(node, flow).waiting_cleared().save_to(node)
 
 
-def start(task, flow: StepFlow, step_list: list[dict]) -> None:
+def start(task: TaskManager, flow: StepFlow, step_list: list[dict]) -> None:
     """Store the step list and run it from the first step."""
     StepState(flow.kind, steps=step_list).save_to(task.node)
     setattr(task.node, flow.step_field, {})
     run_steps(task, flow, 0)
 
 
-def _wait_of(result, flow: StepFlow) -> base.Wait | None:
+def _wait_of(result: Any, flow: StepFlow) -> base.Wait | None:
     """What a step's return value asks for; a plugin written before
     :class:`~ironside.drivers.base.Wait` returns the flow's wait state,
     which waits for a callback."""
@@ -112,7 +119,7 @@ def _stored_step(step: dict) -> dict:
     return {k: v for k, v in step.items() if k != 'argsinfo'}
 
 
-def run_steps(task, flow: StepFlow, start_index: int) -> None:
+def run_steps(task: TaskManager, flow: StepFlow, start_index: int) -> None:
     """Run steps from ``start_index`` until one waits, fails or all end."""
     node = task.node
     state = state_of(node, flow).waiting_cleared()
@@ -186,7 +193,7 @@ def poll_interval(state: StepState) -> float:
     return CONF.conductor.async_step_poll_interval
 
 
-def resume(task, flow: StepFlow) -> None:
+def resume(task: TaskManager, flow: StepFlow) -> None:
     """Continue after the asynchronous step finished (callback or poll).
 
     The node is in the flow's wait state and the lock is held.
@@ -218,7 +225,7 @@ def resume(task, flow: StepFlow) -> None:
     run_steps(task, flow, index + 1 if skip else index)
 
 
-def poll(task, flow: StepFlow) -> bool | None:
+def poll(task: TaskManager, flow: StepFlow) -> bool | None:
     """Ask the driver whether the waiting step finished.
 
     Returns True if it did (the caller resumes), False if it still runs,
@@ -240,7 +247,7 @@ def poll(task, flow: StepFlow) -> bool | None:
         return None
 
 
-def abort(task, flow: StepFlow) -> None:
+def abort(task: TaskManager, flow: StepFlow) -> None:
     """Abort a waiting flow at once, or after its current step.
 
     At once when the flow allows it (deploy waits always may) or the step
@@ -263,22 +270,22 @@ def abort(task, flow: StepFlow) -> None:
     task.save()
 
 
-def _abort_after_step(task, flow: StepFlow, name: str) -> None:
+def _abort_after_step(task: TaskManager, flow: StepFlow, name: str) -> None:
     state = state_of(task.node, flow)
     dataclasses.replace(state, abort_after_step=False).save_to(task.node)
     flow.on_fail(task, '%s aborted by request after step %s'
                  % (flow.event_type.capitalize(), name), utils.ABORTED)
 
 
-def timed_out(task, flow: StepFlow, timeout: int) -> None:
+def timed_out(task: TaskManager, flow: StepFlow, timeout: int) -> None:
     step = current_step(task, flow)
     flow.on_fail(task, 'Timeout reached while waiting for %s step %s to '
                  'finish (%ss)' % (flow.kind, steps_mod.step_name(step),
                                    timeout), utils.STEP_TIMEOUT)
 
 
-def fail_step_flow(task, flow: StepFlow, message: str, reason: str,
-                   event: str = 'fail',
+def fail_step_flow(task: TaskManager, flow: StepFlow, message: str,
+                   reason: str, event: str = 'fail',
                    target_state: str | None = None) -> None:
     """The common part of a flow failing: error, flags, state."""
     node = task.node

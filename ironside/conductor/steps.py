@@ -28,12 +28,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 from typing import Any
 
 from ironside.common import exception
 from ironside.db import deploy_templates as templates_db
 from ironside.db import nodes as nodes_db
 from ironside.drivers import base
+
+if TYPE_CHECKING:
+    from ironside.conductor.task_manager import TaskManager
 
 DEPLOY = base.DEPLOY
 CLEAN = base.CLEAN
@@ -59,7 +63,7 @@ def sorted_steps(steps: Iterable[dict]) -> list[dict]:
     return sorted(steps, key=sort_key)
 
 
-def driver_steps(task, kind: str) -> dict[tuple[str, str], dict]:
+def driver_steps(task: TaskManager, kind: str) -> dict[tuple[str, str], dict]:
     """Every step of the node's interfaces, by (interface, step)."""
     found = {}
     for iface in task.driver.interfaces.values():
@@ -88,7 +92,7 @@ def _check_args(step: dict, known: dict) -> dict[str, Any]:
     return dict(args)
 
 
-def validate_steps(task, kind: str, steps: Sequence[dict],
+def validate_steps(task: TaskManager, kind: str, steps: Sequence[dict],
                    source: str = 'requested',
                    known: dict | None = None) -> list[dict]:
     """Check user or template steps against the node's; normalise them.
@@ -126,7 +130,7 @@ def validate_steps(task, kind: str, steps: Sequence[dict],
     return result
 
 
-def matching_templates(task) -> list:
+def matching_templates(task: TaskManager) -> list:
     """Deploy templates that apply to this deploy (see module docstring)."""
     wanted = task.node.instance_info.get('traits')
     if not wanted:
@@ -134,8 +138,8 @@ def matching_templates(task) -> list:
     return templates_db.by_names(wanted)
 
 
-def deploy_steps_for(task, user_steps: Sequence[dict] | None = None
-                     ) -> list[dict]:
+def deploy_steps_for(task: TaskManager,
+                     user_steps: Sequence[dict] | None = None) -> list[dict]:
     """The ordered deploy steps for the node's next deploy."""
     known = driver_steps(task, DEPLOY)
     merged = {key: dict(step, args={}) for key, step in known.items()}
@@ -161,13 +165,14 @@ def deploy_steps_for(task, user_steps: Sequence[dict] | None = None
     return sorted_steps(s for s in merged.values() if s['priority'] > 0)
 
 
-def automated_clean_steps_for(task) -> list[dict]:
+def automated_clean_steps_for(task: TaskManager) -> list[dict]:
     known = driver_steps(task, CLEAN)
     return sorted_steps(dict(s, args={}) for s in known.values()
                         if s['priority'] > 0)
 
 
-def manual_clean_steps_for(task, user_steps: Sequence[dict]) -> list[dict]:
+def manual_clean_steps_for(task: TaskManager, user_steps: Sequence[dict]
+                          ) -> list[dict]:
     if not user_steps:
         raise exception.InvalidParameterValue(
             err='Manual cleaning needs clean_steps')

@@ -17,6 +17,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from types import TracebackType
 from typing import Any
 from typing import Protocol
 
@@ -24,6 +25,7 @@ from ironside.common import exception
 from ironside.common import metrics
 from ironside.common import states
 from ironside.common.conf import CONF
+from ironside.common.context import RequestContext
 from ironside.conductor import caps
 from ironside.conductor import utils as conductor_utils
 from ironside.db import history as history_db
@@ -57,10 +59,11 @@ class TaskManager:
     many nodes at once); it takes no lock, so nothing needs reloading.
     """
 
-    def __init__(self, context, node_id: int | str | models.Node,
+    def __init__(self, context: RequestContext,
+                 node_id: int | str | models.Node,
                  conductor: ConductorServices, shared: bool = False,
-                 purpose: str = 'unspecified action',
-                 patient: bool = False, retry: bool = True) -> None:
+                 purpose: str = 'unspecified action', patient: bool = False,
+                 retry: bool = True) -> None:
         self.context = context
         self.conductor = conductor
         self.host = conductor.host
@@ -326,7 +329,8 @@ class TaskManager:
     def __enter__(self) -> TaskManager:
         return self
 
-    def __exit__(self, exc_type, exc, tb) -> None:
+    def __exit__(self, exc_type: type[BaseException] | None,
+                 exc: BaseException | None, tb: TracebackType | None) -> None:
         if exc_type is None and self._spawn is not None:
             func, args, kwargs = self._spawn
             self._spawn = None
@@ -344,7 +348,7 @@ class TaskManager:
         self.release_resources()
 
 
-def acquire(context, node_id: int | str | models.Node,
+def acquire(context: RequestContext, node_id: int | str | models.Node,
             conductor: ConductorServices, shared: bool = False,
             purpose: str = 'unspecified action',
             patient: bool = False, retry: bool = True) -> TaskManager:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 from typing import Any
 
 import oslo_messaging as messaging
@@ -19,7 +20,11 @@ from ironside.common import states
 from ironside.common.conf import CONF
 from ironside.db import conductors as conductors_db
 from ironside.db import history as history_db
+from ironside.db import models
 from ironside.db import session as db_session
+
+if TYPE_CHECKING:
+    from ironside.conductor.task_manager import TaskManager
 
 LOG = logging.getLogger(__name__)
 
@@ -59,7 +64,7 @@ def describe(exc: BaseException) -> str:
     return text or exc.__class__.__name__
 
 
-def set_failure(task, message: str, reason: str,
+def set_failure(task: TaskManager, message: str, reason: str,
                 event_type: str | None = None) -> None:
     """Record a failure on the node (not saved; the caller saves)."""
     node = task.node
@@ -71,12 +76,12 @@ def set_failure(task, message: str, reason: str,
                 severity=history_db.ERROR)
 
 
-def clear_failure(node) -> None:
+def clear_failure(node: models.Node) -> None:
     node.last_error = None
     node.failure_reason = None
 
 
-def fail_node(task, message: str, reason: str,
+def fail_node(task: TaskManager, message: str, reason: str,
               target_state: str | None = None) -> None:
     """Fail the operation a node is in: 'fail' event, last_error, history.
 
@@ -95,7 +100,7 @@ def fail_node(task, message: str, reason: str,
         task.save()
 
 
-def fail_unexpectedly(task, exc: BaseException) -> None:
+def fail_unexpectedly(task: TaskManager, exc: BaseException) -> None:
     """A worker died of an error nobody handled: never leave it silent."""
     LOG.error('Unexpected error while %s on node %s', task.purpose,
               task.node.uuid, exc_info=exc)
@@ -109,7 +114,7 @@ def fail_unexpectedly(task, exc: BaseException) -> None:
                       task.node.uuid)
 
 
-def ensure_not_in_maintenance(task, operation: str) -> None:
+def ensure_not_in_maintenance(task: TaskManager, operation: str) -> None:
     if task.node.maintenance:
         raise exception.NodeInMaintenance(op=operation,
                                           node=task.node.uuid)

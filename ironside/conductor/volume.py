@@ -8,14 +8,20 @@ be deleted in.
 
 from __future__ import annotations
 
+from collections.abc import Collection
+from typing import TYPE_CHECKING
 from typing import Any
 
 from ironside.common import exception
 from ironside.common import states
 from ironside.db import volume as volume_db
 
+if TYPE_CHECKING:
+    from ironside.conductor.task_manager import TaskManager
 
-def _check_powered_off(task, action: str, allowed_states=()) -> None:
+
+def _check_powered_off(task: TaskManager, action: str,
+                       allowed_states: Collection[str]=()) -> None:
     node = task.node
     if node.provision_state in allowed_states:
         return
@@ -24,7 +30,7 @@ def _check_powered_off(task, action: str, allowed_states=()) -> None:
             action=action, node=node.uuid, state=node.power_state)
 
 
-def _mine(task, kind: str, uuid: str) -> dict[str, Any]:
+def _mine(task: TaskManager, kind: str, uuid: str) -> dict[str, Any]:
     resource = volume_db.BY_KIND[kind]
     row = resource.get(uuid)
     if row['node_id'] != task.node.id:
@@ -32,12 +38,12 @@ def _mine(task, kind: str, uuid: str) -> dict[str, Any]:
     return row
 
 
-def create(task, kind: str, values: dict[str, Any]) -> str:
+def create(task: TaskManager, kind: str, values: dict[str, Any]) -> str:
     values = dict(values, node_id=task.node.id)
     return volume_db.BY_KIND[kind].create(values)['uuid']
 
 
-def update(task, kind: str, uuid: str, values: dict[str, Any],
+def update(task: TaskManager, kind: str, uuid: str, values: dict[str, Any],
            expected: dict[str, Any] | None = None) -> str:
     row = _mine(task, kind, uuid)
     _check_powered_off(task, 'volume %s update' % kind[:-1])
@@ -45,7 +51,7 @@ def update(task, kind: str, uuid: str, values: dict[str, Any],
                                           expected)['uuid']
 
 
-def destroy(task, kind: str, uuid: str) -> None:
+def destroy(task: TaskManager, kind: str, uuid: str) -> None:
     row = _mine(task, kind, uuid)
     _check_powered_off(task, 'volume %s deletion' % kind[:-1],
                        states.DELETE_ALLOWED_STATES)

@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
 from typing import ClassVar
+from typing import Protocol
 from typing import TypedDict
 
 from ironside.common import exception
@@ -165,6 +166,30 @@ def _abortable_step(kind: str, priority: int, abortable: bool,
     return decorator
 
 
+class Task(Protocol):
+    """What a driver may touch of the conductor's task on a node: the
+    node (a database record the conductor saves), the node's interfaces
+    by type, the request's context, whether the lock is shared, and the
+    node's ports and volume targets. Nothing else of the conductor."""
+
+    node: Any
+    driver: Any
+    context: Any
+    shared: bool
+
+    @property
+    def ports(self) -> list[dict[str, Any]]: ...
+
+    @property
+    def portgroups(self) -> list[dict[str, Any]]: ...
+
+    @property
+    def volume_targets(self) -> list[dict[str, Any]]: ...
+
+    def update_port(self, kind: str, port_id: int,
+                    values: dict[str, Any]) -> None: ...
+
+
 class BaseInterface(abc.ABC):
     """What every interface implementation offers."""
 
@@ -186,7 +211,7 @@ class BaseInterface(abc.ABC):
         """``driver_info`` keys this interface reads, with descriptions."""
 
     @abc.abstractmethod
-    def validate(self, task) -> None:
+    def validate(self, task: Task) -> None:
         """Check the node can use this interface; raise a clear error if not.
 
         Must not change the node or the hardware.
@@ -203,43 +228,44 @@ class BaseInterface(abc.ABC):
             steps.append(step)
         return steps
 
-    def get_deploy_steps(self, task) -> list[StepInfo]:
+    def get_deploy_steps(self, task: Task) -> list[StepInfo]:
         """The deploy steps this interface can perform on ``task.node``."""
         return self._steps(DEPLOY)
 
-    def get_clean_steps(self, task) -> list[StepInfo]:
+    def get_clean_steps(self, task: Task) -> list[StepInfo]:
         """The clean steps this interface can perform on ``task.node``."""
         return self._steps(CLEAN)
 
-    def get_service_steps(self, task) -> list[StepInfo]:
+    def get_service_steps(self, task: Task) -> list[StepInfo]:
         """The service steps this interface can perform on ``task.node``."""
         return self._steps(SERVICE)
 
-    def get_steps(self, task, kind: str) -> list[StepInfo]:
+    def get_steps(self, task: Task, kind: str) -> list[StepInfo]:
         """The steps of ``kind`` (deploy, clean, service) it offers."""
         return getattr(self, 'get_%s_steps' % kind)(task)
 
-    def execute_step(self, task, kind: str, step: StepInfo) -> Wait | None:
+    def execute_step(self, task: Task, kind: str, step: StepInfo
+                    ) -> Wait | None:
         """Run a step of ``kind``; None when done, a :class:`Wait` when it
         goes on."""
         return getattr(self, 'execute_%s_step' % kind)(task, step)
 
-    def _execute_step(self, task, step: StepInfo) -> Wait | None:
+    def _execute_step(self, task: Task, step: StepInfo) -> Wait | None:
         return getattr(self, step['step'])(task, **(step.get('args') or {}))
 
-    def execute_service_step(self, task, step: StepInfo) -> Wait | None:
+    def execute_service_step(self, task: Task, step: StepInfo) -> Wait | None:
         """Run a service step; None when done, a Wait when it goes on."""
         return self._execute_step(task, step)
 
-    def execute_deploy_step(self, task, step: StepInfo) -> Wait | None:
+    def execute_deploy_step(self, task: Task, step: StepInfo) -> Wait | None:
         """Run a deploy step; None when done, a Wait when it goes on."""
         return self._execute_step(task, step)
 
-    def execute_clean_step(self, task, step: StepInfo) -> Wait | None:
+    def execute_clean_step(self, task: Task, step: StepInfo) -> Wait | None:
         """Run a clean step; None when done, a Wait when it goes on."""
         return self._execute_step(task, step)
 
-    def poll_async_step(self, task, step: StepInfo) -> bool:
+    def poll_async_step(self, task: Task, step: StepInfo) -> bool:
         """Whether an asynchronous step that asked for polling has finished.
 
         Called by the conductor for steps that returned :func:`poll_later`;
@@ -264,7 +290,7 @@ class Wait:
     interval: float | None = None
 
 
-def poll_later(task, interval: float | None = None) -> Wait:
+def poll_later(task: Task, interval: float | None = None) -> Wait:
     """Return value of a step that goes on asynchronously and is polled:
     ``poll_async_step`` is called every ``interval`` seconds
     ([conductor]async_step_poll_interval by default) until it returns
@@ -274,7 +300,7 @@ def poll_later(task, interval: float | None = None) -> Wait:
                 else float(interval))
 
 
-def await_callback(task) -> Wait:
+def await_callback(task: Task) -> Wait:
     """Return value of a step that an external agent will finish: the
     node waits until the agent calls continue_node_deploy (or _clean,
     _service) or the callback timeout fails it."""
@@ -284,7 +310,7 @@ def await_callback(task) -> Wait:
 WAIT_STATES = {kind: wait for kind, (_, wait) in FLOW_STATES.items()}
 
 
-def flow_of(node) -> str:
+def flow_of(node: Any) -> str:
     """Which step flow a node is running: deploy, clean or service."""
     for kind, flow_states in FLOW_STATES.items():
         if node.provision_state in flow_states:
@@ -297,19 +323,19 @@ class PowerInterface(BaseInterface):
     interface_type = 'power'
 
     @abc.abstractmethod
-    def get_power_state(self, task) -> str:
+    def get_power_state(self, task: Task) -> str:
         """The node's real power state (POWER_ON / POWER_OFF / ERROR)."""
 
     @abc.abstractmethod
-    def set_power_state(self, task, power_state: str,
+    def set_power_state(self, task: Task, power_state: str,
                         timeout: int | None = None) -> None:
         """Set power on/off (or soft off) and wait until it is reached."""
 
     @abc.abstractmethod
-    def reboot(self, task, timeout: int | None = None) -> None:
+    def reboot(self, task: Task, timeout: int | None = None) -> None:
         """Power cycle the node; it ends powered on."""
 
-    def get_supported_power_states(self, task) -> list[str]:
+    def get_supported_power_states(self, task: Task) -> list[str]:
         return [states.POWER_ON, states.POWER_OFF, states.REBOOT]
 
 
@@ -317,48 +343,48 @@ class ManagementInterface(BaseInterface):
     interface_type = 'management'
 
     @abc.abstractmethod
-    def get_supported_boot_devices(self, task) -> list[str]:
+    def get_supported_boot_devices(self, task: Task) -> list[str]:
         """Boot devices the node can be set to (see boot_devices)."""
 
     @abc.abstractmethod
-    def set_boot_device(self, task, device: str,
+    def set_boot_device(self, task: Task, device: str,
                         persistent: bool = False) -> None:
         """Boot from ``device`` next time (or every time if persistent)."""
 
     @abc.abstractmethod
-    def get_boot_device(self, task) -> dict[str, Any]:
+    def get_boot_device(self, task: Task) -> dict[str, Any]:
         """``{'boot_device': str|None, 'persistent': bool|None}``."""
 
-    def get_sensors_data(self, task) -> dict[str, Any]:
+    def get_sensors_data(self, task: Task) -> dict[str, Any]:
         raise exception.UnsupportedDriverExtension(
             driver=task.node.driver, extension='get_sensors_data')
 
-    def inject_nmi(self, task) -> None:
+    def inject_nmi(self, task: Task) -> None:
         raise exception.UnsupportedDriverExtension(
             driver=task.node.driver, extension='inject_nmi')
 
-    def get_supported_boot_modes(self, task) -> list[str]:
+    def get_supported_boot_modes(self, task: Task) -> list[str]:
         return []
 
-    def set_boot_mode(self, task, mode: str) -> None:
+    def set_boot_mode(self, task: Task, mode: str) -> None:
         raise exception.UnsupportedDriverExtension(
             driver=task.node.driver, extension='set_boot_mode')
 
-    def attach_virtual_media(self, task, device_type: str,
+    def attach_virtual_media(self, task: Task, device_type: str,
                              image_url: str) -> None:
         """Insert ``image_url`` into the BMC's virtual ``device_type``
         (one of VMEDIA_DEVICES)."""
         raise exception.UnsupportedDriverExtension(
             driver=task.node.driver, extension='virtual media')
 
-    def detach_virtual_media(self, task,
+    def detach_virtual_media(self, task: Task,
                              device_types: Sequence[str] | None = None
                              ) -> None:
         """Eject the virtual media of these types (every type if None)."""
         raise exception.UnsupportedDriverExtension(
             driver=task.node.driver, extension='virtual media')
 
-    def get_virtual_media(self, task) -> list[dict[str, Any]]:
+    def get_virtual_media(self, task: Task) -> list[dict[str, Any]]:
         """Each virtual media device: ``{'device_type', 'image',
         'inserted'}``."""
         raise exception.UnsupportedDriverExtension(
@@ -367,7 +393,7 @@ class ManagementInterface(BaseInterface):
     @service_step(priority=0, argsinfo={
         'mode': {'description': 'The boot mode to set: "uefi" or "bios".',
                  'required': True}})
-    def apply_boot_mode(self, task, mode: str) -> None:
+    def apply_boot_mode(self, task: Task, mode: str) -> None:
         """Service step: change the boot mode of a deployed machine."""
         self.set_boot_mode(task, mode)
 
@@ -375,39 +401,39 @@ class ManagementInterface(BaseInterface):
 class BootInterface(BaseInterface):
     interface_type = 'boot'
 
-    def prepare_ramdisk(self, task, ramdisk_params: dict) -> None:
+    def prepare_ramdisk(self, task: Task, ramdisk_params: dict) -> None:
         """Make the node boot into the deploy/clean ramdisk."""
 
-    def clean_up_ramdisk(self, task) -> None:
+    def clean_up_ramdisk(self, task: Task) -> None:
         """Undo prepare_ramdisk."""
 
-    def prepare_instance(self, task) -> None:
+    def prepare_instance(self, task: Task) -> None:
         """Make the node boot the deployed instance."""
 
-    def clean_up_instance(self, task) -> None:
+    def clean_up_instance(self, task: Task) -> None:
         """Undo prepare_instance."""
 
 
 class DeployInterface(BaseInterface):
     interface_type = 'deploy'
 
-    def prepare(self, task) -> None:
+    def prepare(self, task: Task) -> None:
         """Get ready to deploy (before any deploy step runs)."""
 
-    def clean_up(self, task) -> None:
+    def clean_up(self, task: Task) -> None:
         """Undo prepare, after tear down."""
 
     @abc.abstractmethod
-    def tear_down(self, task) -> None:
+    def tear_down(self, task: Task) -> None:
         """Undeploy the instance; the node ends powered off."""
 
-    def take_over(self, task) -> None:
+    def take_over(self, task: Task) -> None:
         """Another conductor took this node over; re-establish state."""
 
-    def prepare_cleaning(self, task) -> str | None:
+    def prepare_cleaning(self, task: Task) -> str | None:
         """Get ready to clean; may return CLEANWAIT like a step."""
 
-    def tear_down_cleaning(self, task) -> None:
+    def tear_down_cleaning(self, task: Task) -> None:
         """Undo prepare_cleaning."""
 
 
@@ -415,23 +441,23 @@ class ConsoleInterface(BaseInterface):
     interface_type = 'console'
 
     @abc.abstractmethod
-    def start_console(self, task) -> None: ...
+    def start_console(self, task: Task) -> None: ...
 
     @abc.abstractmethod
-    def stop_console(self, task) -> None: ...
+    def stop_console(self, task: Task) -> None: ...
 
     @abc.abstractmethod
-    def get_console(self, task) -> dict[str, Any]: ...
+    def get_console(self, task: Task) -> dict[str, Any]: ...
 
 
 class RescueInterface(BaseInterface):
     interface_type = 'rescue'
 
     @abc.abstractmethod
-    def rescue(self, task) -> str | None: ...
+    def rescue(self, task: Task) -> str | None: ...
 
     @abc.abstractmethod
-    def unrescue(self, task) -> str | None: ...
+    def unrescue(self, task: Task) -> str | None: ...
 
 
 class Inspected(TypedDict):
@@ -447,7 +473,7 @@ class InspectInterface(BaseInterface):
     interface_type = 'inspect'
 
     @abc.abstractmethod
-    def inspect_hardware(self, task) -> Inspected:
+    def inspect_hardware(self, task: Task) -> Inspected:
         """Discover the hardware: set the node's properties and return what
         was found (the conductor stores it and applies inspection rules)."""
 
@@ -456,19 +482,19 @@ class NetworkInterface(BaseInterface):
     interface_type = 'network'
 
     @abc.abstractmethod
-    def vif_list(self, task) -> list[dict[str, Any]]: ...
+    def vif_list(self, task: Task) -> list[dict[str, Any]]: ...
 
     @abc.abstractmethod
-    def vif_attach(self, task, vif_info: dict[str, Any]) -> None: ...
+    def vif_attach(self, task: Task, vif_info: dict[str, Any]) -> None: ...
 
     @abc.abstractmethod
-    def vif_detach(self, task, vif_id: str) -> None: ...
+    def vif_detach(self, task: Task, vif_id: str) -> None: ...
 
 
 class StorageInterface(BaseInterface):
     interface_type = 'storage'
 
-    def should_write_image(self, task) -> bool:
+    def should_write_image(self, task: Task) -> bool:
         return True
 
 
@@ -499,7 +525,7 @@ FIRMWARE_COMPONENTS_KEY = 'firmware_components'
 class FirmwareInterface(BaseInterface):
     interface_type = 'firmware'
 
-    def read_components(self, task) -> dict[str, str]:
+    def read_components(self, task: Task) -> dict[str, str]:
         """The version of each firmware component (``bios``, ``bmc``,
         ...) as the hardware reports it now."""
         raise exception.UnsupportedDriverExtension(

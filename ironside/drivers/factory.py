@@ -48,7 +48,8 @@ def _load(namespace: str, enabled: list[str] | None) -> dict[str, Any]:
     """Entry points of ``namespace``, instantiated; only ``enabled`` ones."""
     loaded = {}
 
-    def _failed(_manager, entrypoint, exc):
+    def _failed(_manager: Any, entrypoint: Any, exc: BaseException
+                ) -> None:
         LOG.warning('Could not load %s plugin %s: %s', namespace,
                     entrypoint.name, exc)
 
@@ -149,7 +150,7 @@ class DriverFactory:
             result[field] = name
         return result
 
-    def driver_for(self, node) -> NodeDriver:
+    def driver_for(self, node: Any) -> NodeDriver:
         """The interface objects ``node`` uses."""
         hw_type = self.hardware_type(node.driver)
         interfaces = {}

@@ -20,5 +20,5 @@ class FakeHardware(base.HardwareType):
         'vendor': [fake.FakeVendor],
     })
 
-    def get_properties(self):
+    def get_properties(self) -> dict[str, str]:
         return dict(fake.PROPERTIES)

@@ -42,6 +42,7 @@ Virtual media attached to a fake node is kept in its
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from ironside.common import exception
@@ -83,7 +84,7 @@ def _as_list(value: Any) -> list[str]:
     return [str(v) for v in value]
 
 
-def _number(task, key: str, value: Any) -> float:
+def _number(task: base.Task, key: str, value: Any) -> float:
     try:
         number = float(value)
     except (TypeError, ValueError):
@@ -96,7 +97,7 @@ def _number(task, key: str, value: Any) -> float:
     return number
 
 
-def step_delay(task, name: str) -> float:
+def step_delay(task: base.Task, name: str) -> float:
     info = task.node.driver_info
     delays = info.get('fake_step_delays') or {}
     if name in delays:
@@ -104,7 +105,7 @@ def step_delay(task, name: str) -> float:
     return _number(task, 'fake_step_delay', info.get('fake_step_delay', 0))
 
 
-def start_async_step(task, name: str) -> base.Wait:
+def start_async_step(task: base.Task, name: str) -> base.Wait:
     """Begin an asynchronous fake step that lasts its delay.
 
     It finishes when polled after the delay, or, with
@@ -117,7 +118,7 @@ def start_async_step(task, name: str) -> base.Wait:
     return base.poll_later(task, interval=delay or 0.01)
 
 
-def poll_async_fake_step(task, step) -> bool:
+def poll_async_fake_step(task: base.Task, step: base.StepInfo) -> bool:
     """Whether an asynchronous fake step's delay is over (then run it)."""
     until = task.node.driver_internal_info.get('fake_async_until')
     if until is not None and time.time() < until:
@@ -128,7 +129,7 @@ def poll_async_fake_step(task, step) -> bool:
     return True
 
 
-def run_fake_step(task, name: str, sleep: bool = True) -> None:
+def run_fake_step(task: base.Task, name: str, sleep: bool = True) -> None:
     """What every fake step does: wait its delay, then fail if told to."""
     if sleep:
         delay = step_delay(task, name)
@@ -144,7 +145,7 @@ class FakeInterfaceMixin:
     def get_properties(self) -> dict[str, str]:
         return dict(PROPERTIES)
 
-    def validate(self, task) -> None:
+    def validate(self, task: base.Task) -> None:
         info = task.node.driver_info
         for key in ('fake_step_delay', 'fake_power_delay'):
             if key in info:
@@ -167,7 +168,7 @@ class FakeInterfaceMixin:
 class FakePower(FakeInterfaceMixin, base.PowerInterface):
     """Power that is whatever it was last set to."""
 
-    def _check(self, task, action: str) -> None:
+    def _check(self, task: base.Task, action: str) -> None:
         fail = task.node.driver_info.get('fake_power_fail')
         if fail is True or (isinstance(fail, str) and
                             fail.lower() in ('true', '1', 'yes')) or \
@@ -175,11 +176,11 @@ class FakePower(FakeInterfaceMixin, base.PowerInterface):
                                    else None):
             raise exception.PowerStateFailure(pstate=action)
 
-    def get_power_state(self, task) -> str:
+    def get_power_state(self, task: base.Task) -> str:
         self._check(task, 'get')
         return task.node.power_state or states.POWER_OFF
 
-    def set_power_state(self, task, power_state: str,
+    def set_power_state(self, task: base.Task, power_state: str,
                         timeout: int | None = None) -> None:
         self._check(task, power_state)
         delay = _number(task, 'fake_power_delay',
@@ -193,21 +194,21 @@ class FakePower(FakeInterfaceMixin, base.PowerInterface):
             power_state = states.POWER_OFF
         task.node.power_state = power_state
 
-    def reboot(self, task, timeout: int | None = None) -> None:
+    def reboot(self, task: base.Task, timeout: int | None = None) -> None:
         self._check(task, states.REBOOT)
         task.node.power_state = states.POWER_ON
 
-    def get_supported_power_states(self, task) -> list[str]:
+    def get_supported_power_states(self, task: base.Task) -> list[str]:
         return [states.POWER_ON, states.POWER_OFF, states.REBOOT,
                 states.SOFT_REBOOT, states.SOFT_POWER_OFF]
 
 
 class FakeManagement(FakeInterfaceMixin, base.ManagementInterface):
-    def get_supported_boot_devices(self, task) -> list[str]:
+    def get_supported_boot_devices(self, task: base.Task) -> list[str]:
         return [base.BootDevice.PXE, base.BootDevice.DISK,
                 base.BootDevice.CDROM, base.BootDevice.BIOS]
 
-    def set_boot_device(self, task, device: str,
+    def set_boot_device(self, task: base.Task, device: str,
                         persistent: bool = False) -> None:
         if device not in self.get_supported_boot_devices(task):
             raise exception.InvalidParameterValue(
@@ -215,45 +216,46 @@ class FakeManagement(FakeInterfaceMixin, base.ManagementInterface):
         task.node.driver_internal_info['fake_boot_device'] = {
             'boot_device': device, 'persistent': bool(persistent)}
 
-    def get_boot_device(self, task) -> dict[str, Any]:
+    def get_boot_device(self, task: base.Task) -> dict[str, Any]:
         return dict(task.node.driver_internal_info.get(
             'fake_boot_device', {'boot_device': base.BootDevice.DISK,
                                  'persistent': True}))
 
-    def get_sensors_data(self, task) -> dict[str, Any]:
+    def get_sensors_data(self, task: base.Task) -> dict[str, Any]:
         return {}
 
-    def inject_nmi(self, task) -> None:
+    def inject_nmi(self, task: base.Task) -> None:
         pass
 
-    def get_supported_boot_modes(self, task) -> list[str]:
+    def get_supported_boot_modes(self, task: base.Task) -> list[str]:
         return ['uefi', 'bios']
 
-    def set_boot_mode(self, task, mode: str) -> None:
+    def set_boot_mode(self, task: base.Task, mode: str) -> None:
         if mode not in self.get_supported_boot_modes(task):
             raise exception.InvalidParameterValue(
                 err='Invalid boot mode %s; valid ones are uefi, bios' % mode)
         run_fake_step(task, 'management.apply_boot_mode')
         task.node.driver_internal_info['fake_boot_mode'] = mode
 
-    def attach_virtual_media(self, task, device_type: str,
+    def attach_virtual_media(self, task: base.Task, device_type: str,
                              image_url: str) -> None:
         media = task.node.driver_internal_info.setdefault(VMEDIA_KEY, {})
         media[device_type] = image_url
 
-    def detach_virtual_media(self, task, device_types=None) -> None:
+    def detach_virtual_media(self, task: base.Task,
+                             device_types: Sequence[str] | None=None) -> None:
         media = task.node.driver_internal_info.get(VMEDIA_KEY) or {}
         for device_type in list(media):
             if device_types is None or device_type in device_types:
                 del media[device_type]
 
-    def get_virtual_media(self, task) -> list[dict[str, Any]]:
+    def get_virtual_media(self, task: base.Task) -> list[dict[str, Any]]:
         media = task.node.driver_internal_info.get(VMEDIA_KEY) or {}
         return [{'device_type': kind, 'image': media.get(kind),
                  'inserted': kind in media} for kind in base.VMEDIA_DEVICES]
 
     @base.clean_step(priority=0, argsinfo=local_storage.ARGSINFO)
-    def wipe_local_storage(self, task,
+    def wipe_local_storage(self, task: base.Task,
                            preserve_local_storage: bool = False) -> None:
         """Wipe every disk, or only the OS disk (see local_storage)."""
         run_fake_step(task, 'management.wipe_local_storage')
@@ -262,7 +264,7 @@ class FakeManagement(FakeInterfaceMixin, base.ManagementInterface):
         local_storage.record(task.node, chosen, preserve_local_storage)
 
 
-def fake_disks(node) -> list[local_storage.Disk]:
+def fake_disks(node: Any) -> list[local_storage.Disk]:
     """The disks of a fake node: driver_info fake_disks, or one disk."""
     value = node.driver_info.get('fake_disks')
     if value is None:
@@ -293,58 +295,58 @@ class FakeDeploy(FakeInterfaceMixin, base.DeployInterface):
     """A deploy shaped like Ironic's agent deploy, without the agent."""
 
     @base.deploy_step(priority=100)
-    def deploy(self, task) -> None:
+    def deploy(self, task: base.Task) -> None:
         """Boot the deployment ramdisk."""
         run_fake_step(task, 'deploy.deploy')
 
     @base.deploy_step(priority=80)
-    def write_image(self, task) -> base.Wait:
+    def write_image(self, task: base.Task) -> base.Wait:
         """Write the image; asynchronous."""
         return start_async_step(task, 'deploy.write_image')
 
     @base.deploy_step(priority=60)
-    def prepare_instance_boot(self, task) -> None:
+    def prepare_instance_boot(self, task: base.Task) -> None:
         """Make the node boot from its disk."""
         run_fake_step(task, 'deploy.prepare_instance_boot')
         task.driver.management.set_boot_device(task, base.BootDevice.DISK,
                                                persistent=True)
 
     @base.deploy_step(priority=20)
-    def boot_instance(self, task) -> None:
+    def boot_instance(self, task: base.Task) -> None:
         """Power the node on into the deployed instance."""
         run_fake_step(task, 'deploy.boot_instance')
         task.driver.power.set_power_state(task, states.POWER_ON)
 
     @base.clean_step(priority=99)
-    def erase_devices_metadata(self, task) -> None:
+    def erase_devices_metadata(self, task: base.Task) -> None:
         """Wipe partition tables and signatures."""
         run_fake_step(task, 'deploy.erase_devices_metadata')
 
     @base.clean_step(priority=0, abortable=True)
-    def erase_devices(self, task) -> base.Wait:
+    def erase_devices(self, task: base.Task) -> base.Wait:
         """Overwrite whole disks; asynchronous and abortable."""
         return start_async_step(task, 'deploy.erase_devices')
 
-    def poll_async_step(self, task, step) -> bool:
+    def poll_async_step(self, task: base.Task, step: base.StepInfo) -> bool:
         return poll_async_fake_step(task, step)
 
-    def tear_down(self, task) -> None:
+    def tear_down(self, task: base.Task) -> None:
         task.driver.power.set_power_state(task, states.POWER_OFF)
 
 
 class FakeConsole(FakeInterfaceMixin, base.ConsoleInterface):
-    def start_console(self, task) -> None:
+    def start_console(self, task: base.Task) -> None:
         pass
 
-    def stop_console(self, task) -> None:
+    def stop_console(self, task: base.Task) -> None:
         pass
 
-    def get_console(self, task) -> dict[str, Any]:
+    def get_console(self, task: base.Task) -> dict[str, Any]:
         return {'type': 'socat', 'url': 'tcp://127.0.0.1:1'}
 
 
 class FakeInspect(FakeInterfaceMixin, base.InspectInterface):
-    def inspect_hardware(self, task) -> base.Inspected:
+    def inspect_hardware(self, task: base.Task) -> base.Inspected:
         run_fake_step(task, 'inspect.inspect_hardware')
         properties = task.node.properties
         properties.setdefault('cpus', 2)
@@ -370,10 +372,10 @@ class FakeInspect(FakeInterfaceMixin, base.InspectInterface):
 
 
 class FakeRescue(FakeInterfaceMixin, base.RescueInterface):
-    def rescue(self, task) -> str | None:
+    def rescue(self, task: base.Task) -> str | None:
         return None
 
-    def unrescue(self, task) -> str | None:
+    def unrescue(self, task: base.Task) -> str | None:
         return None
 
 
@@ -394,7 +396,8 @@ class FakeBIOS(FakeInterfaceMixin, base.BIOSInterface):
 
     @base.clean_step(priority=0, argsinfo=SETTINGS_ARGSINFO)
     @base.deploy_step(priority=0, argsinfo=SETTINGS_ARGSINFO)
-    def apply_configuration(self, task, settings: list[dict]) -> None:
+    def apply_configuration(self, task: base.Task, settings: list[dict]
+                           ) -> None:
         run_fake_step(task, 'bios.apply_configuration')
         if not isinstance(settings, list) or not all(
                 isinstance(s, dict) and 'name' in s and 'value' in s
@@ -408,7 +411,7 @@ class FakeBIOS(FakeInterfaceMixin, base.BIOSInterface):
 
     @base.clean_step(priority=0)
     @base.deploy_step(priority=0)
-    def factory_reset(self, task) -> None:
+    def factory_reset(self, task: base.Task) -> None:
         run_fake_step(task, 'bios.factory_reset')
         task.node.driver_internal_info[base.BIOS_SETTINGS_KEY] = {}
 
@@ -427,7 +430,7 @@ class FakeFirmware(FakeInterfaceMixin, base.FirmwareInterface):
         },
     }
 
-    def read_components(self, task) -> dict[str, str]:
+    def read_components(self, task: base.Task) -> dict[str, str]:
         given = task.node.driver_info.get('fake_firmware')
         components = {str(k): str(v) for k, v in given.items()} \
             if isinstance(given, dict) else {'bios': '1.0.0', 'bmc': '1.0.0'}
@@ -437,7 +440,7 @@ class FakeFirmware(FakeInterfaceMixin, base.FirmwareInterface):
 
     @base.clean_step(priority=0, argsinfo=UPDATE_ARGSINFO)
     @base.service_step(priority=0, argsinfo=UPDATE_ARGSINFO)
-    def update(self, task, settings: list[dict]) -> None:
+    def update(self, task: base.Task, settings: list[dict]) -> None:
         run_fake_step(task, 'firmware.update')
         known = self.read_components(task)
         flashed = task.node.driver_internal_info.setdefault(FLASHED_KEY, {})
@@ -455,17 +458,17 @@ class FakeFirmware(FakeInterfaceMixin, base.FirmwareInterface):
 
 class FakeRAID(FakeInterfaceMixin, base.RAIDInterface):
     @base.clean_step(priority=0)
-    def create_configuration(self, task) -> base.Wait:
+    def create_configuration(self, task: base.Task) -> base.Wait:
         """Build the target RAID configuration; asynchronous and, like real
         controllers, not abortable once started."""
         task.node.raid_config = dict(task.node.target_raid_config or {})
         return start_async_step(task, 'raid.create_configuration')
 
-    def poll_async_step(self, task, step) -> bool:
+    def poll_async_step(self, task: base.Task, step: base.StepInfo) -> bool:
         return poll_async_fake_step(task, step)
 
     @base.clean_step(priority=0)
-    def delete_configuration(self, task) -> None:
+    def delete_configuration(self, task: base.Task) -> None:
         run_fake_step(task, 'raid.delete_configuration')
         task.node.raid_config = {}
 
@@ -476,7 +479,7 @@ class FakeRAID(FakeInterfaceMixin, base.RAIDInterface):
                                            'configuration first.',
                             'required': False},
     })
-    def apply_configuration(self, task, raid_config: dict,
+    def apply_configuration(self, task: base.Task, raid_config: dict,
                             delete_existing: bool = True) -> None:
         run_fake_step(task, 'raid.apply_configuration')
         task.node.raid_config = dict(raid_config)

@@ -77,7 +77,7 @@ def _matches(disk: Disk, hints: dict) -> bool:
     return True
 
 
-def os_disk(node, disks: Sequence[Disk]) -> Disk:
+def os_disk(node: Any, disks: Sequence[Disk]) -> Disk:
     """The disk the node's root device hints name, else the first."""
     if not disks:
         raise exception.InvalidParameterValue(
@@ -98,7 +98,7 @@ def os_disk(node, disks: Sequence[Disk]) -> Disk:
             % (node.uuid, hints, ', '.join(d.name for d in disks)))
 
 
-def select(node, disks: Sequence[Disk], preserve_local_storage: Any
+def select(node: Any, disks: Sequence[Disk], preserve_local_storage: Any
            ) -> list[Disk]:
     """The disks to wipe: all, or the OS disk only."""
     if as_bool(preserve_local_storage):
@@ -109,7 +109,8 @@ def select(node, disks: Sequence[Disk], preserve_local_storage: Any
     return list(disks)
 
 
-def record(node, wiped: Sequence[Disk], preserve_local_storage: Any) -> None:
+def record(node: Any, wiped: Sequence[Disk], preserve_local_storage: Any
+          ) -> None:
     node.driver_internal_info[WIPED_KEY] = {
         'disks': [d.as_dict() for d in wiped],
         'os_disk_only': as_bool(preserve_local_storage)}

@@ -7,6 +7,7 @@ always has an implementation of each interface type.
 from __future__ import annotations
 
 from typing import Any
+from typing import NoReturn
 
 from ironside.common import exception
 from ironside.common.vifs import EXTRA_KEY
@@ -15,7 +16,7 @@ from ironside.common.vifs import vif_of
 from ironside.drivers import base
 
 
-def _unsupported(task, what: str):
+def _unsupported(task: base.Task, what: str) -> NoReturn:
     raise exception.UnsupportedDriverExtension(driver=task.node.driver,
                                                extension=what)
 
@@ -28,7 +29,7 @@ class _NoProperties:
 class _Refusing(_NoProperties):
     """validate() fails: the interface exists but does nothing."""
 
-    def validate(self, task) -> None:
+    def validate(self, task: base.Task) -> None:
         _unsupported(task, self.interface_type)
 
 
@@ -37,13 +38,13 @@ class NoBIOS(_Refusing, base.BIOSInterface):
 
 
 class NoConsole(_Refusing, base.ConsoleInterface):
-    def start_console(self, task) -> None:
+    def start_console(self, task: base.Task) -> None:
         _unsupported(task, 'console')
 
-    def stop_console(self, task) -> None:
+    def stop_console(self, task: base.Task) -> None:
         _unsupported(task, 'console')
 
-    def get_console(self, task) -> dict[str, Any]:
+    def get_console(self, task: base.Task) -> dict[str, Any]:
         _unsupported(task, 'console')
 
 
@@ -52,7 +53,7 @@ class NoFirmware(_Refusing, base.FirmwareInterface):
 
 
 class NoInspect(_Refusing, base.InspectInterface):
-    def inspect_hardware(self, task) -> base.Inspected:
+    def inspect_hardware(self, task: base.Task) -> base.Inspected:
         _unsupported(task, 'inspect')
 
 
@@ -61,10 +62,10 @@ class NoRAID(_Refusing, base.RAIDInterface):
 
 
 class NoRescue(_Refusing, base.RescueInterface):
-    def rescue(self, task) -> str | None:
+    def rescue(self, task: base.Task) -> str | None:
         _unsupported(task, 'rescue')
 
-    def unrescue(self, task) -> str | None:
+    def unrescue(self, task: base.Task) -> str | None:
         _unsupported(task, 'rescue')
 
 
@@ -81,7 +82,7 @@ class NoopStorage(_NoProperties, base.StorageInterface):
     fails validation and says why, instead of deploying to its disk.
     """
 
-    def validate(self, task) -> None:
+    def validate(self, task: base.Task) -> None:
         boot = [t for t in task.volume_targets if t['boot_index'] == 0]
         if boot:
             raise exception.InvalidParameterValue(
@@ -102,16 +103,16 @@ class NoopNetwork(_NoProperties, base.NetworkInterface):
     VIFs on the node itself, so standalone users can still attach one.
     """
 
-    def validate(self, task) -> None:
+    def validate(self, task: base.Task) -> None:
         pass
 
-    def vif_list(self, task) -> list[dict[str, Any]]:
+    def vif_list(self, task: base.Task) -> list[dict[str, Any]]:
         ports, groups = task.ports, task.portgroups
         vifs = [vif_of(p) for p in ports + groups]
         vifs += task.node.driver_internal_info.get('vifs', [])
         return [{'id': vif} for vif in vifs if vif]
 
-    def vif_attach(self, task, vif_info: dict[str, Any]) -> None:
+    def vif_attach(self, task: base.Task, vif_info: dict[str, Any]) -> None:
         vif_id = vif_info['id']
         ports, groups = task.ports, task.portgroups
         for kind, items in (('port', ports), ('portgroup', groups)):
@@ -132,7 +133,7 @@ class NoopNetwork(_NoProperties, base.NetworkInterface):
         info[INTERNAL_KEY] = vif_id
         task.update_port(kind, target['id'], {'internal_info': info})
 
-    def vif_detach(self, task, vif_id: str) -> None:
+    def vif_detach(self, task: base.Task, vif_id: str) -> None:
         for kind, items in (('port', task.ports),
                             ('portgroup', task.portgroups)):
             for item in items:

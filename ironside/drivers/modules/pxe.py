@@ -16,7 +16,7 @@ INSTANCE_BOOT_DEVICES = (base.BootDevice.DISK, base.BootDevice.PXE,
                          base.BootDevice.CDROM)
 
 
-def instance_boot_device(task) -> str:
+def instance_boot_device(task: base.Task) -> str:
     device = (task.node.instance_info or {}).get('boot_device',
                                                  base.BootDevice.DISK)
     if device not in INSTANCE_BOOT_DEVICES:
@@ -31,13 +31,13 @@ class PXEBoot(base.BootInterface):
     def get_properties(self) -> dict[str, str]:
         return {}
 
-    def validate(self, task) -> None:
+    def validate(self, task: base.Task) -> None:
         instance_boot_device(task)
 
-    def prepare_ramdisk(self, task, ramdisk_params: dict) -> None:
+    def prepare_ramdisk(self, task: base.Task, ramdisk_params: dict) -> None:
         task.driver.management.set_boot_device(task, base.BootDevice.PXE,
                                                persistent=False)
 
-    def prepare_instance(self, task) -> None:
+    def prepare_instance(self, task: base.Task) -> None:
         task.driver.management.set_boot_device(
             task, instance_boot_device(task), persistent=True)

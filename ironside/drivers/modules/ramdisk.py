@@ -30,22 +30,22 @@ class RamdiskDeploy(base.DeployInterface):
     def get_properties(self) -> dict[str, str]:
         return {}
 
-    def validate(self, task) -> None:
+    def validate(self, task: base.Task) -> None:
         """Nothing of its own: power, management and boot validate."""
 
     @base.deploy_step(priority=100)
-    def deploy(self, task) -> None:
+    def deploy(self, task: base.Task) -> None:
         """Power the node off before it is configured."""
         task.driver.power.set_power_state(task, states.POWER_OFF)
         task.node.power_state = states.POWER_OFF
 
     @base.deploy_step(priority=60)
-    def prepare_instance_boot(self, task) -> None:
+    def prepare_instance_boot(self, task: base.Task) -> None:
         """Point the node's boot at its instance (boot interface)."""
         task.driver.boot.prepare_instance(task)
 
     @base.deploy_step(priority=20)
-    def boot_instance(self, task) -> None:
+    def boot_instance(self, task: base.Task) -> None:
         """Power the node on (or cycle it) and wait until it is on."""
         power = task.driver.power
         if power.get_power_state(task) == states.POWER_ON:
@@ -54,6 +54,6 @@ class RamdiskDeploy(base.DeployInterface):
             power.set_power_state(task, states.POWER_ON)
         task.node.power_state = states.POWER_ON
 
-    def tear_down(self, task) -> None:
+    def tear_down(self, task: base.Task) -> None:
         task.driver.power.set_power_state(task, states.POWER_OFF)
         task.node.power_state = states.POWER_OFF

@@ -26,6 +26,7 @@ from pyghmi.ipmi.private import session as ipmi_session
 
 from ironside.common import exception
 from ironside.common.conf import CONF
+from ironside.drivers import base
 from ironside.drivers.modules import bmc_common
 
 LOG = logging.getLogger(__name__)
@@ -67,7 +68,7 @@ class IPMIInfo:
         return (self.address, self.port, self.username, self.password)
 
 
-def parse_driver_info(node) -> IPMIInfo:
+def parse_driver_info(node: Any) -> IPMIInfo:
     """Typed driver_info; a clear 400 naming the key if it is wrong."""
     info = node.driver_info or {}
     uuid = node.uuid
@@ -314,12 +315,12 @@ SESSIONS = SessionCache()
 atexit.register(SESSIONS.close_all)
 
 
-def call(task, action: str, func: Callable[[Any], T]) -> T:
+def call(task: base.Task, action: str, func: Callable[[Any], T]) -> T:
     """Run ``func(command)`` on the BMC of ``task.node``."""
     return SESSIONS.call(parse_driver_info(task.node), action, func)
 
 
-def validate(task) -> IPMIInfo:
+def validate(task: base.Task) -> IPMIInfo:
     """Check driver_info, and the credentials when the BMC answers."""
     info = parse_driver_info(task.node)
     SESSIONS.check_credentials(info, CONF.ipmi.validate_timeout)

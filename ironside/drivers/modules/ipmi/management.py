@@ -29,13 +29,13 @@ class IPMIManagement(base.ManagementInterface):
     def get_properties(self) -> dict[str, str]:
         return dict(common.PROPERTIES)
 
-    def validate(self, task) -> None:
+    def validate(self, task: base.Task) -> None:
         common.validate(task)
 
-    def get_supported_boot_devices(self, task) -> list[str]:
+    def get_supported_boot_devices(self, task: base.Task) -> list[str]:
         return list(_TO_IPMI)
 
-    def set_boot_device(self, task, device: str,
+    def set_boot_device(self, task: base.Task, device: str,
                         persistent: bool = False) -> None:
         """Set the boot device; UEFI when the node's boot mode is uefi."""
         if device not in _TO_IPMI:
@@ -45,7 +45,7 @@ class IPMIManagement(base.ManagementInterface):
                     % (device, ', '.join(sorted(_TO_IPMI))))
         uefi = _boot_mode(task) == 'uefi'
 
-        def _set(command):
+        def _set(command: Any) -> None:
             result = command.set_bootdev(_TO_IPMI[device],
                                          persist=persistent,
                                          uefiboot=uefi)
@@ -54,14 +54,14 @@ class IPMIManagement(base.ManagementInterface):
 
         common.call(task, 'set boot device %s' % device, _set)
 
-    def get_boot_device(self, task) -> dict[str, Any]:
+    def get_boot_device(self, task: base.Task) -> dict[str, Any]:
         result = common.call(task, 'get boot device',
                              lambda command: command.get_bootdev())
         device = result.get('bootdev')
         return {'boot_device': _FROM_IPMI.get(device),
                 'persistent': result.get('persistent')}
 
-    def get_boot_mode(self, task) -> str | None:
+    def get_boot_mode(self, task: base.Task) -> str | None:
         """'uefi' or 'bios' as the BMC's boot flags say, None if unset."""
         result = common.call(task, 'get boot device',
                              lambda command: command.get_bootdev())
@@ -70,7 +70,7 @@ class IPMIManagement(base.ManagementInterface):
         return 'uefi' if result.get('uefimode') else 'bios'
 
     @base.clean_step(priority=0)
-    def reset_bmc(self, task) -> None:
+    def reset_bmc(self, task: base.Task) -> None:
         """Cold reset the BMC itself (where it allows).
 
         The session is kept; if the reset ended it, the next command
@@ -79,7 +79,7 @@ class IPMIManagement(base.ManagementInterface):
         common.call(task, 'BMC cold reset',
                     lambda command: command.reset_bmc())
 
-    def get_sensors_data(self, task) -> dict[str, Any]:
+    def get_sensors_data(self, task: base.Task) -> dict[str, Any]:
         """Sensor readings by type, as Ironic reports them.
 
         BMCs without a sensor repository answer with no readings.
@@ -103,7 +103,7 @@ class IPMIManagement(base.ManagementInterface):
             }
         return data
 
-    def get_health(self, task) -> dict[str, Any]:
+    def get_health(self, task: base.Task) -> dict[str, Any]:
         """{'health': ok|warning|critical|failed|unknown, 'reasons': [...]}.
 
         'unknown' when the BMC has no sensor repository to judge by.
@@ -117,7 +117,7 @@ class IPMIManagement(base.ManagementInterface):
                 'reasons': ['%s: %s' % (r.name, ', '.join(r.states or []))
                             for r in summary.get('badreadings', [])]}
 
-    def inject_nmi(self, task) -> None:
+    def inject_nmi(self, task: base.Task) -> None:
         common.call(task, 'inject NMI',
                     lambda command: command.set_power('diag'))
 
@@ -129,7 +129,7 @@ def _health_word(bits: int) -> str:
     return 'ok'
 
 
-def _boot_mode(task) -> str:
+def _boot_mode(task: base.Task) -> str:
     properties = task.node.properties or {}
     capabilities = properties.get('capabilities') or ''
     if isinstance(capabilities, dict):

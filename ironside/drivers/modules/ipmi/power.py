@@ -21,13 +21,13 @@ _SET = {states.POWER_ON: 'on', states.POWER_OFF: 'off',
         states.SOFT_POWER_OFF: 'shutdown'}
 
 
-def read_power_state(task) -> str:
+def read_power_state(task: base.Task) -> str:
     result = common.call(task, 'power status',
                          lambda command: command.get_power())
     return _READ.get(result.get('powerstate'), states.POWER_ERROR)
 
 
-def _wait(task, target: str, timeout: int | None) -> None:
+def _wait(task: base.Task, target: str, timeout: int | None) -> None:
     info = common.parse_driver_info(task.node)
     bmc_common.wait_for_power_state(
         lambda: read_power_state(task), target,
@@ -39,13 +39,13 @@ class IPMIPower(base.PowerInterface):
     def get_properties(self) -> dict[str, str]:
         return dict(common.PROPERTIES)
 
-    def validate(self, task) -> None:
+    def validate(self, task: base.Task) -> None:
         common.validate(task)
 
-    def get_power_state(self, task) -> str:
+    def get_power_state(self, task: base.Task) -> str:
         return read_power_state(task)
 
-    def set_power_state(self, task, power_state: str,
+    def set_power_state(self, task: base.Task, power_state: str,
                         timeout: int | None = None) -> None:
         if power_state not in _SET:
             raise exception.InvalidParameterValue(
@@ -55,7 +55,7 @@ class IPMIPower(base.PowerInterface):
                     lambda command: command.set_power(_SET[power_state]))
         _wait(task, bmc_common.TARGET_OF[power_state], timeout)
 
-    def reboot(self, task, timeout: int | None = None) -> None:
+    def reboot(self, task: base.Task, timeout: int | None = None) -> None:
         """Power cycle: on from off, hard reset when on."""
         if read_power_state(task) == states.POWER_OFF:
             self.set_power_state(task, states.POWER_ON, timeout)
@@ -64,9 +64,9 @@ class IPMIPower(base.PowerInterface):
                     lambda command: command.set_power('reset'))
         _wait(task, states.POWER_ON, timeout)
 
-    def get_supported_power_states(self, task) -> list[str]:
+    def get_supported_power_states(self, task: base.Task) -> list[str]:
         return [states.POWER_ON, states.POWER_OFF, states.REBOOT,
                 states.SOFT_POWER_OFF]
 
-    def bmc_endpoint(self, task) -> str:
+    def bmc_endpoint(self, task: base.Task) -> str:
         return common.parse_driver_info(task.node).bmc

@@ -40,9 +40,9 @@ def _attributes(settings: Any) -> dict[str, Any]:
     return {s['name']: s['value'] for s in settings}
 
 
-def _read(task) -> tuple[dict, dict]:
+def _read(task: base.Task) -> tuple[dict, dict]:
     """(current, pending) BIOS attributes as the BMC reports them."""
-    def _get(system):
+    def _get(system: Any) -> tuple[dict, dict]:
         bios = system.bios
         return dict(bios.attributes or {}), dict(bios.pending_attributes
                                                  or {})
@@ -53,16 +53,16 @@ class RedfishBIOS(base.BIOSInterface):
     def get_properties(self) -> dict[str, str]:
         return dict(common.PROPERTIES)
 
-    def validate(self, task) -> None:
+    def validate(self, task: base.Task) -> None:
         common.parse_driver_info(task.node)
 
-    def get_settings(self, task) -> dict[str, Any]:
+    def get_settings(self, task: base.Task) -> dict[str, Any]:
         """The BIOS settings in effect now."""
         return _read(task)[0]
 
     @base.clean_step(priority=0, argsinfo=SETTINGS_ARGSINFO)
     @base.deploy_step(priority=0, argsinfo=SETTINGS_ARGSINFO)
-    def apply_configuration(self, task, settings: list[dict]
+    def apply_configuration(self, task: base.Task, settings: list[dict]
                             ) -> base.Wait:
         """Write BIOS settings, reboot, wait until they are in effect."""
         attributes = _attributes(settings)
@@ -73,19 +73,19 @@ class RedfishBIOS(base.BIOSInterface):
 
     @base.clean_step(priority=0)
     @base.deploy_step(priority=0)
-    def factory_reset(self, task) -> str:
+    def factory_reset(self, task: base.Task) -> str:
         """Reset BIOS settings to the vendor's defaults, reboot, wait."""
         common.call(task, 'reset BIOS settings',
                     lambda system: system.bios.reset_bios())
         return self._reboot_and_wait(task, {'kind': 'reset'})
 
-    def _reboot_and_wait(self, task, wait: dict) -> str:
+    def _reboot_and_wait(self, task: base.Task, wait: dict) -> str:
         task.node.driver_internal_info[WAIT_KEY] = wait
         power.change_power_state(task, states.REBOOT)
         task.node.power_state = states.POWER_ON
         return base.poll_later(task, CONF.redfish.task_poll_interval)
 
-    def poll_async_step(self, task, step) -> bool:
+    def poll_async_step(self, task: base.Task, step: base.StepInfo) -> bool:
         info = task.node.driver_internal_info
         wait = info.get(WAIT_KEY)
         if not wait:

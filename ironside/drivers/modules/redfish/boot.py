@@ -35,12 +35,12 @@ def _check_url(node_uuid: str, where: str, url: str | None) -> None:
                 % (node_uuid, where, url))
 
 
-def insert_cd(task, url: str) -> None:
+def insert_cd(task: base.Task, url: str) -> None:
     common.call(task, 'insert virtual media',
                 lambda system: vmedia.insert(system, base.VMEDIA_CDROM, url))
 
 
-def eject_cds(task) -> None:
+def eject_cds(task: base.Task) -> None:
     common.call(task, 'eject virtual media',
                 lambda system: vmedia.eject(system, [base.VMEDIA_CDROM]))
 
@@ -49,7 +49,7 @@ class RedfishVirtualMediaBoot(base.BootInterface):
     def get_properties(self) -> dict[str, str]:
         return dict(common.PROPERTIES, **PROPERTIES)
 
-    def validate(self, task) -> None:
+    def validate(self, task: base.Task) -> None:
         common.parse_driver_info(task.node)
         node = task.node
         _check_url(node.uuid, 'driver_info redfish_deploy_iso',
@@ -57,17 +57,17 @@ class RedfishVirtualMediaBoot(base.BootInterface):
         _check_url(node.uuid, 'instance_info boot_iso',
                    (node.instance_info or {}).get('boot_iso'))
 
-    def prepare_ramdisk(self, task, ramdisk_params: dict) -> None:
+    def prepare_ramdisk(self, task: base.Task, ramdisk_params: dict) -> None:
         iso = bmc_common.required_str(task.node.driver_info or {},
                                       'redfish_deploy_iso', task.node.uuid)
         insert_cd(task, iso)
         task.driver.management.set_boot_device(task, base.BootDevice.CDROM,
                                                persistent=False)
 
-    def clean_up_ramdisk(self, task) -> None:
+    def clean_up_ramdisk(self, task: base.Task) -> None:
         eject_cds(task)
 
-    def prepare_instance(self, task) -> None:
+    def prepare_instance(self, task: base.Task) -> None:
         iso = (task.node.instance_info or {}).get('boot_iso')
         if iso:
             insert_cd(task, iso)
@@ -78,5 +78,5 @@ class RedfishVirtualMediaBoot(base.BootInterface):
         task.driver.management.set_boot_device(task, device,
                                                persistent=True)
 
-    def clean_up_instance(self, task) -> None:
+    def clean_up_instance(self, task: base.Task) -> None:
         eject_cds(task)

@@ -16,6 +16,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
+from typing import Any
 from typing import TypeVar
 from urllib import parse
 
@@ -24,6 +25,7 @@ from sushy import exceptions as sushy_exc
 
 from ironside.common import exception
 from ironside.common.conf import CONF
+from ironside.drivers import base
 from ironside.drivers.modules import bmc_common
 
 LOG = logging.getLogger(__name__)
@@ -89,7 +91,7 @@ def _system_id(info: dict, uuid: str) -> str | None:
     return value
 
 
-def parse_driver_info(node) -> RedfishInfo:
+def parse_driver_info(node: Any) -> RedfishInfo:
     """Typed driver_info; a clear 400 naming the key if it is wrong."""
     info = node.driver_info or {}
     uuid = node.uuid
@@ -109,7 +111,7 @@ CredentialsRejected = exception.RedfishCredentialsRejected
 SystemNotFound = exception.RedfishSystemNotFound
 
 
-def _auth(info: RedfishInfo):
+def _auth(info: RedfishInfo) -> sushy.auth.AuthBase:
     cls = {'basic': sushy.auth.BasicAuth, 'session': sushy.auth.SessionAuth,
            'auto': sushy.auth.SessionOrBasicAuth}[info.auth_type]
     return cls(username=info.username, password=info.password)
@@ -153,7 +155,7 @@ class ConnectionCache:
 CONNECTIONS = ConnectionCache()
 
 
-def _get_system(root: sushy.Sushy, info: RedfishInfo):
+def _get_system(root: sushy.Sushy, info: RedfishInfo) -> Any:
     if info.system_id is not None:
         return root.get_system(info.system_id)
     members = root.get_system_collection().get_members()
@@ -223,12 +225,12 @@ def _short(exc: Exception) -> str:
     return text if len(text) <= 300 else text[:300] + '...'
 
 
-def call(task, action: str, func: Callable[[object], T]) -> T:
+def call(task: base.Task, action: str, func: Callable[[object], T]) -> T:
     """Run ``func(system)`` against the system of ``task.node``."""
     return call_with_info(parse_driver_info(task.node), action, func)
 
 
-def validate(task) -> RedfishInfo:
+def validate(task: base.Task) -> RedfishInfo:
     """Check driver_info, then that the BMC accepts the credentials and
     has the system. A BMC that does not answer passes: the action itself
     then fails naming it.
@@ -243,7 +245,7 @@ def validate(task) -> RedfishInfo:
     return info
 
 
-def running_tasks(system, uris: list[str], what: str) -> list[str]:
+def running_tasks(system: Any, uris: list[str], what: str) -> list[str]:
     """The BMC task monitors among ``uris`` still running; raises
     RedfishError naming ``what`` if one of them failed."""
     root = system.root
@@ -269,7 +271,7 @@ def running_tasks(system, uris: list[str], what: str) -> list[str]:
     return running
 
 
-def tasks_done(task, key: str, what: str) -> bool:
+def tasks_done(task: base.Task, key: str, what: str) -> bool:
     """Whether the BMC tasks listed in ``driver_internal_info[key]`` are
     all done (the key is then dropped); raises if one failed."""
     info = task.node.driver_internal_info

@@ -8,11 +8,13 @@ BMCs here have none to check it against.
 
 from __future__ import annotations
 
+from typing import Any
+
 from ironside.drivers import base
 from ironside.drivers.modules.redfish import common
 
 
-def _components(system) -> dict[str, str]:
+def _components(system: Any) -> dict[str, str]:
     found = {}
     if system.bios_version:
         found['bios'] = str(system.bios_version)
@@ -27,8 +29,8 @@ class RedfishFirmware(base.FirmwareInterface):
     def get_properties(self) -> dict[str, str]:
         return dict(common.PROPERTIES)
 
-    def validate(self, task) -> None:
+    def validate(self, task: base.Task) -> None:
         common.parse_driver_info(task.node)
 
-    def read_components(self, task) -> dict[str, str]:
+    def read_components(self, task: base.Task) -> dict[str, str]:
         return common.call(task, 'read firmware versions', _components)

@@ -11,6 +11,7 @@ from it; inspection fails if one of them cannot be found.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from typing import Any
 
 import sushy
@@ -38,7 +39,7 @@ BOOT_MODES = {sushy.BOOT_SOURCE_MODE_UEFI: 'uefi',
               sushy.BOOT_SOURCE_MODE_BIOS: 'bios'}
 
 
-def _optional(read, default: Any = None) -> Any:
+def _optional(read: Callable[[Any], Any], default: Any = None) -> Any:
     """What ``read()`` returns, or ``default`` if the BMC lacks it."""
     try:
         return read()
@@ -47,7 +48,7 @@ def _optional(read, default: Any = None) -> Any:
         return default
 
 
-def _cpu(system) -> dict[str, Any]:
+def _cpu(system: Any) -> dict[str, Any]:
     cpu: dict[str, Any] = {'count': 0, 'architecture': ''}
     processors = _optional(lambda: system.processors)
     if not processors:
@@ -66,7 +67,7 @@ def _cpu(system) -> dict[str, Any]:
     return cpu
 
 
-def _disks(system) -> tuple[list[dict[str, Any]], list[int]]:
+def _disks(system: Any) -> tuple[list[dict[str, Any]], list[int]]:
     """The drives, and the sizes local_gb is chosen from (volumes first,
     as Ironic: the drives only when there are no volumes)."""
     storage = _optional(lambda: system.storage)
@@ -92,7 +93,7 @@ def _local_gb(sizes: list[int]) -> int:
     return max(0, int(min(usable) / GIB - 1)) if usable else 0
 
 
-def _interfaces(task, system) -> list[dict[str, Any]]:
+def _interfaces(task: base.Task, system: Any) -> list[dict[str, Any]]:
     found = []
     nics = _optional(lambda: system.ethernet_interfaces)
     for nic in nics.get_members() if nics else ():
@@ -108,7 +109,7 @@ def _interfaces(task, system) -> list[dict[str, Any]]:
     return found
 
 
-def _read(task, system) -> dict[str, Any]:
+def _read(task: base.Task, system: Any) -> dict[str, Any]:
     inventory: dict[str, Any] = {'cpu': _cpu(system)}
     memory = _optional(lambda: system.memory_summary)
     if memory and memory.size_gib:
@@ -133,10 +134,10 @@ class RedfishInspect(base.InspectInterface):
     def get_properties(self) -> dict[str, str]:
         return dict(common.PROPERTIES)
 
-    def validate(self, task) -> None:
+    def validate(self, task: base.Task) -> None:
         common.parse_driver_info(task.node)
 
-    def inspect_hardware(self, task) -> base.Inspected:
+    def inspect_hardware(self, task: base.Task) -> base.Inspected:
         inventory = common.call(task, 'inspect the system',
                                 lambda system: _read(task, system))
         local_gb = inventory.pop('local_gb')

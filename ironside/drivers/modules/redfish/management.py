@@ -12,6 +12,7 @@ as tasks (HTTP 202) leave the node waiting, polled every
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import sushy
@@ -46,13 +47,13 @@ class RedfishManagement(base.ManagementInterface):
     def get_properties(self) -> dict[str, str]:
         return dict(common.PROPERTIES)
 
-    def validate(self, task) -> None:
+    def validate(self, task: base.Task) -> None:
         common.validate(task)
 
-    def get_supported_boot_devices(self, task) -> list[str]:
+    def get_supported_boot_devices(self, task: base.Task) -> list[str]:
         return list(_TO_REDFISH)
 
-    def set_boot_device(self, task, device: str,
+    def set_boot_device(self, task: base.Task, device: str,
                         persistent: bool = False) -> None:
         if device not in _TO_REDFISH:
             raise exception.InvalidParameterValue(
@@ -65,8 +66,8 @@ class RedfishManagement(base.ManagementInterface):
                     lambda system: system.set_system_boot_options(
                         target=_TO_REDFISH[device], enabled=enabled))
 
-    def get_boot_device(self, task) -> dict[str, Any]:
-        def _read(system):
+    def get_boot_device(self, task: base.Task) -> dict[str, Any]:
+        def _read(system: Any) -> tuple[Any, Any]:
             return system.boot.target, system.boot.enabled
 
         target, enabled = common.call(task, 'get boot device', _read)
@@ -76,15 +77,15 @@ class RedfishManagement(base.ManagementInterface):
         return {'boot_device': _FROM_REDFISH.get(target),
                 'persistent': persistent}
 
-    def get_supported_boot_modes(self, task) -> list[str]:
+    def get_supported_boot_modes(self, task: base.Task) -> list[str]:
         return list(BOOT_MODES)
 
-    def get_boot_mode(self, task) -> str | None:
+    def get_boot_mode(self, task: base.Task) -> str | None:
         mode = common.call(task, 'get boot mode',
                            lambda system: system.boot.mode)
         return _FROM_BOOT_MODE.get(mode)
 
-    def set_boot_mode(self, task, mode: str) -> None:
+    def set_boot_mode(self, task: base.Task, mode: str) -> None:
         if mode not in BOOT_MODES:
             raise exception.InvalidParameterValue(
                 err='Invalid boot mode %s; valid ones are %s'
@@ -93,9 +94,9 @@ class RedfishManagement(base.ManagementInterface):
                     lambda system: system.set_system_boot_options(
                         mode=BOOT_MODES[mode]))
 
-    def get_health(self, task) -> dict[str, Any]:
+    def get_health(self, task: base.Task) -> dict[str, Any]:
         """{'health': ok|warning|critical|unknown, 'reasons': [...]}."""
-        def _read(system):
+        def _read(system: Any) -> Any:
             status = system.status
             return getattr(status, 'health_rollup', None) or \
                 getattr(status, 'health', None)
@@ -104,27 +105,29 @@ class RedfishManagement(base.ManagementInterface):
         word = health.value.lower() if health is not None else 'unknown'
         return {'health': word, 'reasons': []}
 
-    def attach_virtual_media(self, task, device_type: str,
+    def attach_virtual_media(self, task: base.Task, device_type: str,
                              image_url: str) -> None:
         common.call(task, 'insert virtual media', lambda system:
                     vmedia.insert(system, device_type, image_url))
 
-    def detach_virtual_media(self, task, device_types=None) -> None:
+    def detach_virtual_media(self, task: base.Task,
+                             device_types: Sequence[str] | None=None) -> None:
         common.call(task, 'eject virtual media', lambda system:
                     vmedia.eject(system, device_types))
 
-    def get_virtual_media(self, task) -> list[dict[str, Any]]:
+    def get_virtual_media(self, task: base.Task) -> list[dict[str, Any]]:
         return common.call(task, 'read virtual media', vmedia.describe)
 
-    def inject_nmi(self, task) -> None:
+    def inject_nmi(self, task: base.Task) -> None:
         common.call(task, 'inject NMI',
                     lambda system: system.reset_system(sushy.ResetType.NMI))
 
     @base.clean_step(priority=0, argsinfo=local_storage.ARGSINFO)
-    def wipe_local_storage(self, task, preserve_local_storage: bool = False
-                           ) -> base.Wait | None:
+    def wipe_local_storage(self, task: base.Task,
+                           preserve_local_storage: bool = False
+                          ) -> base.Wait | None:
         """Secure-erase every drive, or only the OS disk."""
-        def _erase(system):
+        def _erase(system: Any) -> tuple[list, list[str]]:
             drives = _drives(system)
             chosen = local_storage.select(task.node, list(drives),
                                           preserve_local_storage)
@@ -160,7 +163,7 @@ class RedfishManagement(base.ManagementInterface):
         local_storage.record(task.node, chosen, preserve_local_storage)
         return None
 
-    def poll_async_step(self, task, step) -> bool:
+    def poll_async_step(self, task: base.Task, step: base.StepInfo) -> bool:
         if not common.tasks_done(task, ERASE_TASKS_KEY, 'drive erase task'):
             return False
         info = task.node.driver_internal_info
@@ -168,7 +171,7 @@ class RedfishManagement(base.ManagementInterface):
         return True
 
 
-def _drives(system) -> dict:
+def _drives(system: Any) -> dict:
     """{Disk: sushy Drive} of every storage subsystem, in BMC order."""
     found = {}
     for storage in system.storage.get_members():

@@ -28,18 +28,18 @@ _RESET = {states.POWER_ON: sushy.ResetType.ON,
           states.SOFT_REBOOT: sushy.ResetType.GRACEFUL_RESTART}
 
 
-def read_power_state(task) -> str:
+def read_power_state(task: base.Task) -> str:
     state = common.call(task, 'read power state',
                         lambda system: system.power_state)
     return _READ.get(state, states.POWER_ERROR)
 
 
-def _reset(task, reset_type) -> None:
+def _reset(task: base.Task, reset_type: str) -> None:
     common.call(task, 'reset %s' % reset_type.value,
                 lambda system: system.reset_system(reset_type))
 
 
-def _wait(task, target: str, timeout: int | None) -> None:
+def _wait(task: base.Task, target: str, timeout: int | None) -> None:
     info = common.parse_driver_info(task.node)
     bmc_common.wait_for_power_state(
         lambda: read_power_state(task), target,
@@ -47,7 +47,7 @@ def _wait(task, target: str, timeout: int | None) -> None:
         CONF.redfish.power_poll_interval, info.bmc)
 
 
-def change_power_state(task, power_state: str,
+def change_power_state(task: base.Task, power_state: str,
                        timeout: int | None = None) -> None:
     """Request ``power_state`` and wait until the system is there."""
     if power_state not in _RESET:
@@ -68,21 +68,21 @@ class RedfishPower(base.PowerInterface):
     def get_properties(self) -> dict[str, str]:
         return dict(common.PROPERTIES)
 
-    def validate(self, task) -> None:
+    def validate(self, task: base.Task) -> None:
         common.validate(task)
 
-    def get_power_state(self, task) -> str:
+    def get_power_state(self, task: base.Task) -> str:
         return read_power_state(task)
 
-    def set_power_state(self, task, power_state: str,
+    def set_power_state(self, task: base.Task, power_state: str,
                         timeout: int | None = None) -> None:
         change_power_state(task, power_state, timeout)
 
-    def reboot(self, task, timeout: int | None = None) -> None:
+    def reboot(self, task: base.Task, timeout: int | None = None) -> None:
         change_power_state(task, states.REBOOT, timeout)
 
-    def get_supported_power_states(self, task) -> list[str]:
+    def get_supported_power_states(self, task: base.Task) -> list[str]:
         return list(_RESET)
 
-    def bmc_endpoint(self, task) -> str:
+    def bmc_endpoint(self, task: base.Task) -> str:
         return common.parse_driver_info(task.node).address

@@ -11,6 +11,7 @@ volumes found afterwards are recorded in ``raid_config``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ironside.common import exception
@@ -73,7 +74,7 @@ def check_logical_disks(config: Any) -> list[dict]:
     return config['logical_disks']
 
 
-def _storage_with_drives(system):
+def _storage_with_drives(system: Any) -> Any:
     for storage in system.storage.get_members():
         if storage.drives:
             return storage
@@ -82,7 +83,7 @@ def _storage_with_drives(system):
                                     'drives (%s)' % system.path)
 
 
-def _volume_payload(storage, disk: dict, index: int) -> dict:
+def _volume_payload(storage: Any, disk: dict, index: int) -> dict:
     raid_type, needed, data_drives = RAID_LEVELS[disk['raid_level']]
     drives = storage.drives
     wanted = disk.get('physical_disks')
@@ -108,7 +109,7 @@ def _volume_payload(storage, disk: dict, index: int) -> dict:
     return payload
 
 
-def _monitor_uri(result) -> str | None:
+def _monitor_uri(result: Any) -> str | None:
     return getattr(result, 'task_monitor_uri', None)
 
 
@@ -116,12 +117,13 @@ class RedfishRAID(base.RAIDInterface):
     def get_properties(self) -> dict[str, str]:
         return dict(common.PROPERTIES)
 
-    def validate(self, task) -> None:
+    def validate(self, task: base.Task) -> None:
         common.parse_driver_info(task.node)
         if task.node.target_raid_config:
             check_logical_disks(task.node.target_raid_config)
 
-    def _start(self, task, func) -> base.Wait | None:
+    def _start(self, task: base.Task, func: Callable[..., Any]
+              ) -> base.Wait | None:
         uris = common.call(task, 'configure RAID', func)
         if uris:
             task.node.driver_internal_info[TASKS_KEY] = uris
@@ -131,17 +133,18 @@ class RedfishRAID(base.RAIDInterface):
 
     @base.clean_step(priority=0, argsinfo=CREATE_ARGSINFO)
     @base.deploy_step(priority=0, argsinfo=CREATE_ARGSINFO)
-    def create_configuration(self, task, create_root_volume: bool = True,
+    def create_configuration(self, task: base.Task,
+                             create_root_volume: bool = True,
                              create_nonroot_volumes: bool = True,
                              delete_existing: bool = False
-                             ) -> base.Wait | None:
+                            ) -> base.Wait | None:
         """Create the volumes of target_raid_config."""
         disks = check_logical_disks(task.node.target_raid_config)
         disks = [d for d in disks
                  if (create_root_volume if d.get('is_root_volume')
                      else create_nonroot_volumes)]
 
-        def _create(system):
+        def _create(system: Any) -> list[str]:
             storage = _storage_with_drives(system)
             uris = _delete_all(system) if delete_existing else []
             for index, disk in enumerate(disks):
@@ -155,12 +158,12 @@ class RedfishRAID(base.RAIDInterface):
 
     @base.clean_step(priority=0)
     @base.deploy_step(priority=0)
-    def delete_configuration(self, task) -> base.Wait | None:
+    def delete_configuration(self, task: base.Task) -> base.Wait | None:
         """Delete every volume of the system's storage."""
         return self._start(task, _delete_all)
 
     @base.deploy_step(priority=0, argsinfo=APPLY_ARGSINFO)
-    def apply_configuration(self, task, raid_config: dict,
+    def apply_configuration(self, task: base.Task, raid_config: dict,
                             delete_existing: bool = True
                             ) -> base.Wait | None:
         """Make raid_config the target and create it."""
@@ -169,18 +172,18 @@ class RedfishRAID(base.RAIDInterface):
         return self.create_configuration(task,
                                          delete_existing=delete_existing)
 
-    def poll_async_step(self, task, step) -> bool:
+    def poll_async_step(self, task: base.Task, step: base.StepInfo) -> bool:
         if not common.tasks_done(task, TASKS_KEY, 'RAID task'):
             return False
         self._record(task)
         return True
 
-    def _record(self, task) -> None:
+    def _record(self, task: base.Task) -> None:
         task.node.raid_config = {'logical_disks': common.call(
             task, 'read volumes', _volumes)}
 
 
-def _delete_all(system) -> list[str]:
+def _delete_all(system: Any) -> list[str]:
     uris = []
     for storage in system.storage.get_members():
         for volume in storage.volumes.get_members():
@@ -190,7 +193,7 @@ def _delete_all(system) -> list[str]:
     return uris
 
 
-def _volumes(system) -> list[dict]:
+def _volumes(system: Any) -> list[dict]:
     disks = []
     for storage in system.storage.get_members():
         for volume in storage.volumes.get_members():

@@ -22,10 +22,11 @@ class RedfishVendor(base.VendorInterface):
     def get_properties(self) -> dict[str, str]:
         return dict(common.PROPERTIES)
 
-    def validate(self, task) -> None:
+    def validate(self, task: base.Task) -> None:
         common.parse_driver_info(task.node)
 
-    def call(self, task, action: str, func: Callable[[object], T]) -> T:
+    def call(self, task: base.Task, action: str, func: Callable[[object], T]
+            ) -> T:
         """``func(system)`` on the node's sushy System, with the retries,
         reconnection and error translation of the redfish interfaces."""
         return common.call(task, action, func)

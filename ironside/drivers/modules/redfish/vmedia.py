@@ -27,7 +27,7 @@ MEDIA_TYPES = {
 }
 
 
-def devices(system) -> list:
+def devices(system: Any) -> list:
     """Every virtual media device of the system."""
     found = []
     try:
@@ -45,7 +45,7 @@ def devices(system) -> list:
     return found
 
 
-def device_type_of(device) -> str | None:
+def device_type_of(device: Any) -> str | None:
     kinds = set(device.media_types or ())
     for name, types in MEDIA_TYPES.items():
         if kinds & set(types):
@@ -53,7 +53,7 @@ def device_type_of(device) -> str | None:
     return None
 
 
-def devices_of(system, device_type: str) -> list:
+def devices_of(system: Any, device_type: str) -> list:
     """The devices of one of Ironic's types; UnsupportedDriverExtension
     when the BMC has none."""
     chosen = [d for d in devices(system) if device_type_of(d) == device_type]
@@ -65,7 +65,7 @@ def devices_of(system, device_type: str) -> list:
     return chosen
 
 
-def insert(system, device_type: str, url: str) -> None:
+def insert(system: Any, device_type: str, url: str) -> None:
     """Insert ``url`` into the first device of the type, ejecting what it
     held."""
     device = devices_of(system, device_type)[0]
@@ -74,7 +74,7 @@ def insert(system, device_type: str, url: str) -> None:
     device.insert_media(url, inserted=True, write_protected=True)
 
 
-def eject(system, device_types: Sequence[str] | None = None) -> None:
+def eject(system: Any, device_types: Sequence[str] | None = None) -> None:
     for device in devices(system):
         kind = device_type_of(device)
         if device_types is not None and kind not in device_types:
@@ -83,7 +83,7 @@ def eject(system, device_types: Sequence[str] | None = None) -> None:
             device.eject_media()
 
 
-def describe(system) -> list[dict[str, Any]]:
+def describe(system: Any) -> list[dict[str, Any]]:
     return [{'device_type': device_type_of(d), 'image': d.image or None,
              'inserted': bool(d.inserted)} for d in devices(system)
             if device_type_of(d) is not None]
