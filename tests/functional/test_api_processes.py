@@ -123,6 +123,30 @@ def test_volume_runbooks_and_allocations_over_rabbitmq(split):
             assert (status, patched['extra']) == (200, {'k': 'v'}), patched
             assert _request(endpoint, 'DELETE', path)[0] == 204
             assert _request(endpoint, 'GET', path)[0] == 404
+        # Virtual media (1.89/1.93) goes to the node's conductor and back.
+        assert _request(endpoint, 'POST', '/v1/nodes/vol-node/vmedia', {
+            'device_type': 'cdrom',
+            'image_url': 'http://images/boot.iso'})[0] == 204
+        status, media = _request(endpoint, 'GET', '/v1/nodes/vol-node/vmedia')
+        assert status == 200, media
+        assert {'device_type': 'cdrom', 'image': 'http://images/boot.iso',
+                'inserted': True} in media['vmedia']
+        assert _request(endpoint, 'DELETE', '/v1/nodes/vol-node/vmedia')[
+            0] == 204
+        # Firmware (1.86): read when the node is cleaned.
+        for verb, state in (('manage', 'manageable'),
+                            ('provide', 'available')):
+            assert _request(endpoint, 'PUT',
+                            '/v1/nodes/vol-node/states/provision',
+                            {'target': verb})[0] == 202
+            wait_for(lambda s=state: _request(
+                endpoint, 'GET', '/v1/nodes/vol-node')[1][
+                    'provision_state'] == s, timeout=60, what=state)
+        status, firmware = _request(endpoint, 'GET',
+                                    '/v1/nodes/vol-node/firmware')
+        assert status == 200, firmware
+        assert {c['component'] for c in firmware['firmware']} == {
+            'bios', 'bmc'}
         status, runbook = _request(endpoint, 'POST', '/v1/runbooks', {
             'name': 'CUSTOM_SPLIT', 'steps': [{
                 'interface': 'bios', 'step': 'factory_reset', 'order': 0}]})
@@ -141,8 +165,8 @@ def test_volume_runbooks_and_allocations_over_rabbitmq(split):
             return shown if shown['state'] != 'allocating' else None
 
         done = wait_for(processed, timeout=30, what='the allocation')
-        # The node is enrolled, not available: nothing to allocate.
-        assert done['state'] == 'error', done
+        # The node is available now, and the only one of its class.
+        assert done['state'] == 'active', done
 
 
 def test_allocation_create_wait_through_the_cli(ironside):
