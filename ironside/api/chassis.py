@@ -38,28 +38,18 @@ class ChassisList:
         self.detail = detail
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        readers = {'marker': wire.as_uuid, 'limit': wire.as_integer,
-                   'sort_key': wire.as_string, 'sort_dir': wire.as_string}
-        if not self.detail:
-            readers.update(fields=wire.as_fields, detail=wire.as_boolean)
-        query = wire.query(req, readers)
-        policy.authorize('baremetal:chassis:get', req.context.ctx)
-        version = req.context.version
-        VIEW.check_fields(version, query.get('fields'))
-        fields = None if self.detail else collection.fields_or_default(
-            version, query['fields'], query['detail'],
-            VIEW.default_list_fields)
-        page_size = collection.limit(query['limit'])
+        query = collection.read_list_query(
+            req, VIEW, ('extra',), detail_endpoint=self.detail,
+            authorize=lambda: policy.authorize('baremetal:chassis:get',
+                                               req.context.ctx))
         rows = chassis_db.list_chassis(
-            (), page_size, query['marker'],
-            collection.sort_key(query['sort_key'], ('extra',)),
-            collection.sort_dir(query['sort_dir']))
-        render = VIEW.renderer(req, fields)
-        params = {k: v for k, v in query.items()
-                  if k not in ('limit', 'marker')}
+            (), query.page_size, query.marker, query.sort_key,
+            query.sort_dir)
+        render = VIEW.renderer(req, query.fields)
         wire.send(resp, collection.answer(
-            req, 'chassis', [render(row) for row in rows], page_size,
-            'chassis/detail' if self.detail else 'chassis', params))
+            req, 'chassis', [render(row) for row in rows], query.page_size,
+            'chassis/detail' if self.detail else 'chassis',
+            query.next_params()))
 
 
 

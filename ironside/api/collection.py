@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
+from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
 
 from ironside.api import links
 from ironside.api import versions
+from ironside.api import wire
 from ironside.common import exception
 from ironside.common.conf import CONF
 
@@ -67,3 +71,60 @@ def answer(req, item_name: str, items: list[dict], page_size: int,
         body['next'] = next_href
     return body
 
+
+
+PAGING_READERS: dict[str, wire.Reader] = {
+    'marker': wire.as_uuid, 'limit': wire.as_integer,
+    'sort_key': wire.as_string, 'sort_dir': wire.as_string}
+FIELDS_READERS: dict[str, wire.Reader] = {
+    'fields': wire.as_fields, 'detail': wire.as_boolean}
+
+
+@dataclasses.dataclass(frozen=True)
+class ListQuery:
+    """What a list request asks for, read and checked once."""
+
+    # Every query parameter the handler takes, as read.
+    values: dict[str, Any]
+    # The fields to show (None: all, as on a ``/detail`` endpoint).
+    fields: list[str] | None
+    page_size: int
+    marker: str | None
+    sort_key: str
+    sort_dir: str
+
+    def next_params(self) -> dict[str, Any]:
+        """The parameters the ``next`` link repeats."""
+        return {k: v for k, v in self.values.items()
+                if k not in ('limit', 'marker')}
+
+
+def read_list_query(req, view: Any, unsortable: Sequence[str] = (),
+                    filters: Mapping[str, wire.Reader] | None = None,
+                    detail_endpoint: bool = False,
+                    detail_minor: int = versions.DETAIL_QUERY,
+                    authorize: Callable[[], None] | None = None
+                    ) -> ListQuery:
+    """Read a list request's paging, sorting, fields and ``filters``.
+
+    ``view`` checks the fields asked for and gives the default ones; a
+    ``detail_endpoint`` (``.../detail``) takes no ``fields`` nor
+    ``detail`` and shows every field. ``authorize`` runs once the
+    parameters are read and before they are judged, so a caller who may
+    not list gets 403 whatever it asked.
+    """
+    readers = dict(PAGING_READERS, **(filters or {}))
+    if not detail_endpoint:
+        readers.update(FIELDS_READERS)
+    values = wire.query(req, readers)
+    if authorize is not None:
+        authorize()
+    version = req.context.version
+    view.check_fields(version, values.get('fields'))
+    fields = None if detail_endpoint else fields_or_default(
+        version, values['fields'], values['detail'],
+        view.default_list_fields, detail_minor=detail_minor)
+    return ListQuery(values, fields, limit(values['limit']),
+                     values['marker'],
+                     sort_key(values['sort_key'], unsortable),
+                     sort_dir(values['sort_dir']))

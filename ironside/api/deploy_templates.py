@@ -88,28 +88,16 @@ class DeployTemplates:
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         _require(req)
-        version = req.context.version
-        query = wire.query(req, {
-            'marker': wire.as_uuid, 'limit': wire.as_integer,
-            'sort_key': wire.as_string, 'sort_dir': wire.as_string,
-            'fields': wire.as_fields, 'detail': wire.as_boolean})
-        policy.authorize('baremetal:deploy_template:get', req.context.ctx)
-        VIEW.check_fields(version, query['fields'])
-        fields = collection.fields_or_default(
-            version, query['fields'], query['detail'],
-            VIEW.default_list_fields)
-        sort_key = collection.sort_key(query['sort_key'], ('steps', 'extra'))
-        page_size = collection.limit(query['limit'])
+        query = collection.read_list_query(
+            req, VIEW, ('steps', 'extra'), authorize=lambda: policy.authorize(
+                'baremetal:deploy_template:get', req.context.ctx))
         templates = templates_db.list_templates(
-            page_size, query['marker'], sort_key,
-            collection.sort_dir(query['sort_dir']))
-        render = VIEW.renderer(req, fields)
-        params = {k: v for k, v in query.items()
-                  if k not in ('limit', 'marker')}
+            query.page_size, query.marker, query.sort_key, query.sort_dir)
+        render = VIEW.renderer(req, query.fields)
         wire.send(resp, collection.answer(
             req, 'deploy_templates',
-            [render(as_row(t)) for t in templates], page_size,
-            'deploy_templates', params))
+            [render(as_row(t)) for t in templates], query.page_size,
+            'deploy_templates', query.next_params()))
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         _require(req)

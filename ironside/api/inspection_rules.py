@@ -118,29 +118,17 @@ class InspectionRules:
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         _require(req)
-        version = req.context.version
-        query = wire.query(req, {
-            'marker': wire.as_uuid, 'limit': wire.as_integer,
-            'sort_key': wire.as_string, 'sort_dir': wire.as_string,
-            'fields': wire.as_fields, 'detail': wire.as_boolean,
-            'phase': wire.as_string})
-        _authorize(req, 'get')
-        VIEW.check_fields(version, query['fields'])
-        fields = collection.fields_or_default(
-            version, query['fields'], query['detail'],
-            VIEW.default_list_fields)
-        sort_key = collection.sort_key(query['sort_key'],
-                                       ('conditions', 'actions'))
-        page_size = collection.limit(query['limit'])
+        query = collection.read_list_query(
+            req, VIEW, ('conditions', 'actions'),
+            filters={'phase': wire.as_string},
+            authorize=lambda: _authorize(req, 'get'))
         found = rules_db.list_rules(
-            query['phase'], page_size, query['marker'], sort_key,
-            collection.sort_dir(query['sort_dir']))
-        render = VIEW.renderer(req, fields)
-        params = {k: v for k, v in query.items()
-                  if k not in ('limit', 'marker')}
+            query.values['phase'], query.page_size, query.marker,
+            query.sort_key, query.sort_dir)
+        render = VIEW.renderer(req, query.fields)
         wire.send(resp, collection.answer(
-            req, 'inspection_rules', [render(r) for r in found], page_size,
-            'inspection_rules', params))
+            req, 'inspection_rules', [render(r) for r in found],
+            query.page_size, 'inspection_rules', query.next_params()))
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         _require(req)

@@ -166,29 +166,18 @@ class Runbooks:
 
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
         _require(req)
-        version = req.context.version
-        query = wire.query(req, {
-            'marker': wire.as_uuid, 'limit': wire.as_integer,
-            'sort_key': wire.as_string, 'sort_dir': wire.as_string,
-            'fields': wire.as_fields, 'detail': wire.as_boolean,
-            'project': wire.as_string})
-        project = nodes.list_project(req, 'runbook', query['project'])
-        VIEW.check_fields(version, query['fields'])
-        fields = collection.fields_or_default(
-            version, query['fields'], query['detail'],
-            VIEW.default_list_fields)
-        sort_key = collection.sort_key(query['sort_key'],
-                                       ('steps', 'extra', 'traits'))
-        page_size = collection.limit(query['limit'])
+        query = collection.read_list_query(
+            req, VIEW, ('steps', 'extra', 'traits'),
+            filters={'project': wire.as_string})
+        project = nodes.list_project(req, 'runbook',
+                                     query.values['project'])
         found = runbooks_db.list_runbooks(
-            project, page_size, query['marker'], sort_key,
-            collection.sort_dir(query['sort_dir']))
-        render = VIEW.renderer(req, fields)
-        params = {k: v for k, v in query.items()
-                  if k not in ('limit', 'marker')}
+            project, query.page_size, query.marker, query.sort_key,
+            query.sort_dir)
+        render = VIEW.renderer(req, query.fields)
         wire.send(resp, collection.answer(
-            req, 'runbooks', [render(as_row(r)) for r in found], page_size,
-            'runbooks', params))
+            req, 'runbooks', [render(as_row(r)) for r in found],
+            query.page_size, 'runbooks', query.next_params()))
 
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         _require(req)

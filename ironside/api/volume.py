@@ -107,33 +107,26 @@ class VolumeList:
     def on_get(self, req: falcon.Request, resp: falcon.Response,
                node_ident: str | None = None) -> None:
         _require(req)
-        version = req.context.version
-        readers = {'marker': wire.as_uuid, 'limit': wire.as_integer,
-                   'sort_key': wire.as_string, 'sort_dir': wire.as_string}
-        if node_ident is None:
-            readers['node'] = wire.as_uuid_or_name
-        if not self.detail:
-            readers.update(fields=wire.as_fields, detail=wire.as_boolean)
-        query = wire.query(req, readers)
-        project = nodes.list_project(req, 'volume')
         kind = self.kind
-        kind.view.check_fields(version, query.get('fields'))
-        fields = None if self.detail else collection.fields_or_default(
-            version, query['fields'], query['detail'],
-            kind.view.default_list_fields, detail_minor=versions.VOLUME)
-        sort_key = collection.sort_key(query['sort_key'], kind.unsortable)
-        node = node_ident or query.get('node')
+        found: dict[str, Any] = {}
+        query = collection.read_list_query(
+            req, kind.view, kind.unsortable,
+            filters=None if node_ident is not None else {
+                'node': wire.as_uuid_or_name},
+            detail_endpoint=self.detail, detail_minor=versions.VOLUME,
+            authorize=lambda: found.update(
+                project=nodes.list_project(req, 'volume')))
+        node = node_ident or query.values.get('node')
         filters = {'node_id': node_owned.node_id_filter(req, node),
-                   'project': project}
-        page_size = collection.limit(query['limit'])
+                   'project': found['project']}
+        page_size = query.page_size
         rows = volume_db.list_of(kind.name, filters, page_size,
-                                 query['marker'], sort_key,
-                                 collection.sort_dir(query['sort_dir']))
-        render = kind.view.renderer(req, fields)
+                                 query.marker, query.sort_key,
+                                 query.sort_dir)
+        render = kind.view.renderer(req, query.fields)
         items = [render(row) for row in rows]
         kind.finish(req, items)
-        params = {k: v for k, v in query.items()
-                  if k not in ('limit', 'marker')}
+        params = query.next_params()
         base = 'volume/%s' % kind.name
         if node_ident is not None:
             base = 'nodes/%s/%s' % (node_ident, base)
