@@ -63,8 +63,8 @@ class ComputedFields:
         self.documents: list[SiteDocument] = []
         # Task id → its fields computed per node.
         self.per_node: dict[str, PerNode] = {}
-        # Where each recorded result came from: (first index, document).
-        self._documents_of_results: list[tuple[int, str]] = []
+        # The document of each task or group (ids are unique in a plan).
+        self.document_of: dict[str, str] = {}
 
     def _failed(self, exc: exception.ExpressionFailed, document: str
                 ) -> exception.ExpressionFailed:
@@ -76,8 +76,6 @@ class ComputedFields:
         fields = self.per_node.get(task)
         if fields is None or fields.condition is None:
             return list(candidates)
-        self._documents_of_results.append(
-            (len(self.evaluation.results), fields.document))
         try:
             return self.evaluation.select_nodes(fields.condition, task,
                                                 candidates)
@@ -90,8 +88,6 @@ class ComputedFields:
         fields = self.per_node.get(task)
         if fields is None or fields.parameters is None:
             return None
-        self._documents_of_results.append(
-            (len(self.evaluation.results), fields.document))
         try:
             return self.evaluation.resolve(fields.parameters, task,
                                            (PARAMETERS,), node=node)
@@ -119,15 +115,9 @@ class ComputedFields:
         """Each expression's value: per task or group, field and
         expression, with the nodes that had each value when it was
         computed per node."""
-        bounds = sorted(self._documents_of_results, key=lambda m: m[0])
         entries: dict[tuple, dict[str, Any]] = {}
-        document = None
-        marks = iter(bounds + [(len(self.evaluation.results) + 1, None)])
-        next_mark = next(marks)
-        for position, result in enumerate(self.evaluation.results):
-            while position >= next_mark[0]:
-                document = next_mark[1]
-                next_mark = next(marks)
+        for result in self.evaluation.results:
+            document = self.document_of.get(result.owner)
             key = (document, result.owner, result.field, result.expression)
             entry = entries.get(key)
             if entry is None:
@@ -181,13 +171,10 @@ def compute(documents: Sequence[SiteDocument],
     per node (see the module's docstring)."""
     computed = ComputedFields(evaluation)
     for document in documents:
-        computed._documents_of_results.append(
-            (len(evaluation.results), document.name))
         try:
-            body = _strategy(document.document, evaluation) \
+            body = _strategy(document.document, document.name, computed) \
                 if document.kind == STRATEGY else \
-                _task_graph(document.document, document.name, evaluation,
-                            computed.per_node)
+                _task_graph(document.document, document.name, computed)
         except exception.ExpressionFailed as exc:
             raise computed._failed(exc, document.name) from None
         computed.documents.append(
@@ -209,51 +196,51 @@ def _once(value: Any, owner: str, field: str,
     return evaluation.resolve(value, owner, (field,))
 
 
-def _item(item: Any, owner_key: str, evaluation: expressions.Evaluation,
-          per_node: dict[str, PerNode] | None = None,
-          document: str = '') -> Any:
+def _item(item: Any, owner_key: str, document: str,
+          computed: ComputedFields, per_node_allowed: bool) -> Any:
+    """One task, group or stage with its fields computed; those a task
+    computes per node are kept for the plan (``computed.per_node``)."""
     if not isinstance(item, Mapping) or \
             not expressions.find_expressions(item):
         return item
+    evaluation = computed.evaluation
     owner = str(item.get(owner_key))
+    computed.document_of[owner] = document
     result = {}
     kept = {}
     for field, value in item.items():
         if field == owner_key or not expressions.find_expressions(value):
             result[field] = value
-        elif per_node is not None and field in PER_NODE_FIELDS and \
+        elif per_node_allowed and field in PER_NODE_FIELDS and \
                 evaluation.reads_node(value):
             kept[field] = value
             result[field] = True if field == CONDITION else value
         else:
             result[field] = _once(value, owner, field, evaluation)
     if kept:
-        per_node[owner] = PerNode(document, kept.get(CONDITION),
-                                  kept.get(PARAMETERS))
+        computed.per_node[owner] = PerNode(document, kept.get(CONDITION),
+                                           kept.get(PARAMETERS))
     return result
 
 
-def _strategy(body: Any, evaluation: expressions.Evaluation) -> Any:
+def _strategy(body: Any, name: str, computed: ComputedFields) -> Any:
     groups = (body.get('data') or {}).get('groups') \
         if isinstance(body, Mapping) else None
     if not isinstance(groups, list) or \
             not expressions.find_expressions(groups):
         return body
-    data = dict(body['data'], groups=[_item(g, 'name', evaluation)
+    data = dict(body['data'], groups=[_item(g, 'name', name, computed, False)
                                       for g in groups])
     return dict(body, data=data)
 
 
-def _task_graph(body: Any, name: str, evaluation: expressions.Evaluation,
-                per_node: dict[str, PerNode]) -> Any:
+def _task_graph(body: Any, name: str, computed: ComputedFields) -> Any:
     items = fuel.items_of(body)
     if not expressions.find_expressions(items):
         return body
-    computed = [_item(item, 'id', evaluation, per_node
-                      if isinstance(item, Mapping) and
-                      item.get('type') not in fuel.STRUCTURE_TYPES else None,
-                      name)
-                for item in items]
+    done = [_item(item, 'id', name, computed, isinstance(item, Mapping) and
+                  item.get('type') not in fuel.STRUCTURE_TYPES)
+            for item in items]
     if isinstance(body, list):
-        return computed
-    return dict(body, data=dict(body['data'], tasks=computed))
+        return done
+    return dict(body, data=dict(body['data'], tasks=done))

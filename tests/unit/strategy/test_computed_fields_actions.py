@@ -101,6 +101,7 @@ def test_first_deploy_runs_everything(graph_site):
     computed = {(e['owner'], e['field']): e
                 for e in first['report']['expressions']}
     assert computed[('cluster', 'condition')]['value'] is True
+    assert computed[('cluster', 'condition')]['document'] == 'site'
     assert computed[('controller', 'parameters.strategy.type')][
         'value'] == 'parallel'
     join = computed[('join', 'condition')]
