@@ -59,7 +59,6 @@ PHASES = (('manage', 'manage', 'manageable'),
           ('deploy', 'active', 'active'),
           ('undeploy', 'deleted', 'available'))
 RETRY = (409, 503)
-PARTITIONS = 2 ** 5   # [conductor]hash_partition_exponent's default
 
 
 def _utcnow() -> datetime.datetime:
@@ -78,6 +77,7 @@ class Run:
         self.delay = delay
         self.log = log
         self.retries = 0
+        self.partitions = 2 ** args.hash_exponent
         self._lock = threading.Lock()
 
     def _measure(self, name: str, work) -> dict:
@@ -195,7 +195,7 @@ class Run:
         hosts = self.dep.hosts()
         if not hosts:
             return {}
-        ring = hashring.HashRing(hosts, partitions=PARTITIONS)
+        ring = hashring.HashRing(hosts, partitions=self.partitions)
         counts = dict.fromkeys(hosts, 0)
         for uuid in uuids:
             counts[next(iter(ring.get_nodes(uuid.encode())))] += 1
@@ -207,8 +207,8 @@ class Run:
         """SIGKILL the last conductor; time until all its nodes answer."""
         hosts = self.dep.hosts()
         victim = hosts[-1]
-        before = hashring.HashRing(hosts, partitions=PARTITIONS)
-        after = hashring.HashRing(hosts[:-1], partitions=PARTITIONS)
+        before = hashring.HashRing(hosts, partitions=self.partitions)
+        after = hashring.HashRing(hosts[:-1], partitions=self.partitions)
 
         def owner(ring, uuid):
             return next(iter(ring.get_nodes(uuid.encode())))
@@ -294,7 +294,8 @@ def options(mode: str, nodes: int, args) -> dict[str, dict]:
     conductor = dict(FAST_LIVENESS, automated_clean='true',
                      sync_power_state_interval=0,
                      max_concurrent_deploy=nodes, max_concurrent_clean=nodes,
-                     workers_pool_backlog=nodes)
+                     workers_pool_backlog=nodes,
+                     hash_partition_exponent=args.hash_exponent)
     if mode == 'delay':
         conductor['workers_pool_size'] = args.delay_pool
     # Most connections stay open, so the CPU of PostgreSQL's backends can
@@ -318,6 +319,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument('--delay-pool', type=int, default=16,
                         help='Worker threads per conductor in the delay '
                              'mode (default 16).')
+    parser.add_argument('--hash-exponent', type=int, default=5,
+                        help='[conductor]hash_partition_exponent (default '
+                             '5, its default).')
     parser.add_argument('--configs', default='aio,1,2,3',
                         help='aio (the all-in-one) and/or conductor counts '
                              '(default aio,1,2,3).')
