@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from benchmarks import provision
 from benchmarks import report
+from benchmarks import scale_out
 
 NODES = 5
 
@@ -132,3 +135,27 @@ def test_tiny_task_graph_run(tmp_path):
                for r in document['rounds'])
     assert document['rounds'][1]['direct_tasks_per_second'] > 0
     assert 'tasks/s' in result.stdout
+
+
+@pytest.mark.rabbitmq
+def test_tiny_scale_out_run(tmp_path):
+    """The API and 2 conductors over RabbitMQ and PostgreSQL, 6 nodes:
+    every phase ends, the ring's counts match who deployed the nodes,
+    and a killed conductor's nodes answer through the other."""
+    output = tmp_path / 'scale.json'
+    code = scale_out.main(['--nodes', '6', '--modes', 'nodelay',
+                           '--configs', '2', '--idle-seconds', '0.5',
+                           '--latency-seconds', '0.2',
+                           '--output', str(output)])
+    assert code == 0
+    [run] = json.loads(output.read_text())['runs']
+    assert 'error' not in run, run.get('error')
+    assert [p['phase'] for p in run['phases']] == [
+        'enroll', 'manage', 'provide', 'deploy', 'undeploy']
+    for phase in run['phases']:
+        assert phase['nodes'] == 6, phase
+        assert phase['rpc_calls_per_node'] >= 1
+        assert phase['statements_per_node'] > 0
+    ring = {host: n for host, n in run['spread']['ring'].items() if n}
+    assert ring == run['spread']['deployed_by']
+    assert run['kill']['other_nodes_moved'] == 0
