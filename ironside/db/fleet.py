@@ -31,6 +31,7 @@ milliseconds): the benchmark's capacity model weighs it.
 from __future__ import annotations
 
 import datetime
+import time
 from collections.abc import Callable
 from collections.abc import Sequence
 from typing import TypeVar
@@ -66,13 +67,28 @@ def _create(name: str) -> None:
         pass  # another conductor made it first
 
 
+# Attempts at a decision that the database broke as a deadlock.
+_DEADLOCK_ATTEMPTS = 20
+
+
 def _locked(name: str, decide: Callable[[orm.Session], T]) -> T:
-    """Run ``decide`` in a write transaction holding the cap's row lock."""
-    while True:
-        with db_session.writer() as session:
-            if _lock(session, name):
-                return decide(session)
-        _create(name)
+    """Run ``decide`` in a write transaction holding the cap's row lock.
+
+    MariaDB may break one of several transactions that create the row
+    at once (or that lock it while another creates it) as a deadlock;
+    nothing of it was written, so it is run again.
+    """
+    for attempt in range(_DEADLOCK_ATTEMPTS):
+        try:
+            with db_session.writer() as session:
+                if _lock(session, name):
+                    return decide(session)
+            _create(name)
+        except db_exc.DBDeadlock:
+            if attempt == _DEADLOCK_ATTEMPTS - 1:
+                raise
+            time.sleep(0.01 * (attempt + 1))
+    raise AssertionError('unreachable')
 
 
 def count_nodes(session: orm.Session, states: Sequence[str]) -> int:

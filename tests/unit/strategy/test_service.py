@@ -114,6 +114,9 @@ def test_runner_stops_when_another_conductor_took_the_action(
         spec_strategy, memory_site, service):
     memory_site.by_name('ntp01').frozen = True
     running = service(memory_site)
+    # A live conductor: conductor-1's next check must not take the action
+    # back as one whose owner is gone.
+    _register('conductor-9')
     row = actions.create_action(memory_site, 'deploy_site',
                                 'deployment-strategy')
     wait_for(lambda: running.running(), what='the runner to start')
