@@ -272,22 +272,17 @@ class NodeProvision(base.Resource):
                 if steps else None)
         elif target in UNDEPLOY_VERBS:
             self.rpcapi.do_node_tear_down(context, uuid)
-        elif target == 'clean':
-            if not body.get('clean_steps'):
+        elif target in ('clean', 'service'):
+            field, schema, start = {
+                'clean': ('clean_steps', common_schemas.CLEAN_STEPS,
+                          self.rpcapi.do_node_clean),
+                'service': ('service_steps', common_schemas.SERVICE_STEPS,
+                            self.rpcapi.do_node_service)}[target]
+            if not body.get(field):
                 raise exception.Invalid(
-                    '"clean_steps" is required when setting target '
-                    'provision state to clean')
-            self.rpcapi.do_node_clean(
-                context, uuid, _steps('clean_steps', body['clean_steps'],
-                                      common_schemas.CLEAN_STEPS))
-        elif target == 'service':
-            if not body.get('service_steps'):
-                raise exception.Invalid(
-                    '"service_steps" is required when setting target '
-                    'provision state to service')
-            self.rpcapi.do_node_service(
-                context, uuid, _steps('service_steps', body['service_steps'],
-                                      common_schemas.SERVICE_STEPS))
+                    '"%s" is required when setting target provision state '
+                    'to %s' % (field, target))
+            start(context, uuid, _steps(field, body[field], schema))
         elif target in ('manage', 'provide', 'inspect', 'abort'):
             self.rpcapi.do_provisioning_action(context, uuid, target)
         elif target in UNSUPPORTED_VERBS:

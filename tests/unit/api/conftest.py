@@ -107,3 +107,14 @@ def available_node(api, create_node):
                 what='node %s to reach %s' % (uuid, state))
         return api.get('/v1/nodes/%s' % uuid).json
     return _make
+
+
+def identity(roles, project=None, system=False) -> dict:
+    """Headers of a keystone-authenticated caller (auth_token's)."""
+    headers = {'X-Roles': ','.join(roles), 'X-User-Id': 'u1',
+               'X-Identity-Status': 'Confirmed'}
+    if system:
+        headers['OpenStack-System-Scope'] = 'all'
+    if project:
+        headers['X-Project-Id'] = project
+    return headers

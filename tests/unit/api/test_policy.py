@@ -12,6 +12,7 @@ from ironside.api import policy
 from ironside.db import nodes as nodes_db
 from tests import utils
 from tests.unit.api.conftest import error_of
+from tests.unit.api.conftest import identity
 
 
 @pytest.fixture
@@ -22,21 +23,13 @@ def keystone(conf):
     policy.reset()
 
 
-def _identity(roles, project=None, system=False):
-    headers = {'X-Roles': ','.join(roles), 'X-User-Id': 'u1',
-               'X-Identity-Status': 'Confirmed'}
-    if system:
-        headers['OpenStack-System-Scope'] = 'all'
-    if project:
-        headers['X-Project-Id'] = project
-    return headers
 
 
-SYSTEM_ADMIN = _identity(['admin', 'member', 'reader'], system=True)
-SYSTEM_READER = _identity(['reader'], system=True)
-OWNER_MEMBER = _identity(['member', 'reader'], project='p1')
-LESSEE_READER = _identity(['reader'], project='p2')
-NOBODY = _identity([], project='p3')
+SYSTEM_ADMIN = identity(['admin', 'member', 'reader'], system=True)
+SYSTEM_READER = identity(['reader'], system=True)
+OWNER_MEMBER = identity(['member', 'reader'], project='p1')
+LESSEE_READER = identity(['reader'], project='p2')
+NOBODY = identity([], project='p3')
 
 
 @pytest.fixture
@@ -123,7 +116,7 @@ def test_no_role_no_list(api, nodes):
 
 
 def test_service_role_acts_as_system(api, nodes):
-    service = _identity(['service'], project='svc-id')
+    service = identity(['service'], project='svc-id')
     service['X-Project-Name'] = 'service'
     assert _names(api, service) == ['other', 'owned']
 
@@ -168,8 +161,8 @@ def test_allocations_are_scoped_to_their_owner(api, nodes):
         'allocations']) == 1
 
 
-PROJECT_MANAGER = _identity(['manager', 'member', 'reader'], project='p1')
-OTHER_MANAGER = _identity(['manager', 'member', 'reader'], project='p2')
+PROJECT_MANAGER = identity(['manager', 'member', 'reader'], project='p1')
+OTHER_MANAGER = identity(['manager', 'member', 'reader'], project='p2')
 RUNBOOK = {'name': 'CUSTOM_RB', 'steps': [
     {'interface': 'bios', 'step': 'factory_reset', 'order': 0}]}
 
@@ -239,7 +232,7 @@ def test_volume_follows_its_node_and_target_properties_are_redacted(
                      headers=OWNER_MEMBER).json['targets']
     assert [t['properties'] for t in listed] == [shown['properties']]
     # Another project sees neither the node's targets nor the node.
-    outsider = _identity(['member', 'reader'], project='p9')
+    outsider = identity(['member', 'reader'], project='p9')
     assert api.get(path, headers=outsider).status_code == 404
     assert api.get('/v1/volume/targets', headers=outsider).json == {
         'targets': []}

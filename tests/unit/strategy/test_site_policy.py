@@ -16,6 +16,7 @@ from ironside.db import nodes as nodes_db
 from ironside.db import site as site_db
 from ironside.strategy import actions
 from ironside.strategy.designs import store
+from tests.unit.api.conftest import identity
 from tests.unit.strategy import test_computed_fields_actions as computed
 from tests.unit.strategy.conftest import INVENTORY
 from tests.unit.strategy.conftest import SPEC_STRATEGY
@@ -28,26 +29,18 @@ from tests.unit.strategy.design_fixtures import stage_example
 BASE = '/site/v1'
 
 
-def _identity(roles, project=None, system=False):
-    headers = {'X-Roles': ','.join(roles), 'X-User-Id': 'u1',
-               'X-Identity-Status': 'Confirmed'}
-    if system:
-        headers['OpenStack-System-Scope'] = 'all'
-    if project:
-        headers['X-Project-Id'] = project
-    return headers
 
 
-SYSTEM_ADMIN = _identity(['admin', 'manager', 'member', 'reader'],
+SYSTEM_ADMIN = identity(['admin', 'manager', 'member', 'reader'],
                          system=True)
-SYSTEM_MEMBER = _identity(['member', 'reader'], system=True)
-SYSTEM_READER = _identity(['reader'], system=True)
-PROJECT_ADMIN = _identity(['admin', 'manager', 'member', 'reader'],
+SYSTEM_MEMBER = identity(['member', 'reader'], system=True)
+SYSTEM_READER = identity(['reader'], system=True)
+PROJECT_ADMIN = identity(['admin', 'manager', 'member', 'reader'],
                           project='p1')
-PROJECT_MANAGER = _identity(['manager', 'member', 'reader'], project='p1')
-PROJECT_MEMBER = _identity(['member', 'reader'], project='p1')
-PROJECT_READER = _identity(['reader'], project='p1')
-NOBODY = _identity([], project='p3')
+PROJECT_MANAGER = identity(['manager', 'member', 'reader'], project='p1')
+PROJECT_MEMBER = identity(['member', 'reader'], project='p1')
+PROJECT_READER = identity(['reader'], project='p1')
+NOBODY = identity([], project='p3')
 
 # Rack 1's compute nodes: p1 owns three and leases the fourth.
 RACK1 = {'schema': 'shipyard/DeploymentStrategy/v1',
