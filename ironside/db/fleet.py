@@ -76,7 +76,9 @@ def _locked(name: str, decide: Callable[[orm.Session], T]) -> T:
 
     MariaDB may break one of several transactions that create the row
     at once (or that lock it while another creates it) as a deadlock;
-    nothing of it was written, so it is run again.
+    nothing of it was written, so it is run again. A database outage
+    during the decision is DatabaseUnavailable (503, retried by
+    clients): nothing of it was written either.
     """
     for attempt in range(_DEADLOCK_ATTEMPTS):
         try:
@@ -88,6 +90,16 @@ def _locked(name: str, decide: Callable[[orm.Session], T]) -> T:
             if attempt == _DEADLOCK_ATTEMPTS - 1:
                 raise
             time.sleep(0.01 * (attempt + 1))
+        except (sa.exc.PendingRollbackError, *db_session.OUTAGE_ERRORS,
+                db_exc.DBError) as exc:
+            # The decision is one transaction: a database gone in the
+            # middle of it (the write inside it cannot retry on its own,
+            # its transaction is this one) undoes all of it; the caller
+            # is told to retry.
+            if isinstance(exc, sa.exc.PendingRollbackError) or \
+                    db_session.is_outage(exc):
+                raise exception.DatabaseUnavailable() from None
+            raise
     raise AssertionError('unreachable')
 
 
