@@ -35,8 +35,8 @@ def redfish():
 
 @pytest.fixture(scope='module')
 def ipmi():
-    """Four emulated IPMI BMCs in one process."""
-    with ipmi_bmc.IPMIBMCs(4) as bmcs:
+    """Five emulated IPMI BMCs in one process."""
+    with ipmi_bmc.IPMIBMCs(5) as bmcs:
         yield bmcs
 
 

@@ -11,22 +11,35 @@ def node(node_id):
     return nodes_db.get_node(node_id)
 
 
+def _described(node_id, what: str) -> AssertionError:
+    """The timeout, with the node as it is when the wait gave up."""
+    now = node(node_id)
+    return AssertionError(
+        '%s; the node is now provision_state=%s power_state=%s '
+        'target_power_state=%s reservation=%s last_error=%s'
+        % (what, now.provision_state, now.power_state,
+           now.target_power_state, now.reservation, now.last_error))
+
+
 def wait_state(node_id, state, timeout=30):
     """Wait until the node is in ``state`` and no worker holds it."""
-    return wait_for(lambda: node(node_id).provision_state == state and
-                    node(node_id).reservation is None,
-                    timeout, what='node to reach %s (now %s, error %s)'
-                    % (state, node(node_id).provision_state,
-                       node(node_id).last_error))
+    try:
+        return wait_for(lambda: node(node_id).provision_state == state and
+                        node(node_id).reservation is None,
+                        timeout, what='node to reach %s' % state)
+    except AssertionError as exc:
+        raise _described(node_id, str(exc)) from None
 
 
 def wait_power(node_id, power_state, timeout=30):
-    wait_for(lambda: (node(node_id).power_state,
-                      node(node_id).target_power_state,
-                      node(node_id).reservation) ==
-             (power_state, None, None), timeout,
-             what='node power %s (last error %s)'
-             % (power_state, node(node_id).last_error))
+    try:
+        wait_for(lambda: (node(node_id).power_state,
+                          node(node_id).target_power_state,
+                          node(node_id).reservation) ==
+                 (power_state, None, None), timeout,
+                 what='node power %s' % power_state)
+    except AssertionError as exc:
+        raise _described(node_id, str(exc)) from None
 
 
 def wait_power_settled(node_id, timeout=60):
