@@ -11,6 +11,7 @@ import pytest
 from ironside.common import exception
 from ironside.common import states
 from ironside.conductor import periodics
+from ironside.db import nodes as nodes_db
 from ironside.drivers.modules.ipmi import common as ipmi_common
 from tests.functional.bmc import helpers
 from tests.utils import wait_for
@@ -170,6 +171,10 @@ def test_bmc_down_mid_step_fails_it_naming_the_bmc(rpc, context, ipmi,
         entry.lock.locked() for key, entry in
         ipmi_common.SESSIONS._entries.items() if key[1] == bmc.port),
         timeout=60, what='the call that met the silence to end')
+    # The 1 s budget was for the silence; a new login on a loaded machine
+    # may take longer than that.
+    info = dict(node.driver_info, ipmi_retry_timeout=30)
+    nodes_db.update_node(node.uuid, {'driver_info': info})
     rpc.change_node_power_state(context, node.uuid, states.POWER_OFF)
     helpers.wait_power(node.uuid, states.POWER_OFF)
 
