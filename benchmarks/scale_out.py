@@ -46,12 +46,14 @@ from pathlib import Path
 
 from tooz import hashring
 
+from benchmarks.client import NOVA_FIELDS
 from benchmarks.client import Api
 from benchmarks.client import ApiError
 from benchmarks.provision import machine
 from benchmarks.split_servers import FAST_LIVENESS
 from benchmarks.split_servers import Deployment
 from benchmarks.workload import Workload
+from benchmarks.workload import summarize
 
 RESULTS_DIR = Path(__file__).resolve().parent / 'results'
 PHASES = (('manage', 'manage', 'manageable'),
@@ -191,6 +193,29 @@ class Run:
             '%s %.0f' % (k, figures[k]['p50']) for k in keep))
         return {k: figures[k] for k in keep}
 
+    def page_latencies(self) -> dict:
+        """One request for one page of the API's largest (1,000 nodes):
+        what a client waits for each time it asks, whatever the fleet's
+        size (a whole list grows with the nodes it returns)."""
+        nova = ','.join(NOVA_FIELDS)
+        figures = {}
+        for name, path, params in (
+                ('page', '/v1/nodes', {}),
+                ('page_detail', '/v1/nodes/detail', {}),
+                ('page_nova_fields', '/v1/nodes', {'fields': nova})):
+            def run(path=path, params=params) -> float:
+                response = self.api.request('GET', path,
+                                            dict(params, limit='1000'))
+                if response.status != 200:
+                    raise ApiError('GET', path, response.status,
+                                   response.body.decode(errors='replace'))
+                return response.seconds
+            figures[name] = summarize(Workload._repeat(
+                run, self.args.latency_seconds, 5, 500))
+        self.log('one page p50 ms: ' + ', '.join(
+            '%s %.0f' % (k, v['p50']) for k, v in figures.items()))
+        return figures
+
     def spread(self, uuids: list[str]) -> dict:
         hosts = self.dep.hosts()
         if not hosts:
@@ -277,6 +302,10 @@ class Run:
         result: dict = {}
         enroll, uuids = self.enroll()
         result['phases'] = [enroll]
+        if self.args.lists_only:
+            result['page_ms'] = self.page_latencies()
+            result['latency_ms'] = self.latencies(uuids)
+            return result
         result['idle_per_second'] = self.idle(self.args.idle_seconds)
         live = uuids
         for name, verb, target in PHASES:
@@ -319,9 +348,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument('--delay-pool', type=int, default=16,
                         help='Worker threads per conductor in the delay '
                              'mode (default 16).')
-    parser.add_argument('--hash-exponent', type=int, default=5,
+    parser.add_argument('--hash-exponent', type=int, default=10,
                         help='[conductor]hash_partition_exponent (default '
-                             '5, its default).')
+                             '10, its default).')
     parser.add_argument('--configs', default='aio,1,2,3',
                         help='aio (the all-in-one) and/or conductor counts '
                              '(default aio,1,2,3).')
@@ -333,6 +362,9 @@ def main(argv: list[str] | None = None) -> int:
                         help='Seconds the idle cost is measured over, '
                              'after enrolling (default 10).')
     parser.add_argument('--no-latency', action='store_true')
+    parser.add_argument('--lists-only', action='store_true',
+                        help='Enroll the nodes and time the lists only '
+                             '(one page and whole lists), no phases.')
     parser.add_argument('--no-kill', action='store_true')
     parser.add_argument('--keep-state', action='store_true')
     parser.add_argument('--output', type=Path)
@@ -399,10 +431,12 @@ def render(document: dict) -> str:
                 lines.append('%-28s' % ('%s %s' % (phase['phase'], label))
                              + ''.join('%22s' % r['phases'][index][key]
                                        for r in runs))
-        if all('latency_ms' in r for r in runs):
-            for key in runs[0]['latency_ms']:
+        for figures in ('page_ms', 'latency_ms'):
+            if not all(figures in r for r in runs):
+                continue
+            for key in runs[0][figures]:
                 lines.append('%-28s' % ('%s p50 ms' % key) + ''.join(
-                    '%22.0f' % r['latency_ms'][key]['p50'] for r in runs))
+                    '%22.0f' % r[figures][key]['p50'] for r in runs))
     return '\n'.join(lines)
 
 
