@@ -33,12 +33,20 @@ for pair in $(echo "$PACKAGES" | tr ' ' ':'); do
         missing="$missing $pkg"
     fi
 done
+# tools/run-tests makes its virtualenv with "python3 -m venv", which
+# Debian ships apart from python3.
+python3 -c 'import ensurepip, venv' >/dev/null 2>&1 ||
+    missing="$missing python3-venv"
 [ -n "$missing" ] || exit 0
 
-if [ "$(id -u)" -ne 0 ]; then
+if [ "$(id -u)" -eq 0 ]; then
+    SUDO=
+elif command -v sudo >/dev/null 2>&1; then
     SUDO=sudo
 else
-    SUDO=
+    echo "install-system-deps: missing Debian packages:$missing;" \
+         "install them as root (apt-get install$missing) and run again" >&2
+    exit 1
 fi
 echo "install-system-deps: installing$missing" >&2
 export DEBIAN_FRONTEND=noninteractive

@@ -8,6 +8,7 @@ import os
 import pathlib
 import shutil
 import subprocess
+import sys
 
 import pytest
 
@@ -42,17 +43,25 @@ def _stub(directory: pathlib.Path, name: str, script: str = 'exit 0') -> None:
     path.chmod(0o755)
 
 
-def test_missing_ipmitool_is_installed(tmp_path):
-    """With ipmitool missing, the script asks apt-get for it (apt-get and
-    sudo are stubs that record what they are asked: a test must not
-    install packages on the machine running it)."""
+def _tools(tmp_path: pathlib.Path, *present: str) -> pathlib.Path:
+    """A PATH of the shell's tools, python3 and stubs of ``present``."""
     bin_dir = tmp_path / 'bin'
     bin_dir.mkdir()
     for tool in ('sh', 'tr', 'id'):
         os.symlink(shutil.which(tool), bin_dir / tool)
-    for present in ('etcd', 'etcdctl', 'kubectl', 'chromium',
-                    'chromedriver', 'pg_ctlcluster'):
-        _stub(bin_dir, present)
+    # The interpreter itself: python3 on a PATH may be a shell shim.
+    os.symlink(pathlib.Path(sys.executable).resolve(), bin_dir / 'python3')
+    for command in present:
+        _stub(bin_dir, command)
+    return bin_dir
+
+
+def test_missing_ipmitool_is_installed(tmp_path):
+    """With ipmitool missing, the script asks apt-get for it (apt-get and
+    sudo are stubs that record what they are asked: a test must not
+    install packages on the machine running it)."""
+    bin_dir = _tools(tmp_path, 'etcd', 'etcdctl', 'kubectl', 'chromium',
+                     'chromedriver', 'pg_ctlcluster')
     calls = tmp_path / 'calls'
     _stub(bin_dir, 'apt-get', 'echo "apt-get $*" >> %s' % calls)
     _stub(bin_dir, 'sudo', '"$@"')
@@ -64,13 +73,43 @@ def test_missing_ipmitool_is_installed(tmp_path):
     assert install.startswith('apt-get install -y -qq --no-install-recommends')
     assert 'ipmitool' in install.split()
     assert 'etcd-server' not in install.split()
+    assert 'python3-venv' not in install.split()
+
+
+def test_python_without_venv_gets_python3_venv(tmp_path):
+    """Debian's python3 cannot make the test runner's virtualenv
+    without python3-venv (a python3 stub that lacks ensurepip)."""
+    bin_dir = _tools(tmp_path, 'ipmitool', 'etcd', 'etcdctl', 'kubectl',
+                     'chromium', 'chromedriver', 'pg_ctlcluster')
+    (bin_dir / 'python3').unlink()
+    _stub(bin_dir, 'python3', 'exit 1')
+    calls = tmp_path / 'calls'
+    _stub(bin_dir, 'apt-get', 'echo "apt-get $*" >> %s' % calls)
+    _stub(bin_dir, 'sudo', '"$@"')
+    subprocess.run([str(bin_dir / 'sh'), INSTALL],
+                   env={'PATH': str(bin_dir)}, check=True,
+                   capture_output=True)
+    assert 'python3-venv' in calls.read_text().splitlines()[1].split()
+
+
+def test_without_root_or_sudo_it_names_what_is_missing(tmp_path):
+    bin_dir = _tools(tmp_path, 'etcd', 'etcdctl', 'kubectl', 'chromium',
+                     'chromedriver', 'pg_ctlcluster')
+    (bin_dir / 'id').unlink()
+    _stub(bin_dir, 'id', 'echo 1000')
+    calls = tmp_path / 'calls'
+    _stub(bin_dir, 'apt-get', 'echo "apt-get $*" >> %s' % calls)
+    result = subprocess.run([str(bin_dir / 'sh'), INSTALL],
+                            env={'PATH': str(bin_dir)}, capture_output=True,
+                            text=True)
+    assert result.returncode == 1
+    assert 'missing Debian packages: ipmitool' in result.stderr
+    assert 'apt-get install ipmitool' in result.stderr
+    assert not calls.exists()
 
 
 def test_nothing_is_installed_when_everything_is_there(tmp_path):
-    bin_dir = tmp_path / 'bin'
-    bin_dir.mkdir()
-    for tool in ('sh', 'tr', 'id'):
-        os.symlink(shutil.which(tool), bin_dir / tool)
+    bin_dir = _tools(tmp_path)
     script = (TOOLS / 'install-system-deps.sh').read_text()
     packages = script.split("PACKAGES='", 1)[1].split("'", 1)[0].split()
     for command in packages[::2]:
