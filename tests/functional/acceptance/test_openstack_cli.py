@@ -6,10 +6,11 @@ import json
 
 import pytest
 
+from tests.functional.acceptance.conftest import BOTH_DEPLOYMENTS
 from tests.functional.acceptance.conftest import unique
 from tests.functional.acceptance.conftest import wait_state
 
-pytestmark = pytest.mark.functional
+pytestmark = [pytest.mark.functional, BOTH_DEPLOYMENTS]
 
 
 def _node(cli, **extra) -> dict:

@@ -5,11 +5,12 @@ from __future__ import annotations
 import pytest
 from openstack import exceptions as os_exc
 
+from tests.functional.acceptance.conftest import BOTH_DEPLOYMENTS
 from tests.functional.acceptance.conftest import available_node
 from tests.functional.acceptance.conftest import sdk_wait_state
 from tests.functional.acceptance.conftest import unique
 
-pytestmark = pytest.mark.functional
+pytestmark = [pytest.mark.functional, BOTH_DEPLOYMENTS]
 
 
 def test_nodes_create_list_get_patch(sdk):
