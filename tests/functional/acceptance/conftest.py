@@ -84,11 +84,14 @@ def available_node(sdk, name: str | None = None, **values: Any):
     return node
 
 
-def sdk_wait_state(sdk, node_id: str, state: str, timeout: float = 60):
-    """The node (SDK) once in ``state``, polled every 0.1 s."""
+def sdk_wait_state(sdk, node_id: str, state: str, timeout: float = 60,
+                   until=lambda node: True):
+    """The node (SDK) once in ``state`` and ``until(node)`` holds, polled
+    every 0.1 s."""
     def reached():
         node = sdk.baremetal.get_node(node_id)
-        return node if node.provision_state == state else None
+        return node if node.provision_state == state and until(node) \
+            else None
     return wait_for(reached, timeout=timeout, interval=0.1,
                     what='node %s to reach %s' % (node_id, state))
 
