@@ -142,14 +142,18 @@ def test_clean_with_steps(cli, ironside):
 
 
 def test_service_with_steps(cli, ironside):
-    """``openstack baremetal node service`` (API 1.87) on a deployed node;
-    a bad step is refused and the node stays active."""
+    """``openstack baremetal node service`` (API 1.87) on a deployed node,
+    with steps and with a runbook; a bad step is refused and the node
+    stays active."""
     name = _available(cli, ironside)
-    cli('node', 'deploy', name, '--wait', '60')
+    # (The CLI's --wait polls every 10 s; wait_state asks more often. The
+    # API moves the node out of active before it answers.)
+    cli('node', 'deploy', name)
+    wait_state(ironside, name, 'active')
     steps = [{'interface': 'management', 'step': 'apply_boot_mode',
               'args': {'mode': 'bios'}}]
-    cli('node', 'service', name, '--service-steps', json.dumps(steps),
-        '--wait', '30')
+    cli('node', 'service', name, '--service-steps', json.dumps(steps))
+    wait_state(ironside, name, 'active')
     node = cli('node', 'show', name, '-f', 'json')
     assert node['provision_state'] == 'active'
     assert node['last_error'] is None
@@ -160,6 +164,19 @@ def test_service_with_steps(cli, ironside):
     assert bad.code == 1
     assert cli('node', 'show', name, '-f', 'json')['provision_state'] == \
         'active'
+    # A runbook services it too (1.92), on a node that shares its trait.
+    runbook = unique('CUSTOM_RB').upper().replace('-', '_')
+    steps[0]['args'] = {'mode': 'uefi'}
+    cli('runbook', 'create', '--name', runbook, '--steps',
+        json.dumps([dict(steps[0], order=0)]))
+    cli('runbook', 'trait', 'add', runbook, 'CUSTOM_SERVICED')
+    cli('node', 'add', 'trait', name, 'CUSTOM_SERVICED')
+    cli('node', 'service', name, '--runbook', runbook)
+    wait_state(ironside, name, 'active')
+    node = cli('node', 'show', name, '-f', 'json')
+    assert (node['provision_state'], node['last_error']) == ('active', None)
+    assert node['driver_internal_info']['fake_boot_mode'] == 'uefi'
+    cli('runbook', 'delete', runbook)
 
 
 def test_power_boot_device_maintenance(cli, ironside):

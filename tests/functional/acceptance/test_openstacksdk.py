@@ -310,9 +310,10 @@ def test_service_retire_raid_firmware_and_vmedia(sdk, ironside):
     the target RAID configuration, the firmware read and virtual media."""
     node = available_node(sdk)
     with pytest.raises(os_exc.ConflictException, match='available'):
-        sdk.baremetal.update_node(node, is_retired=True)
-    node = sdk.baremetal.set_node_provision_state(node, 'active', wait=True,
-                                                  timeout=60)
+        sdk.baremetal.update_node(node, retry_on_conflict=False,
+                                  is_retired=True)
+    sdk.baremetal.set_node_provision_state(node, 'active')
+    node = sdk_wait_state(sdk, node.id, 'active')
     steps = [{'interface': 'management', 'step': 'apply_boot_mode',
               'args': {'mode': 'bios'}}]
     # The proxy's set_node_provision_state does not pass service_steps on.
