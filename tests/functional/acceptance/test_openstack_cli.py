@@ -128,8 +128,8 @@ def test_clean_with_steps(cli, ironside):
     steps = [{'interface': 'bios', 'step': 'apply_configuration',
               'args': {'settings': [{'name': 'SMT', 'value': 'off'}]}},
              {'interface': 'deploy', 'step': 'erase_devices_metadata'}]
-    cli('node', 'clean', name, '--clean-steps', json.dumps(steps),
-        '--wait', '30')
+    cli('node', 'clean', name, '--clean-steps', json.dumps(steps))
+    wait_state(ironside, name, 'manageable')
     node = cli('node', 'show', name, '-f', 'json')
     assert node['provision_state'] == 'manageable'
     assert node['clean_step'] == {}
@@ -377,7 +377,8 @@ def test_runbooks(cli, ironside):
     cli('node', 'manage', node)
     wait_state(ironside, node, 'manageable')
     cli('node', 'add', 'trait', node, 'CUSTOM_RACK_9')
-    cli('node', 'clean', node, '--runbook', name, '--wait', '30')
+    cli('node', 'clean', node, '--runbook', name)
+    wait_state(ironside, node, 'manageable')
     assert cli('node', 'bios', 'setting', 'show', node, 'SMT',
                '-f', 'json')['value'] == 'off'
     cli('runbook', 'delete', name)
