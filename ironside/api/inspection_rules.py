@@ -157,6 +157,7 @@ class InspectionRule:
     def on_get(self, req: falcon.Request, resp: falcon.Response,
                rule_uuid: str) -> None:
         _require(req)
+        wire.as_uuid('inspection_rule_uuid', rule_uuid)
         query = wire.query(req, {'fields': wire.as_fields})
         _authorize(req, 'get')
         VIEW.check_fields(req.context.version, query['fields'])
@@ -166,6 +167,7 @@ class InspectionRule:
     def on_patch(self, req: falcon.Request, resp: falcon.Response,
                  rule_uuid: str) -> None:
         _require(req)
+        wire.as_uuid('inspection_rule_uuid', rule_uuid)
         wire.query(req, {})
         _authorize(req, 'update')
         patch = json_patch.validate(req.context.version, wire.read_json(req))
@@ -191,6 +193,7 @@ class InspectionRule:
     def on_delete(self, req: falcon.Request, resp: falcon.Response,
                   rule_uuid: str) -> None:
         _require(req)
+        wire.as_uuid('inspection_rule_uuid', rule_uuid)
         wire.query(req, {})
         _authorize(req, 'delete')
         rules_db.destroy(rule_uuid)

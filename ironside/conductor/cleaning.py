@@ -75,7 +75,8 @@ def fail_cleaning(task: TaskManager, message: str, reason: str,
 CLEAN_FLOW = step_flow.register(step_flow.StepFlow(
     kind=base.CLEAN, event_type='cleaning',
     on_done=_clean_done, on_fail=fail_cleaning,
-    callback_timeout=lambda: CONF.conductor.clean_callback_timeout))
+    callback_timeout=lambda: CONF.conductor.clean_callback_timeout,
+    prepare=lambda task: task.driver.deploy.prepare_cleaning(task)))
 
 
 def automated_clean_enabled(node: models.Node) -> bool:
@@ -126,12 +127,6 @@ def run_cleaning(task: TaskManager, step_list: list[dict] | None) -> None:
             return
         step_list = steps.automated_clean_steps_for(task)
     firmware.cache_components(task)
-    try:
-        task.driver.deploy.prepare_cleaning(task)
-    except Exception as exc:
-        fail_cleaning(task, 'Preparing cleaning failed: %s'
-                      % utils.describe(exc), utils.reason_of(exc))
-        return
     step_flow.start(task, CLEAN_FLOW, step_list)
 
 

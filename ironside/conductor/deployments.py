@@ -52,11 +52,16 @@ def fail_deploy(task: TaskManager, message: str, reason: str,
                     '%s', task.node.uuid, exc)
 
 
+def _prepare_deploy(task: TaskManager) -> None:
+    task.driver.deploy.prepare(task)
+    task.node.conductor_affinity = task.conductor.conductor_id
+
+
 DEPLOY_FLOW = step_flow.register(step_flow.StepFlow(
     kind=base.DEPLOY, event_type='deploying',
     on_done=_deploy_done, on_fail=fail_deploy,
     callback_timeout=lambda: CONF.conductor.deploy_callback_timeout,
-    abort_waiting_step=True))
+    abort_waiting_step=True, prepare=_prepare_deploy))
 
 
 def validate_interfaces(task: TaskManager, names: Sequence[str]) -> None:
@@ -97,13 +102,6 @@ def start_deploy(task: TaskManager, event: str = 'deploy',
 
 
 def _do_node_deploy(task: TaskManager, step_list: list[dict]) -> None:
-    try:
-        task.driver.deploy.prepare(task)
-    except Exception as exc:
-        fail_deploy(task, 'Preparing the deploy failed: %s'
-                    % utils.describe(exc), utils.reason_of(exc))
-        return
-    task.node.conductor_affinity = task.conductor.conductor_id
     step_flow.start(task, DEPLOY_FLOW, step_list)
 
 

@@ -54,6 +54,9 @@ class StepFlow:
     # Whether a user's abort stops a waiting step at once (otherwise only
     # a step marked abortable; the others stop after the step).
     abort_waiting_step: bool = False
+    # Called before the first step (to boot a ramdisk, say), with the
+    # lock held; if it raises, the flow fails before any step runs.
+    prepare: Callable[[TaskManager], None] | None = None
 
     @property
     def working_state(self) -> str:
@@ -97,7 +100,16 @@ def clear_async_flags(node: models.Node, flow: StepFlow) -> None:
 
 
 def start(task: TaskManager, flow: StepFlow, step_list: list[dict]) -> None:
-    """Store the step list and run it from the first step."""
+    """Prepare the node for the flow, store the step list and run it from
+    the first step."""
+    if flow.prepare is not None:
+        try:
+            flow.prepare(task)
+        except Exception as exc:
+            flow.on_fail(task, '%s preparation failed: %s'
+                         % (flow.kind.capitalize(), utils.describe(exc)),
+                         utils.reason_of(exc))
+            return
     StepState(flow.kind, steps=step_list).save_to(task.node)
     setattr(task.node, flow.step_field, {})
     run_steps(task, flow, 0)

@@ -18,16 +18,7 @@ from tests.functional.fixtures import services
 from tests.functional.fixtures import sshd
 from tests.utils import wait_for
 
-FAST_CONDUCTOR = {
-    'heartbeat_interval': 1,
-    'heartbeat_timeout': 4,
-    'takeover_interval': 1,
-    'hash_ring_reset_interval': 1,
-    'node_locked_retry_interval': 0.2,
-    'async_step_poll_interval': 0.2,
-    'check_provision_state_interval': 5,
-    'sync_power_state_interval': 0,
-}
+FAST_CONDUCTOR = ironside_process.FAST_CONDUCTOR
 
 
 @dataclasses.dataclass
@@ -41,11 +32,8 @@ class SplitDeployment:
     rpc: rpcapi.ConductorAPI
 
     def config_for(self, host: str) -> pathlib.Path:
-        path = self.workdir / ('%s.conf' % host)
-        sections = {k: dict(v) for k, v in self.sections.items()}
-        sections['DEFAULT']['host'] = host
-        processes.write_config(path, sections)
-        return path
+        return ironside_process.host_config(self.workdir, self.sections,
+                                            host)
 
     def start_conductor(self, host: str, timeout: float = 30
                         ) -> processes.IronsideProcess:
@@ -64,13 +52,12 @@ class SplitDeployment:
                  what='conductor %s to register' % host)
         return proc
 
-    def start_api(self) -> SplitApi:
-        """``ironside-api`` in its own process, over RPC to the conductors."""
-        api = SplitApi(self)
+    def start_api(self) -> ironside_process.SplitApi:
+        """``ironside-api`` in its own process, over RPC to the
+        conductors (stopped with them)."""
+        api = ironside_process.SplitApi(self.workdir, self.sections)
         self.conductors['api'] = api.process
-        wait_for(lambda: api.answers(api.process), timeout=30, interval=0.2,
-                 what='ironside-api to answer')
-        return api
+        return api.start()
 
     def owner_of(self, node) -> str:
         self.rpc.ring.reset()
@@ -78,45 +65,21 @@ class SplitDeployment:
                                    node.conductor_group or '')
 
 
-class SplitApi(ironside_process.ApiClients):
-    def __init__(self, deployment: SplitDeployment) -> None:
-        port = services.free_port()
-        self.endpoint = 'http://127.0.0.1:%d' % port
-        sections = {k: dict(v) for k, v in deployment.sections.items()}
-        sections['DEFAULT']['host'] = 'api-host'
-        sections['api'] = {'host_ip': '127.0.0.1', 'port': port}
-        config = deployment.workdir / 'api.conf'
-        processes.write_config(config, sections)
-        self.process = processes.IronsideProcess(
-            'ironside-api', config, deployment.workdir, 'api').start()
-
-
 @pytest.fixture(params=['postgresql', 'mysql'])
 def split(request, tmp_path, conf):
     """Two ironside-conductor processes over RabbitMQ and a server DB."""
-    database = services.server_database(request.param)
-    exchange = services.unique_exchange()
-    with services.rabbit_vhost() as transport_url:
+    with ironside_process.rabbitmq_and_database(request.param) as (
+            transport_url, database):
         yield from _split(request.param, tmp_path, conf, database,
-                          exchange, transport_url)
+                          services.unique_exchange(), transport_url)
 
 
 def _split(backend, tmp_path, conf, database, exchange, transport_url):
-    sections = {
-        'DEFAULT': {'transport_url': transport_url,
-                    'control_exchange': exchange,
-                    'enabled_hardware_types': 'fake-hardware',
-                    'rpc_transport': 'oslo',
-                    'debug': True},
-        'database': {'connection': database.url},
-        'conductor': dict(FAST_CONDUCTOR),
-    }
-    processes.write_config(tmp_path / 'dbsync.conf', sections)
-    sync = processes.IronsideProcess('ironside-dbsync',
-                                     tmp_path / 'dbsync.conf', tmp_path,
-                                     'dbsync', ('upgrade',)).start()
-    assert sync.process.wait(timeout=120) == 0, sync.log()
-
+    """The deployment (no process started yet but dbsync), with this
+    process's configuration pointing at its broker and database."""
+    sections = ironside_process.split_sections(transport_url, exchange,
+                                               database.url)
+    ironside_process.upgrade_database(tmp_path, sections)
     CONF([], project='ironside', default_config_files=[])
     conf.set(transport_url=transport_url, control_exchange=exchange,
              rpc_transport='oslo')
@@ -131,7 +94,6 @@ def _split(backend, tmp_path, conf, database, exchange, transport_url):
         processes.stop_all(deployment.conductors.values())
         ironside_rpc.cleanup()
         db_session.dispose()
-        database.drop()
 
 
 @pytest.fixture

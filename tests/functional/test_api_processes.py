@@ -3,94 +3,49 @@ allocations the way metalsmith makes them, through the CLI."""
 
 from __future__ import annotations
 
-import contextlib
 import json
-import urllib.error
-import urllib.request
 
 import pytest
 
-from tests.functional.fixtures import processes
 from tests.functional.fixtures import services
 from tests.utils import wait_for
 
 pytestmark = [pytest.mark.functional, services.OVER_RABBITMQ]
 
 
-def _request(endpoint, method, path, body=None):
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(
-        endpoint + path, data=data, method=method,
-        headers={'X-OpenStack-Ironic-API-Version': 'latest',
-                 'Content-Type': 'application/json'})
-    try:
-        with urllib.request.urlopen(request, timeout=30) as response:
-            raw = response.read()
-            return response.status, json.loads(raw) if raw else None
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read())
-
-
-@contextlib.contextmanager
-def _api_process(split):
-    """An ironside-api process beside the split's conductors; its URL."""
-    port = services.free_port()
-    config = split.workdir / 'api.conf'
-    sections = {k: dict(v) for k, v in split.sections.items()}
-    sections['DEFAULT']['host'] = 'api-host'
-    sections['api'] = {'host_ip': '127.0.0.1', 'port': port}
-    processes.write_config(config, sections)
-    api = processes.IronsideProcess('ironside-api', config, split.workdir,
-                                    'api').start()
-    endpoint = 'http://127.0.0.1:%d' % port
-
-    def _up():
-        assert api.running, api.log()
-        try:
-            return _request(endpoint, 'GET', '/')[0] == 200
-        except OSError:
-            return False
-
-    try:
-        wait_for(_up, timeout=30, interval=0.2, what='ironside-api')
-        yield endpoint
-    finally:
-        assert api.stop() == 0, api.log()
-
-
 def test_api_process_with_conductors_over_rabbitmq(split):
     split.start_conductor('conductor-a')
-    with _api_process(split) as endpoint:
-        status, node = _request(endpoint, 'POST', '/v1/nodes', {
-            'driver': 'fake-hardware', 'name': 'over-rpc'})
-        assert status == 201, node
-        assert node['conductor'] == 'conductor-a'
-        status, error = _request(endpoint, 'PUT',
-                                 '/v1/nodes/over-rpc/states/provision',
-                                 {'target': 'provide'})
-        assert status == 400
-        assert json.loads(error['error_message'])['faultstring'] == (
-            'The requested action "provide" can not be performed on node '
-            '"%s" while it is in state "enroll".' % node['uuid'])
-        # Refusals raised in the conductor cross RPC as code and message
-        # only: no traceback, no file path (issue 17, finding 5).
-        status, error = _request(endpoint, 'POST', '/v1/nodes', {
-            'driver': 'fake-hardware', 'name': 'over-rpc'})
-        assert status == 409
-        assert json.loads(error['error_message'])['faultstring'] == \
-            'A node with name over-rpc already exists.'
-        status, error = _request(endpoint, 'PUT',
-                                 '/v1/nodes/over-rpc/management/boot_device',
-                                 {'boot_device': 'floppy'})
-        assert status == 400
-        fault = json.loads(error['error_message'])['faultstring']
-        assert fault == 'Invalid boot device floppy specified.'
-        status, _ = _request(endpoint, 'PUT',
-                             '/v1/nodes/over-rpc/states/provision',
-                             {'target': 'manage'})
-        assert status == 202
-        wait_for(lambda: _request(endpoint, 'GET', '/v1/nodes/over-rpc')[1][
-            'provision_state'] == 'manageable', timeout=30)
+    api = split.start_api()
+    status, node = api.api('POST', '/v1/nodes', {
+        'driver': 'fake-hardware', 'name': 'over-rpc'})
+    assert status == 201, node
+    assert node['conductor'] == 'conductor-a'
+    status, error = api.api('PUT',
+                            '/v1/nodes/over-rpc/states/provision',
+                            {'target': 'provide'})
+    assert status == 400
+    assert json.loads(error['error_message'])['faultstring'] == (
+        'The requested action "provide" can not be performed on node '
+        '"%s" while it is in state "enroll".' % node['uuid'])
+    # Refusals raised in the conductor cross RPC as code and message
+    # only: no traceback, no file path (issue 17, finding 5).
+    status, error = api.api('POST', '/v1/nodes', {
+        'driver': 'fake-hardware', 'name': 'over-rpc'})
+    assert status == 409
+    assert json.loads(error['error_message'])['faultstring'] == \
+        'A node with name over-rpc already exists.'
+    status, error = api.api('PUT',
+                            '/v1/nodes/over-rpc/management/boot_device',
+                            {'boot_device': 'floppy'})
+    assert status == 400
+    fault = json.loads(error['error_message'])['faultstring']
+    assert fault == 'Invalid boot device floppy specified.'
+    status, _ = api.api('PUT',
+                        '/v1/nodes/over-rpc/states/provision',
+                        {'target': 'manage'})
+    assert status == 202
+    wait_for(lambda: api.api('GET', '/v1/nodes/over-rpc')[1][
+        'provision_state'] == 'manageable', timeout=30)
 
 
 def test_volume_runbooks_and_allocations_over_rabbitmq(split):
@@ -98,75 +53,74 @@ def test_volume_runbooks_and_allocations_over_rabbitmq(split):
     RabbitMQ, on PostgreSQL and MariaDB: what crosses RPC (the allocation
     as created, volume changes under the node's lock) survives it."""
     split.start_conductor('conductor-a')
-    with _api_process(split) as endpoint:
-        status, node = _request(endpoint, 'POST', '/v1/nodes', {
-            'driver': 'fake-hardware', 'name': 'vol-node',
-            'resource_class': 'gold'})
-        assert status == 201, node
-        status, _ = _request(endpoint, 'PUT',
-                             '/v1/nodes/vol-node/states/power',
-                             {'target': 'power off'})
-        assert status == 202
-        wait_for(lambda: _request(endpoint, 'GET', '/v1/nodes/vol-node')[1][
-            'power_state'] == 'power off', timeout=30)
-        for kind, body in (
-                ('connectors', {'type': 'wwpn',
-                                'connector_id': '50:01:43:80:12:34:56:78'}),
-                ('targets', {'volume_type': 'fibre_channel',
-                             'boot_index': 0, 'volume_id': 'v1'})):
-            status, item = _request(endpoint, 'POST', '/v1/volume/' + kind,
-                                    dict(body, node_uuid=node['uuid']))
-            assert status == 201, item
-            path = '/v1/volume/%s/%s' % (kind, item['uuid'])
-            status, patched = _request(endpoint, 'PATCH', path, [
-                {'op': 'add', 'path': '/extra/k', 'value': 'v'}])
-            assert (status, patched['extra']) == (200, {'k': 'v'}), patched
-            assert _request(endpoint, 'DELETE', path)[0] == 204
-            assert _request(endpoint, 'GET', path)[0] == 404
-        # Virtual media (1.89/1.93) goes to the node's conductor and back.
-        assert _request(endpoint, 'POST', '/v1/nodes/vol-node/vmedia', {
-            'device_type': 'cdrom',
-            'image_url': 'http://images/boot.iso'})[0] == 204
-        status, media = _request(endpoint, 'GET', '/v1/nodes/vol-node/vmedia')
-        assert status == 200, media
-        assert {'device_type': 'cdrom', 'image': 'http://images/boot.iso',
-                'inserted': True} in media['vmedia']
-        assert _request(endpoint, 'DELETE', '/v1/nodes/vol-node/vmedia')[
-            0] == 204
-        # Firmware (1.86): read when the node is cleaned.
-        for verb, state in (('manage', 'manageable'),
-                            ('provide', 'available')):
-            assert _request(endpoint, 'PUT',
-                            '/v1/nodes/vol-node/states/provision',
-                            {'target': verb})[0] == 202
-            wait_for(lambda s=state: _request(
-                endpoint, 'GET', '/v1/nodes/vol-node')[1][
-                    'provision_state'] == s, timeout=60, what=state)
-        status, firmware = _request(endpoint, 'GET',
-                                    '/v1/nodes/vol-node/firmware')
-        assert status == 200, firmware
-        assert {c['component'] for c in firmware['firmware']} == {
-            'bios', 'bmc'}
-        status, runbook = _request(endpoint, 'POST', '/v1/runbooks', {
-            'name': 'CUSTOM_SPLIT', 'steps': [{
-                'interface': 'bios', 'step': 'factory_reset', 'order': 0}]})
-        assert status == 201, runbook
-        assert _request(endpoint, 'DELETE',
-                        '/v1/runbooks/CUSTOM_SPLIT')[0] == 204
-        status, allocation = _request(endpoint, 'POST', '/v1/allocations',
-                                      {'resource_class': 'gold'})
-        assert status == 201, allocation
-        assert allocation['state'] == 'allocating'
-        assert allocation['created_at'].endswith('+00:00')
+    api = split.start_api()
+    status, node = api.api('POST', '/v1/nodes', {
+        'driver': 'fake-hardware', 'name': 'vol-node',
+        'resource_class': 'gold'})
+    assert status == 201, node
+    status, _ = api.api('PUT',
+                        '/v1/nodes/vol-node/states/power',
+                        {'target': 'power off'})
+    assert status == 202
+    wait_for(lambda: api.api('GET', '/v1/nodes/vol-node')[1][
+        'power_state'] == 'power off', timeout=30)
+    for kind, body in (
+            ('connectors', {'type': 'wwpn',
+                            'connector_id': '50:01:43:80:12:34:56:78'}),
+            ('targets', {'volume_type': 'fibre_channel',
+                         'boot_index': 0, 'volume_id': 'v1'})):
+        status, item = api.api('POST', '/v1/volume/' + kind,
+                               dict(body, node_uuid=node['uuid']))
+        assert status == 201, item
+        path = '/v1/volume/%s/%s' % (kind, item['uuid'])
+        status, patched = api.api('PATCH', path, [
+            {'op': 'add', 'path': '/extra/k', 'value': 'v'}])
+        assert (status, patched['extra']) == (200, {'k': 'v'}), patched
+        assert api.api('DELETE', path)[0] == 204
+        assert api.api('GET', path)[0] == 404
+    # Virtual media (1.89/1.93) goes to the node's conductor and back.
+    assert api.api('POST', '/v1/nodes/vol-node/vmedia', {
+        'device_type': 'cdrom',
+        'image_url': 'http://images/boot.iso'})[0] == 204
+    status, media = api.api('GET', '/v1/nodes/vol-node/vmedia')
+    assert status == 200, media
+    assert {'device_type': 'cdrom', 'image': 'http://images/boot.iso',
+            'inserted': True} in media['vmedia']
+    assert api.api('DELETE', '/v1/nodes/vol-node/vmedia')[
+        0] == 204
+    # Firmware (1.86): read when the node is cleaned.
+    for verb, state in (('manage', 'manageable'),
+                        ('provide', 'available')):
+        assert api.api('PUT',
+                       '/v1/nodes/vol-node/states/provision',
+                       {'target': verb})[0] == 202
+        wait_for(lambda s=state: api.api('GET', '/v1/nodes/vol-node')[1][
+            'provision_state'] == s, timeout=60, what=state)
+    status, firmware = api.api('GET',
+                               '/v1/nodes/vol-node/firmware')
+    assert status == 200, firmware
+    assert {c['component'] for c in firmware['firmware']} == {
+        'bios', 'bmc'}
+    status, runbook = api.api('POST', '/v1/runbooks', {
+        'name': 'CUSTOM_SPLIT', 'steps': [{
+            'interface': 'bios', 'step': 'factory_reset', 'order': 0}]})
+    assert status == 201, runbook
+    assert api.api('DELETE',
+                   '/v1/runbooks/CUSTOM_SPLIT')[0] == 204
+    status, allocation = api.api('POST', '/v1/allocations',
+                                 {'resource_class': 'gold'})
+    assert status == 201, allocation
+    assert allocation['state'] == 'allocating'
+    assert allocation['created_at'].endswith('+00:00')
 
-        def processed():
-            shown = _request(endpoint, 'GET',
-                             '/v1/allocations/%s' % allocation['uuid'])[1]
-            return shown if shown['state'] != 'allocating' else None
+    def processed():
+        shown = api.api('GET',
+                        '/v1/allocations/%s' % allocation['uuid'])[1]
+        return shown if shown['state'] != 'allocating' else None
 
-        done = wait_for(processed, timeout=30, what='the allocation')
-        # The node is available now, and the only one of its class.
-        assert done['state'] == 'active', done
+    done = wait_for(processed, timeout=30, what='the allocation')
+    # The node is available now, and the only one of its class.
+    assert done['state'] == 'active', done
 
 
 def test_allocation_create_wait_through_the_cli(ironside):

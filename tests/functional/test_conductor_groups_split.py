@@ -14,8 +14,8 @@ from ironside.db import conductors as conductors_db
 from ironside.db import history as history_db
 from ironside.db import nodes as nodes_db
 from tests import utils
-from tests.functional.conftest import FAST_CONDUCTOR
 from tests.functional.fixtures import services
+from tests.functional.fixtures.ironside_process import FAST_CONDUCTOR
 from tests.utils import wait_for
 
 pytestmark = [pytest.mark.functional, services.OVER_RABBITMQ]

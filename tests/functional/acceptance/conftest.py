@@ -16,6 +16,7 @@ import pytest
 from openstack import connection
 
 from tests.functional.fixtures import ironside_process
+from tests.functional.fixtures import services
 from tests.functional.fixtures.clients import InProcessCli
 from tests.functional.fixtures.clients import sdk_connection
 from tests.utils import wait_for
@@ -25,15 +26,34 @@ def unique(prefix: str) -> str:
     return '%s-%s' % (prefix, uuid.uuid4().hex[:8])
 
 
+SQLITE = 'sqlite'
+RABBITMQ_POSTGRESQL = 'rabbitmq-postgresql'
+
+# For modules whose tests run against both deployments:
+# ``pytestmark = [..., BOTH_DEPLOYMENTS]``.
+BOTH_DEPLOYMENTS = pytest.mark.parametrize(
+    'ironside', [SQLITE, pytest.param(RABBITMQ_POSTGRESQL,
+                                      marks=services.OVER_RABBITMQ)],
+    indirect=True, scope='module')
+
+
 @pytest.fixture(scope='module')
-def ironside(tmp_path_factory):
-    """One all-in-one Ironside for the module, SQLite in a temp dir.
+def ironside(request, tmp_path_factory):
+    """One Ironside for the module: the all-in-one on SQLite in a temp
+    dir, or (parametrised ``rabbitmq-postgresql``) an ``ironside-api``
+    process and an ``ironside-conductor`` process over RabbitMQ and a
+    fresh PostgreSQL database.
 
     Debug logging is on, so that tests that look for secrets in the log
     see everything a chatty deployment would write.
     """
-    yield from ironside_process.serve(tmp_path_factory.mktemp('ironside'),
-                                      options={'DEFAULT': {'debug': True}})
+    deployment = getattr(request, 'param', SQLITE)
+    workdir = tmp_path_factory.mktemp('ironside')
+    if deployment == RABBITMQ_POSTGRESQL:
+        yield from ironside_process.serve_split(workdir, 'postgresql')
+    else:
+        yield from ironside_process.serve(
+            workdir, options={'DEFAULT': {'debug': True}})
 
 
 @pytest.fixture(scope='module')
@@ -64,11 +84,14 @@ def available_node(sdk, name: str | None = None, **values: Any):
     return node
 
 
-def sdk_wait_state(sdk, node_id: str, state: str, timeout: float = 60):
-    """The node (SDK) once in ``state``, polled every 0.1 s."""
+def sdk_wait_state(sdk, node_id: str, state: str, timeout: float = 60,
+                   until=lambda node: True):
+    """The node (SDK) once in ``state`` and ``until(node)`` holds, polled
+    every 0.1 s."""
     def reached():
         node = sdk.baremetal.get_node(node_id)
-        return node if node.provision_state == state else None
+        return node if node.provision_state == state and until(node) \
+            else None
     return wait_for(reached, timeout=timeout, interval=0.1,
                     what='node %s to reach %s' % (node_id, state))
 

@@ -347,3 +347,38 @@ def test_a_runbook_changes_what_the_bmc_reports(rpc, context, redfish,
              timeout=60,
              what='the runbook to set the BIOS and cleaning to end')
     assert helpers.node(node.uuid).last_error is None
+
+
+def test_a_runbook_services_a_deployed_node_on_the_bmc(rpc, context,
+                                                       redfish,
+                                                       make_bmc_node):
+    """Issue 13: a runbook run by servicing (1.92) through the API on a
+    deployed Redfish node; its service step changes the boot mode the
+    emulated BMC reports, and the node is active again."""
+    api = ApiClient(api_app.build_app(rpc))
+    response = api.post('/v1/runbooks', {
+        'name': 'CUSTOM_LEGACY_BOOT', 'steps': [{
+            'interface': 'management', 'step': 'apply_boot_mode',
+            'order': 0, 'args': {'mode': 'bios'}}]})
+    assert response.status_code == 201, response.text
+    node = make_bmc_node('redfish', redfish.driver_info(3))
+    helpers.to_available(rpc, context, node.uuid)
+    rpc.do_node_deploy(context, node.uuid)
+    helpers.wait_state(node.uuid, states.ACTIVE)
+    redfish.configure(3, boot_mode='UEFI')
+    # From 1.112 a node runs the runbooks that share one of its traits.
+    for path in ('/v1/runbooks/CUSTOM_LEGACY_BOOT/traits/CUSTOM_RACK_4',
+                 '/v1/nodes/%s/traits/CUSTOM_RACK_4' % node.uuid):
+        response = api.put(path)
+        assert response.status_code == 204, response.text
+
+    response = api.put('/v1/nodes/%s/states/provision' % node.uuid,
+                       {'target': 'service', 'runbook': 'CUSTOM_LEGACY_BOOT'})
+    assert response.status_code == 202, response.text
+    wait_for(lambda: redfish.state(3)['boot_mode'] == 'Legacy' and
+             helpers.node(node.uuid).provision_state == states.ACTIVE,
+             timeout=60,
+             what='the runbook to set the boot mode and servicing to end')
+    assert helpers.node(node.uuid).last_error is None
+    events = [h.event for h in history_db.list_for_node(node.id)]
+    assert 'Service step management.apply_boot_mode started' in events

@@ -32,6 +32,7 @@ from ironside.db import nodes as nodes_db
 from tests import utils
 from tests.functional import conftest as functional_conftest
 from tests.functional import test_site_split
+from tests.functional.fixtures import ironside_process
 from tests.functional.fixtures import private_services
 from tests.functional.fixtures import services
 
@@ -51,7 +52,7 @@ class FaultyDeployment:
     """The deployment under test and the private services below it."""
 
     split: functional_conftest.SplitDeployment
-    api: functional_conftest.SplitApi
+    api: ironside_process.SplitApi
     rabbit: private_services.PrivateRabbitMQ
     postgres: private_services.PrivatePostgreSQL
     uuids: list[str] = dataclasses.field(default_factory=list)

@@ -112,6 +112,18 @@ def test_duplicate_uuid_conflicts(api):
     assert response.status_code == 409
 
 
+@pytest.mark.parametrize('method', ['get', 'patch', 'delete'])
+def test_a_rule_is_named_by_uuid_only(api, method):
+    """As Ironic 39: an ident that is not a UUID is a bad request (400),
+    not an unknown rule (404)."""
+    args = ([{'op': 'replace', 'path': '/priority', 'value': 1}],) \
+        if method == 'patch' else ()
+    response = getattr(api, method)('%s/no-such-rule' % RULES, *args)
+    assert response.status_code == 400, response.text
+    assert error_of(response) == \
+        'Expected UUID for inspection_rule_uuid: no-such-rule'
+
+
 def test_microversions(api):
     assert api.get(RULES, version='1.95').status_code == 404
     assert api.post(RULES, _rule(), version='1.95').status_code == 405

@@ -311,3 +311,33 @@ def test_deploy_in_maintenance_is_refused(rpc, context, make_node):
     with pytest.raises(exception.NodeInMaintenance):
         rpc.do_node_deploy(context, node.uuid)
     assert _state(node.uuid) == states.AVAILABLE
+
+
+def test_a_flow_whose_preparation_fails_runs_no_step(conductor, context,
+                                                     make_node):
+    """step_flow.start prepares the node first (the deploy and clean
+    flows' ramdisk); a failed preparation fails the flow with the reason
+    and runs no step."""
+    import dataclasses
+
+    from ironside.conductor import deployments
+    from ironside.conductor import step_flow
+
+    failures = []
+
+    def prepare(task):
+        raise exception.InvalidParameterValue(err='no deploy ramdisk')
+
+    def on_fail(task, message, reason, event='fail'):
+        failures.append(message)
+
+    flow = dataclasses.replace(deployments.DEPLOY_FLOW, prepare=prepare,
+                               on_fail=on_fail)
+    node = make_node()
+    with conductor.acquire(context, node.uuid) as task:
+        step_flow.start(task, flow, [{'interface': 'deploy',
+                                      'step': 'write_image', 'args': {}}])
+    assert failures == ['Deploy preparation failed: no deploy ramdisk']
+    node = _node(node.uuid)
+    assert not node.deploy_step
+    assert 'deploy_steps' not in node.driver_internal_info
