@@ -6,10 +6,9 @@ file; the CLI authenticates as an operator would, with keystoneauth's
 password, and the endpoint). The site API, its web view and /v1 share
 the one authentication layer.
 
-Keystone is not exercised end to end: the tests have no keystone (nor
-an emulation of one). Policy under keystone is tested in
-tests/unit/strategy/test_site_policy.py with the headers keystone's
-middleware sets.
+Keystone is exercised by tests/functional/test_site_keystone.py
+(against a keystone emulator); the policy of each persona by
+tests/unit/strategy/test_site_policy.py.
 """
 
 from __future__ import annotations
