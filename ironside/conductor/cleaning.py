@@ -128,7 +128,3 @@ def run_cleaning(task: TaskManager, step_list: list[dict] | None) -> None:
         step_list = steps.automated_clean_steps_for(task)
     firmware.cache_components(task)
     step_flow.start(task, CLEAN_FLOW, step_list)
-
-
-def continue_cleaning(task: TaskManager) -> None:
-    step_flow.resume(task, CLEAN_FLOW)

@@ -105,11 +105,6 @@ def _do_node_deploy(task: TaskManager, step_list: list[dict]) -> None:
     step_flow.start(task, DEPLOY_FLOW, step_list)
 
 
-def continue_deploy(task: TaskManager) -> None:
-    """Worker: the asynchronous deploy step finished; run the next."""
-    step_flow.resume(task, DEPLOY_FLOW)
-
-
 def start_tear_down(task: TaskManager, verb: str | None = None) -> None:
     task.check_transition('delete', verb)
     validate_interfaces(task, ('power',))

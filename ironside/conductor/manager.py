@@ -9,7 +9,6 @@ exception classes.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 from typing import Any
 
@@ -225,33 +224,30 @@ class ConductorManager(base_manager.BaseConductorManager):
     def continue_node_deploy(self, context: RequestContext, node_id: str
                             ) -> None:
         """Callback: the waiting deploy step finished; go on."""
-        self._continue(context, node_id, deployments.DEPLOY_FLOW,
-                       deployments.continue_deploy)
+        self._continue(context, node_id, deployments.DEPLOY_FLOW)
 
     @utils.rpc_endpoint
     def continue_node_clean(self, context: RequestContext, node_id: str
                            ) -> None:
         """Callback: the waiting clean step finished; go on."""
-        self._continue(context, node_id, cleaning.CLEAN_FLOW,
-                       cleaning.continue_cleaning)
+        self._continue(context, node_id, cleaning.CLEAN_FLOW)
 
     @utils.rpc_endpoint
     def continue_node_service(self, context: RequestContext, node_id: str
                              ) -> None:
         """Callback: the waiting service step finished; go on."""
-        self._continue(context, node_id, servicing.SERVICE_FLOW,
-                       servicing.continue_servicing)
+        self._continue(context, node_id, servicing.SERVICE_FLOW)
 
     def _continue(self, context: RequestContext, node_id: int | str,
-                  flow: step_flow.StepFlow,
-                  resume: Callable[[TaskManager], None]) -> None:
+                  flow: step_flow.StepFlow) -> None:
+        """Resume ``flow`` on a node waiting in its wait state."""
         with self.acquire(context, node_id, patient=True,
                           purpose='continue %s' % flow.event_type) as task:
             if task.node.provision_state != flow.wait_state:
                 raise exception.InvalidStateRequested(
                     action='continue %s' % flow.event_type,
                     node=task.node.uuid, state=task.node.provision_state)
-            task.spawn_after(resume)
+            task.spawn_after(step_flow.resume, flow)
 
     # Power and management
 

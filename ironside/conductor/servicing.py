@@ -69,7 +69,3 @@ def run_servicing(task: TaskManager, step_list: list[dict]) -> None:
     """Worker: run the service steps in the order given."""
     utils.clear_failure(task.node)
     step_flow.start(task, SERVICE_FLOW, step_list)
-
-
-def continue_servicing(task: TaskManager) -> None:
-    step_flow.resume(task, SERVICE_FLOW)

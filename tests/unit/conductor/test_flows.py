@@ -118,11 +118,33 @@ def test_async_step_waits_for_a_callback(rpc, context, make_node):
     _wait_state(node.uuid, states.ACTIVE)
 
 
-def test_continue_refused_unless_waiting(rpc, context, make_node):
-    node = make_node()
+def test_async_clean_step_waits_for_a_callback(rpc, context, make_node):
+    """continue_node_clean resumes the clean flow as continue_node_deploy
+    does the deploy flow (one manager method for every flow)."""
+    node = make_node(driver_info={'fake_async_callback': True})
+    rpc.do_provisioning_action(context, node.uuid, 'manage')
+    _wait_state(node.uuid, states.MANAGEABLE)
+    rpc.do_node_clean(context, node.uuid, [
+        {'interface': 'deploy', 'step': 'erase_devices'}])
+    _wait_state(node.uuid, states.CLEANWAIT)
+    wait_for(lambda: _node(node.uuid).reservation is None)
     with pytest.raises(exception.InvalidStateRequested,
                        match='continue deploying'):
         rpc.continue_node_deploy(context, node.uuid)
+    rpc.continue_node_clean(context, node.uuid)
+    _wait_state(node.uuid, states.MANAGEABLE)
+    assert _node(node.uuid).last_error is None
+
+
+@pytest.mark.parametrize('verb, flow', [('deploy', 'deploying'),
+                                        ('clean', 'cleaning'),
+                                        ('service', 'servicing')])
+def test_continue_refused_unless_waiting(rpc, context, make_node, verb,
+                                         flow):
+    node = make_node()
+    with pytest.raises(exception.InvalidStateRequested,
+                       match='continue %s' % flow):
+        getattr(rpc, 'continue_node_%s' % verb)(context, node.uuid)
 
 
 def test_abort_while_waiting_for_deploy_step(rpc, context, make_node):
