@@ -56,6 +56,9 @@ class SiteActionService:
         self._runners: dict[int, tuple[threading.Thread,
                                        threading.Event]] = {}
         self._lock = threading.Lock()
+        # One check at a time: a check reads which actions run here, then
+        # claims and starts the others; two at once could both start one.
+        self._check_lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -109,6 +112,10 @@ class SiteActionService:
 
     def check(self) -> None:
         """One round: heartbeat, notice lost actions, claim new ones."""
+        with self._check_lock:
+            self._check()
+
+    def _check(self) -> None:
         running = self.running()
         if not running and self.limit.used:
             # No runner holds a slot: whatever the row says (a runner

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import threading
 
 import pytest
 from oslo_db import exception as db_exc
@@ -193,3 +194,46 @@ def test_runner_that_cannot_release_its_action_is_forgotten(
     running.check()
     assert wait_for(lambda: _finished(row.uuid)).result == 'success'
     assert running.running() == []
+
+
+def test_two_checks_at_once_start_one_runner(spec_strategy, memory_site,
+                                             monkeypatch):
+    """The service's own loop and a caller (a test, an operator's nudge)
+    may check at the same moment. Here a second check runs, in another
+    thread, just after the first has claimed the action and before it
+    has started its runner (the interleaving is forced through
+    claim_action, as it cannot be caused on purpose otherwise): it must
+    not start a second runner of the same action."""
+    _register('conductor-1')
+    memory_site.by_name('ntp01').frozen = True
+    made = site_service.SiteActionService('conductor-1', memory_site)
+    started = []
+    start_runner = made._start_runner
+
+    def _counted(action_id, uuid):
+        started.append(action_id)
+        start_runner(action_id, uuid)
+
+    monkeypatch.setattr(made, '_start_runner', _counted)
+    claim = site_db.claim_action
+    others = []
+
+    def _claim_then_another_check(*args):
+        claimed = claim(*args)
+        if not others:
+            other = threading.Thread(target=made.check)
+            others.append(other)
+            other.start()
+            other.join(2)
+        return claimed
+
+    monkeypatch.setattr(site_db, 'claim_action', _claim_then_another_check)
+    row = actions.create_action(memory_site, 'deploy_site',
+                                'deployment-strategy')
+    try:
+        made.check()
+        others[0].join(10)
+        assert started == [row.id]
+    finally:
+        memory_site.by_name('ntp01').frozen = False
+        made.stop()
