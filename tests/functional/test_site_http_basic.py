@@ -15,20 +15,10 @@ from __future__ import annotations
 
 import bcrypt
 import pytest
-import yaml
 
+from tests.functional import site_cli_flow
 from tests.functional.fixtures import clients
 from tests.functional.fixtures import ironside_process
-from tests.utils import wait_for
-
-STRATEGY = {
-    'schema': 'shipyard/DeploymentStrategy/v1',
-    'metadata': {'schema': 'metadata/Document/v1', 'name': 'basic'},
-    'data': {'groups': [
-        {'name': 'all', 'critical': True, 'depends_on': [],
-         'selectors': [{'rack_names': ['basic-rack']}],
-         'success_criteria': {'percent_successful_nodes': 100}}]},
-}
 
 
 @pytest.fixture
@@ -54,25 +44,7 @@ def test_openstack_site_under_http_basic(ironside, tmp_path):
     failed = wrong('strategy', 'list', check=False)
     assert isinstance(failed, clients.CliFailed)
     assert 'HTTP 401' in failed.stderr
-
-    baremetal = clients.InProcessCli(ironside.endpoint, 'baremetal',
-                                     _auth('s3cret'))
-    for name in ('basic-1', 'basic-2'):
-        baremetal('node', 'create', '--driver', 'fake-hardware', '--name',
-                  name, '--resource-class', 'baremetal', '--extra',
-                  'rack=basic-rack', '-f', 'json')
-    site = clients.InProcessCli(ironside.endpoint, 'site', _auth('s3cret'))
-    path = tmp_path / 'basic.yaml'
-    path.write_text(yaml.safe_dump(STRATEGY))
-    assert site('strategy', 'create', str(path), '-f', 'json')['name'] == \
-        'basic'
-    selected = site('node', 'filter', '--rack', 'basic-rack', '-f', 'json')
-    assert sorted(n['Name'] for n in selected) == ['basic-1', 'basic-2']
-    output = site('action', 'create', 'deploy_site', '--strategy', 'basic')
-    uuid = output.split()[2].rstrip(':')
-    wait_for(lambda: site('action', 'show', uuid, '-f', 'value', '-c',
-                          'state') == 'finished\n', timeout=120,
-             interval=0.5, what='the action to complete')
-    assert site('action', 'show', uuid, '-f', 'json')['result'] == 'success'
-    status = site('node', 'status', '-f', 'json')
-    assert {n['Provision State'] for n in status} == {'active'}
+    site_cli_flow.deploy_a_rack(
+        clients.InProcessCli(ironside.endpoint, 'baremetal', _auth('s3cret')),
+        clients.InProcessCli(ironside.endpoint, 'site', _auth('s3cret')),
+        tmp_path, 'basic')

@@ -13,21 +13,12 @@ scope it vouches for.
 from __future__ import annotations
 
 import pytest
-import yaml
 
+from tests.functional import site_cli_flow
 from tests.functional.fixtures import clients
 from tests.functional.fixtures import ironside_process
 from tests.functional.fixtures import keystone_emulator
-from tests.utils import wait_for
 
-STRATEGY = {
-    'schema': 'shipyard/DeploymentStrategy/v1',
-    'metadata': {'schema': 'metadata/Document/v1', 'name': 'keyed'},
-    'data': {'groups': [
-        {'name': 'all', 'critical': True, 'depends_on': [],
-         'selectors': [{'rack_names': ['keyed-rack']}],
-         'success_criteria': {'percent_successful_nodes': 100}}]},
-}
 USERS = [
     keystone_emulator.User('ironside', 'service-secret', ('service', 'admin'),
                            project='service'),
@@ -74,29 +65,22 @@ def _cli(deployment, prefix: str, user: str, password: str,
 
 
 def test_openstack_site_under_keystone(deployment, tmp_path):
-    ironside, keystone = deployment
+    _ironside, keystone = deployment
     wrong = _cli(deployment, 'site', 'operator', 'nope')('strategy', 'list',
                                                         check=False)
     assert isinstance(wrong, clients.CliFailed)
     assert '401' in wrong.stderr
 
-    baremetal = _cli(deployment, 'baremetal', 'operator', 'op-secret')
-    for name in ('keyed-1', 'keyed-2'):
-        baremetal('node', 'create', '--driver', 'fake-hardware', '--name',
-                  name, '--resource-class', 'baremetal', '--extra',
-                  'rack=keyed-rack', '-f', 'json')
-    site = _cli(deployment, 'site', 'operator', 'op-secret')
-    path = tmp_path / 'keyed.yaml'
-    path.write_text(yaml.safe_dump(STRATEGY))
-    assert site('strategy', 'create', str(path), '-f', 'json')['name'] == \
-        'keyed'
-    selected = site('node', 'filter', '--rack', 'keyed-rack', '-f', 'json')
-    assert sorted(n['Name'] for n in selected) == ['keyed-1', 'keyed-2']
+    uuid = site_cli_flow.deploy_a_rack(
+        _cli(deployment, 'baremetal', 'operator', 'op-secret'),
+        _cli(deployment, 'site', 'operator', 'op-secret'), tmp_path, 'keyed')
 
     # A system reader reads the site but starts nothing.
     auditor = _cli(deployment, 'site', 'auditor', 'aud-secret')
     assert [s['Name'] for s in auditor('strategy', 'list', '-f', 'json')] \
         == ['keyed']
+    assert [a['UUID'] for a in auditor('action', 'list', '-f', 'json')] == \
+        [uuid]
     refused = auditor('action', 'create', 'deploy_site', '--strategy',
                       'keyed', check=False)
     assert isinstance(refused, clients.CliFailed)
@@ -104,16 +88,5 @@ def test_openstack_site_under_keystone(deployment, tmp_path):
     # A project's member sees none of the system's nodes.
     tenant = _cli(deployment, 'site', 'tenant', 'ten-secret', system=False)
     assert tenant('node', 'status', '-f', 'json') == []
-
-    output = site('action', 'create', 'deploy_site', '--strategy', 'keyed')
-    uuid = output.split()[2].rstrip(':')
-    wait_for(lambda: site('action', 'show', uuid, '-f', 'value', '-c',
-                          'state') == 'finished\n', timeout=120,
-             interval=0.5, what='the action to complete')
-    assert site('action', 'show', uuid, '-f', 'json')['result'] == 'success'
-    assert [a['UUID'] for a in auditor('action', 'list', '-f', 'json')] == \
-        [uuid]
-    status = site('node', 'status', '-f', 'json')
-    assert {n['Provision State'] for n in status} == {'active'}
     # Ironside's middleware validated the callers' tokens with keystone.
     assert ('GET', '/v3/auth/tokens') in keystone.requests

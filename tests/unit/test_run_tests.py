@@ -56,19 +56,28 @@ def _tools(tmp_path: pathlib.Path, *present: str) -> pathlib.Path:
     return bin_dir
 
 
+def _install(bin_dir: pathlib.Path, sudo: bool = True
+             ) -> tuple[subprocess.CompletedProcess, list[str]]:
+    """Run the script on ``bin_dir`` with an apt-get stub (and a sudo
+    stub) that records what it is asked: the run, and the apt-get calls."""
+    calls = bin_dir.parent / 'calls'
+    _stub(bin_dir, 'apt-get', 'echo "apt-get $*" >> %s' % calls)
+    if sudo:
+        _stub(bin_dir, 'sudo', '"$@"')
+    result = subprocess.run([str(bin_dir / 'sh'), INSTALL],
+                            env={'PATH': str(bin_dir)}, capture_output=True,
+                            text=True)
+    return result, calls.read_text().splitlines() if calls.exists() else []
+
+
 def test_missing_ipmitool_is_installed(tmp_path):
     """With ipmitool missing, the script asks apt-get for it (apt-get and
     sudo are stubs that record what they are asked: a test must not
     install packages on the machine running it)."""
     bin_dir = _tools(tmp_path, 'etcd', 'etcdctl', 'kubectl', 'chromium',
                      'chromedriver', 'pg_ctlcluster')
-    calls = tmp_path / 'calls'
-    _stub(bin_dir, 'apt-get', 'echo "apt-get $*" >> %s' % calls)
-    _stub(bin_dir, 'sudo', '"$@"')
-    subprocess.run([str(bin_dir / 'sh'), INSTALL],
-                   env={'PATH': str(bin_dir)}, check=True,
-                   capture_output=True)
-    update, install = calls.read_text().splitlines()
+    result, (update, install) = _install(bin_dir)
+    assert result.returncode == 0, result.stderr
     assert update == 'apt-get update -qq'
     assert install.startswith('apt-get install -y -qq --no-install-recommends')
     assert 'ipmitool' in install.split()
@@ -83,13 +92,9 @@ def test_python_without_venv_gets_python3_venv(tmp_path):
                      'chromium', 'chromedriver', 'pg_ctlcluster')
     (bin_dir / 'python3').unlink()
     _stub(bin_dir, 'python3', 'exit 1')
-    calls = tmp_path / 'calls'
-    _stub(bin_dir, 'apt-get', 'echo "apt-get $*" >> %s' % calls)
-    _stub(bin_dir, 'sudo', '"$@"')
-    subprocess.run([str(bin_dir / 'sh'), INSTALL],
-                   env={'PATH': str(bin_dir)}, check=True,
-                   capture_output=True)
-    assert 'python3-venv' in calls.read_text().splitlines()[1].split()
+    result, calls = _install(bin_dir)
+    assert result.returncode == 0, result.stderr
+    assert 'python3-venv' in calls[1].split()
 
 
 def test_without_root_or_sudo_it_names_what_is_missing(tmp_path):
@@ -97,15 +102,11 @@ def test_without_root_or_sudo_it_names_what_is_missing(tmp_path):
                      'chromedriver', 'pg_ctlcluster')
     (bin_dir / 'id').unlink()
     _stub(bin_dir, 'id', 'echo 1000')
-    calls = tmp_path / 'calls'
-    _stub(bin_dir, 'apt-get', 'echo "apt-get $*" >> %s' % calls)
-    result = subprocess.run([str(bin_dir / 'sh'), INSTALL],
-                            env={'PATH': str(bin_dir)}, capture_output=True,
-                            text=True)
+    result, calls = _install(bin_dir, sudo=False)
     assert result.returncode == 1
     assert 'missing Debian packages: ipmitool' in result.stderr
     assert 'apt-get install ipmitool' in result.stderr
-    assert not calls.exists()
+    assert calls == []
 
 
 def test_nothing_is_installed_when_everything_is_there(tmp_path):
@@ -118,8 +119,6 @@ def test_nothing_is_installed_when_everything_is_there(tmp_path):
     absolute = [c for c in packages[::2] if '/' in c]
     if not all(os.access(c, os.X_OK) for c in absolute):
         pytest.skip('this machine lacks one of %s' % ', '.join(absolute))
-    calls = tmp_path / 'calls'
-    _stub(bin_dir, 'apt-get', 'echo "apt-get $*" >> %s' % calls)
-    subprocess.run([str(bin_dir / 'sh'), INSTALL],
-                   env={'PATH': str(bin_dir)}, check=True)
-    assert not calls.exists()
+    result, calls = _install(bin_dir, sudo=False)
+    assert result.returncode == 0, result.stderr
+    assert calls == []
