@@ -3,11 +3,18 @@ side.
 
     python -m benchmarks.provision --servers ironside,ironic39 --nodes 100,1000
 
-For every node count and every server (in that order, one server at a time,
-each in a fresh process with a fresh database) it enrolls the nodes, drives
-them all to active and back (see benchmarks/workload.py), then times node
-list and show. It prints a table per node count and writes everything to
+For every workload, automated-cleaning setting, node count and server (in
+that order, one server at a time, each in a fresh process with a fresh
+database) it enrolls the nodes, drives them all to active and back (see
+benchmarks/workload.py), then times node list and show. It prints a table
+per workload, cleaning setting and node count and writes everything to
 benchmarks/results/<UTC time>.json.
+
+Workloads (``--workload``): ``serial``, each of the workers drives one node
+at a time (verb, then polls of that node); ``burst``, the workers send
+every node's verb of a phase as fast as the server takes them while one
+client polls the node list. ``--automated-clean on,off`` runs both
+cleaning settings.
 """
 
 from __future__ import annotations
@@ -15,6 +22,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime
+import itertools
 import json
 import os
 import platform
@@ -76,11 +84,16 @@ def _profiled(server, count: int, directory: Path | None):
 
 
 def run_one(server_name: str, count: int, args: argparse.Namespace,
-            list_only: bool) -> dict:
-    server = make_server(server_name, keep_state=args.keep_state)
+            list_only: bool, workload_name: str = 'serial',
+            automated_clean: bool = True) -> dict:
+    server = make_server(server_name, keep_state=args.keep_state,
+                         automated_clean=automated_clean)
     result: dict = {'server': server_name, 'nodes': count,
-                    'list_only': list_only}
-    log = lambda text: print('[%s N=%d] %s' % (server_name, count, text),  # noqa: E731
+                    'list_only': list_only, 'workload': workload_name,
+                    'automated_clean': automated_clean}
+    tag = '%s N=%d %s cleaning %s' % (server_name, count, workload_name,
+                                      'on' if automated_clean else 'off')
+    log = lambda text: print('[%s] %s' % (tag, text),  # noqa: E731
                              file=sys.stderr, flush=True)
     log('starting')
     result['load_average_before'] = os.getloadavg()
@@ -97,8 +110,10 @@ def run_one(server_name: str, count: int, args: argparse.Namespace,
         log('enrolled %d nodes at %.1f nodes/s' % (enroll.nodes,
                                                   enroll.rate))
         if not list_only:
+            drive = (workload.provision_burst if workload_name == 'burst'
+                     else workload.provision)
             with _profiled(server, count, args.py_spy):
-                phases = workload.provision(uuids)
+                phases = drive(uuids)
             result['phases'] = {phase.name: phase.as_dict()
                                 for phase in phases}
             for phase in phases:
@@ -125,6 +140,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument('--nodes', default='100,1000',
                         help='Comma-separated node counts (default: '
                              '100,1000).')
+    parser.add_argument('--workload', default='serial',
+                        help='Comma-separated: serial, burst (default: '
+                             'serial).')
+    parser.add_argument('--automated-clean', default='on',
+                        help='Comma-separated: on, off (default: on).')
     parser.add_argument('--workers', type=int, default=8,
                         help='Concurrent clients (default: 8).')
     parser.add_argument('--poll-first', type=float, default=0.01,
@@ -157,6 +177,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     server_names = [name for name in args.servers.split(',') if name]
     counts = [int(count) for count in args.nodes.split(',') if count]
+    workloads = [name for name in args.workload.split(',') if name]
+    cleanings = [value == 'on' for value in args.automated_clean.split(',')
+                 if value]
     list_only = parse_list_only(args.list_only, server_names)
 
     started = datetime.datetime.now(datetime.timezone.utc)
@@ -168,26 +191,29 @@ def main(argv: list[str] | None = None) -> int:
                      'poll_first': args.poll_first,
                      'poll_max': args.poll_max,
                      'latency_seconds': args.latency_seconds,
-                     'list_only': args.list_only},
+                     'list_only': args.list_only,
+                     'workloads': workloads,
+                     'automated_clean': cleanings},
         'runs': [],
     }
     output = args.output or RESULTS_DIR / (
         started.strftime('%Y%m%dT%H%M%SZ') + '.json')
     clock = time.monotonic()
-    for count in counts:
-        for name in server_names:
-            skip = name in list_only and count >= list_only[name]
-            try:
-                run = run_one(name, count, args, skip)
-            except Exception as exc:
-                # Keep what the other servers measured; say why this one
-                # has no figures.
-                print('[%s N=%d] failed: %s' % (name, count, exc),
-                      file=sys.stderr, flush=True)
-                run = {'server': name, 'nodes': count, 'error': str(exc)}
-            document['runs'].append(run)
-            output.parent.mkdir(parents=True, exist_ok=True)
-            output.write_text(json.dumps(document, indent=1))
+    for workload_name, clean, count, name in itertools.product(
+            workloads, cleanings, counts, server_names):
+        skip = name in list_only and count >= list_only[name]
+        try:
+            run = run_one(name, count, args, skip, workload_name, clean)
+        except Exception as exc:
+            # Keep what the other servers measured; say why this one
+            # has no figures.
+            print('[%s N=%d] failed: %s' % (name, count, exc),
+                  file=sys.stderr, flush=True)
+            run = {'server': name, 'nodes': count, 'error': str(exc),
+                   'workload': workload_name, 'automated_clean': clean}
+        document['runs'].append(run)
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(json.dumps(document, indent=1))
     document['seconds'] = round(time.monotonic() - clock, 1)
     output.write_text(json.dumps(document, indent=1))
     print(report.render(document))

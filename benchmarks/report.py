@@ -64,6 +64,12 @@ def _rows(run: dict) -> list[tuple[str, str, float | None, bool]]:
         rows.append((label, _num(rate), rate, True))
     cpu = cpu_ms_per_node(run)
     rows.append(('server CPU ms/node, cycle', _num(cpu), cpu, False))
+    sql = [phases[name].get('sql_per_node') if name in phases else None
+           for name in PHASE_ORDER]
+    rows.append(('SQL statements/node, each phase',
+                 '/'.join(_num(value) for value in sql)
+                 if any(value is not None for value in sql) else '-',
+                 None, False))
     latency = run.get('latency') or {}
     for key, label in READS:
         stats = latency.get(key)
@@ -73,6 +79,9 @@ def _rows(run: dict) -> list[tuple[str, str, float | None, bool]]:
         rows.append(('%s p50/p90/p99 ms' % label, '%s/%s/%s' % (
             _num(stats['p50']), _num(stats['p90']), _num(stats['p99'])),
             stats['p50'], False))
+        if key == 'list_detail' and stats.get('p95') is not None:
+            rows.append(('%s p95 ms' % label, _num(stats['p95']),
+                         stats['p95'], False))
     # Other work on the machine shows here; compare with care when high.
     before = run.get('load_average_before')
     after = run.get('load_average_after')
@@ -98,10 +107,21 @@ def _ratio(first: float | None, second: float | None,
     return first / second if higher_better else second / first
 
 
+def group_of(run: dict) -> tuple[str, bool]:
+    """The workload and cleaning setting a run was made with (documents
+    from before the burst workload: serial, cleaning on)."""
+    return run.get('workload', 'serial'), run.get('automated_clean', True)
+
+
+def _group_title(group: tuple[str, bool]) -> str:
+    return '%s, cleaning %s' % (group[0], 'on' if group[1] else 'off')
+
+
 def render_count(count: int, runs: list[dict]) -> str:
     names = [run['server'] for run in runs]
     table = [_rows(run) for run in runs]
-    header = ['N = %d' % count] + names
+    header = ['N = %d, %s' % (count, _group_title(group_of(runs[0])))] + \
+        names
     compare = len(runs) >= 2
     if compare:
         header.append('%s vs %s' % (names[0], names[1]))
@@ -133,7 +153,19 @@ def _find(runs: list[dict], server: str, count: int) -> dict | None:
 
 def check_aims(document: dict) -> list[str]:
     """The aims of the issues, judged on what this run measured."""
-    runs = document['runs']
+    lines = []
+    groups = list(dict.fromkeys(group_of(run) for run in document['runs']))
+    for group in groups:
+        runs = [run for run in document['runs'] if group_of(run) == group]
+        found = _group_aims(runs, group)
+        if found and len(groups) > 1:
+            lines.append('%s:' % _group_title(group))
+            found = ['  ' + line for line in found]
+        lines.extend(found)
+    return lines
+
+
+def _group_aims(runs: list[dict], group: tuple[str, bool]) -> list[str]:
     counts = sorted({run['nodes'] for run in runs})
     lines = []
 
@@ -153,6 +185,27 @@ def check_aims(document: dict) -> list[str]:
     def p50(key):
         return lambda run: (run.get('latency', {}).get(key) or {}).get('p50')
 
+    # Issue 15's aims: the burst workload without cleaning, and the
+    # serial one with it.
+    if group == ('burst', False) and 1000 in counts:
+        compare('manage→active throughput', 1000, manage_to_active, 20,
+                True)
+        compare('server CPU per node, whole cycle', 1000, cpu_ms_per_node,
+                20, False)
+        compare('node list (detail) p50', 1000, p50('list_detail'), 20,
+                False)
+        ours = _find(runs, 'ironside', 1000) or {}
+        detail = (ours.get('latency') or {}).get('list_detail') or {}
+        if detail.get('p95') is not None:
+            spread = detail['p95'] / detail['p50']
+            lines.append('node list (detail) p95 = %.1f× its p50 (aim < 2×): '
+                         '%s' % (spread, 'met' if spread < 2 else 'NOT met'))
+    if group == ('serial', True) and 1000 in counts:
+        compare('manage→active throughput, cleaning on', 1000,
+                manage_to_active, 10, True)
+    if group != ('serial', True):
+        lines.extend(_scaling(runs, counts))
+        return lines
     if 1000 in counts:
         compare('manage→active throughput', 1000, manage_to_active, 10,
                 True)
@@ -166,6 +219,13 @@ def check_aims(document: dict) -> list[str]:
                 p50('show_nova_fields'), 5, False)
         compare('instance lookup p50', 10000, p50('instance_lookup'), 5,
                 False)
+    lines.extend(_scaling(runs, counts))
+    return lines
+
+
+def _scaling(runs: list[dict], counts: list[int]) -> list[str]:
+    """Manage→active throughput by N, and whether it holds as N grows."""
+    lines = []
     for server in ('ironside', 'ironic39'):
         rates = [(count, manage_to_active(_find(runs, server, count) or {}))
                  for count in counts]
@@ -196,9 +256,12 @@ def render(document: dict) -> str:
     if versions:
         parts[0] += '\nVersions: %s.' % ', '.join(
             '%s %s' % item for item in versions.items())
-    counts = sorted({run['nodes'] for run in document['runs']})
-    for count in counts:
-        runs = [run for run in document['runs'] if run['nodes'] == count]
+    groups = dict.fromkeys(group_of(run) for run in document['runs'])
+    for group, count in [(group, count) for group in groups for count in
+                         sorted({run['nodes'] for run in document['runs']
+                                 if group_of(run) == group})]:
+        runs = [run for run in document['runs'] if run['nodes'] == count
+                and group_of(run) == group]
         parts.append(render_count(count, runs))
         for run in runs:
             if run.get('error'):

@@ -1,5 +1,6 @@
 """The servers under test, each started the same way: one process, SQLite,
-loopback, noauth, fake hardware, automated cleaning on.
+loopback, noauth, fake hardware, automated cleaning on (or off, when the
+run asks).
 
 A server is prepared (installed, configured, schema created) in a fresh state
 directory, started on a free loopback port, and stopped by signalling the
@@ -19,6 +20,7 @@ import time
 from pathlib import Path
 
 import requests
+from prometheus_client.parser import text_string_to_metric_families
 
 from tests.functional.fixtures import process
 
@@ -67,8 +69,10 @@ class Server:
 
     name = ''
 
-    def __init__(self, keep_state: bool = False) -> None:
+    def __init__(self, keep_state: bool = False,
+                 automated_clean: bool = True) -> None:
         self.keep_state = keep_state
+        self.automated_clean = automated_clean
         self.state_dir = Path(tempfile.mkdtemp(prefix='bench-%s-' %
                                                self.name))
         self.port = free_port()
@@ -101,7 +105,8 @@ class Server:
             'DEFAULT': default,
             'api': {'host_ip': '127.0.0.1', 'port': self.port,
                     'max_limit': 1000},
-            'conductor': {'automated_clean': 'true'},
+            'conductor': {'automated_clean': str(self.automated_clean
+                                                 ).lower()},
             'database': {'connection': 'sqlite:///%s' %
                          (self.state_dir / database_file)},
         }
@@ -130,6 +135,10 @@ class Server:
         self.stop()
         raise RuntimeError('%s did not answer GET / in %ds:\n%s' % (
             self.name, START_TIMEOUT, self.logs()))
+
+    def sql_statements(self) -> float | None:
+        """SQL statements the server has sent so far, if it counts them."""
+        return None
 
     def logs(self) -> str:
         return '%s\n%s' % (tail(self.state_dir / 'stdout.log'),
@@ -212,12 +221,22 @@ class IronsideServer(Server):
 
     def prepare(self) -> None:
         self.config_path = self.state_dir / 'ironside.conf'
-        write_ini(self.config_path, self.common_sections(
+        sections = self.common_sections(
             'local', {'firmware': 'no-firmware', 'network': 'noop',
-                      'storage': 'noop'}, 'ironside.sqlite'))
+                      'storage': 'noop'}, 'ironside.sqlite')
+        # /metrics, for the SQL statements per node and phase.
+        sections['metrics'] = {'enabled': 'true'}
+        write_ini(self.config_path, sections)
         run_checked([self._script('ironside-dbsync'), '--config-file',
                      str(self.config_path), 'upgrade'],
                     self.state_dir / 'dbsync.log')
+
+    def sql_statements(self) -> float | None:
+        text = requests.get(self.base_url + '/metrics', timeout=30).text
+        return sum(sample.value
+                   for family in text_string_to_metric_families(text)
+                   for sample in family.samples
+                   if sample.name == 'ironside_db_statements_total')
 
     def command(self) -> list[str]:
         return [self._script('ironside'), '--config-file',
@@ -238,11 +257,12 @@ class IronsideServer(Server):
         return '%s (%s)' % (where[0], commit) if commit else where[0]
 
 
-def make_server(name: str, keep_state: bool = False) -> Server:
+def make_server(name: str, keep_state: bool = False,
+                automated_clean: bool = True) -> Server:
     """The server class registered under name, instantiated."""
     if name == 'ironside':
-        return IronsideServer(keep_state)
+        return IronsideServer(keep_state, automated_clean)
     if name == 'ironic39':
         from benchmarks import ironic39
-        return ironic39.Ironic39Server(keep_state)
+        return ironic39.Ironic39Server(keep_state, automated_clean)
     raise ValueError('unknown server %r (known: ironside, ironic39)' % name)

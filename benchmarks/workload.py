@@ -70,6 +70,7 @@ def summarize(samples: list[float]) -> dict[str, float]:
 
     return {'count': len(ordered),
             'p50': pct(0.50) * 1000, 'p90': pct(0.90) * 1000,
+            'p95': pct(0.95) * 1000,
             'p99': pct(0.99) * 1000, 'mean': statistics.fmean(ordered) * 1000,
             'max': ordered[-1] * 1000}
 
@@ -85,6 +86,11 @@ class PhaseResult:
     requests: int = 0
     retries: int = 0
     failures: list[str] = field(default_factory=list)
+    # SQL statements the server sent during the phase (None: not known,
+    # as for Ironic, which exports no such count).
+    sql_statements: float | None = None
+    # The node list polls of a burst phase.
+    poll_latency_ms: dict[str, float] | None = None
 
     @property
     def rate(self) -> float:
@@ -93,6 +99,9 @@ class PhaseResult:
     def as_dict(self) -> dict:
         data = asdict(self)
         data['nodes_per_second'] = self.rate
+        data['sql_per_node'] = (
+            round(self.sql_statements / self.nodes, 1)
+            if self.sql_statements is not None and self.nodes else None)
         return data
 
 
@@ -158,6 +167,7 @@ class Workload:
             outcome = one(item)
             return outcome, time.perf_counter() - started
 
+        sql_before = self.server.sql_statements()
         cpu_before = self.server.cpu_seconds()
         client_cpu_before = time.process_time()
         started = time.perf_counter()
@@ -180,10 +190,15 @@ class Workload:
             server_cpu_seconds=self.server.cpu_seconds() - cpu_before,
             client_cpu_seconds=time.process_time() - client_cpu_before,
             node_latency_ms=summarize(latencies), requests=self._requests,
-            retries=self._retries, failures=failures[:10])
+            retries=self._retries, failures=failures[:10],
+            sql_statements=self._sql_since(sql_before))
         if failures:
             result.failures.insert(0, '%d nodes failed' % len(failures))
         return result, done
+
+    def _sql_since(self, before: float | None) -> float | None:
+        after = self.server.sql_statements()
+        return None if before is None or after is None else after - before
 
     def enroll(self, count: int) -> tuple[PhaseResult, list[str]]:
         def create(index: int) -> str:
@@ -239,6 +254,7 @@ class Workload:
             self._count(requests, retries)
 
     def provision(self, uuids: list[str]) -> list[PhaseResult]:
+        """The serial workload: each worker drives one node at a time."""
         results = []
         for name, verb, target in PHASES:
             result, uuids = self._run_phase(
@@ -247,6 +263,103 @@ class Workload:
                                                                 v, t))
             results.append(result)
         return results
+
+    def provision_burst(self, uuids: list[str]) -> list[PhaseResult]:
+        """The burst workload: in each phase the workers send every
+        node's verb as fast as the server takes them, while one client
+        polls the node list until every node has settled."""
+        results = []
+        for name, verb, target in PHASES:
+            result, uuids = self._burst_phase(name, verb, target, uuids)
+            results.append(result)
+        return results
+
+    def _send(self, node_uuid: str, verb: str) -> None:
+        """The verb, asked again while the server answers busy."""
+        deadline = time.monotonic() + self.node_timeout
+        path = '/v1/nodes/%s/states/provision' % node_uuid
+        waits = self.poll.waits()
+        requests = retries = 0
+        try:
+            while True:
+                requests += 1
+                response = self.api.request('PUT', path,
+                                            body={'target': verb})
+                if response.status == 202:
+                    return
+                if (response.status not in RETRY_STATUSES
+                        or time.monotonic() > deadline):
+                    raise ApiError('PUT', path, response.status,
+                                   response.body.decode(errors='replace'))
+                retries += 1
+                time.sleep(next(waits))
+        finally:
+            self._count(requests, retries)
+
+    def _burst_phase(self, name: str, verb: str, target: str,
+                     uuids: list[str]) -> tuple[PhaseResult, list[str]]:
+        self._requests = self._retries = 0
+        pending = set(uuids)
+        done: list[str] = []
+        failures: list[str] = []
+        latencies: list[float] = []
+        polls: list[float] = []
+
+        def timed_send(node_uuid: str) -> float:
+            started = time.perf_counter()
+            self._send(node_uuid, verb)
+            return time.perf_counter() - started
+
+        sql_before = self.server.sql_statements()
+        cpu_before = self.server.cpu_seconds()
+        client_cpu_before = time.process_time()
+        started = time.perf_counter()
+        deadline = time.monotonic() + self.node_timeout
+        with futures.ThreadPoolExecutor(self.workers) as pool:
+            jobs = {pool.submit(timed_send, node): node for node in uuids}
+            waits = self.poll.waits()
+            while pending:
+                for job in [job for job in jobs if job.done()]:
+                    node = jobs.pop(job)
+                    try:
+                        latencies.append(job.result())
+                    except ApiError as exc:
+                        failures.append(str(exc))
+                        pending.discard(node)
+                nodes, seconds, pages = self.api.list_all(
+                    '/v1/nodes', {'fields': 'uuid,' + STATE_FIELDS})
+                polls.append(seconds)
+                self._count(pages)
+                for node in nodes:
+                    if node['uuid'] not in pending:
+                        continue
+                    state = node['provision_state']
+                    if state == target and not node['target_provision_state']:
+                        pending.discard(node['uuid'])
+                        done.append(node['uuid'])
+                    elif state.endswith('failed') or state == 'error':
+                        pending.discard(node['uuid'])
+                        failures.append('node %s: %s ended in %r: %s' % (
+                            node['uuid'], verb, state, node['last_error']))
+                if pending and time.monotonic() > deadline:
+                    failures.append('%d nodes not %s after %ds' % (
+                        len(pending), target, self.node_timeout))
+                    break
+                if pending:
+                    time.sleep(next(waits))
+        seconds = time.perf_counter() - started
+        result = PhaseResult(
+            name=name, nodes=len(done), seconds=seconds,
+            server_cpu_seconds=self.server.cpu_seconds() - cpu_before,
+            client_cpu_seconds=time.process_time() - client_cpu_before,
+            node_latency_ms=summarize(latencies), requests=self._requests,
+            retries=self._retries, failures=failures[:10],
+            sql_statements=self._sql_since(sql_before),
+            poll_latency_ms=summarize(polls))
+        if failures:
+            result.failures.insert(0, '%d nodes failed' % len(failures))
+        self.log('%s: %d nodes in %.1f s' % (name, len(done), seconds))
+        return result, done
 
     def latencies(self, uuids: list[str], budget: float,
                   min_iterations: int = 5) -> dict[str, dict]:

@@ -19,22 +19,30 @@ from benchmarks import scale_out
 NODES = 5
 
 
-def test_tiny_ironside_run(tmp_path, capsys):
+@pytest.mark.parametrize('workload,cleaning', [('serial', 'on'),
+                                               ('burst', 'off')])
+def test_tiny_ironside_run(tmp_path, capsys, workload, cleaning):
     output = tmp_path / 'result.json'
     code = provision.main(['--servers', 'ironside', '--nodes', str(NODES),
                            '--latency-seconds', '0.2',
+                           '--workload', workload,
+                           '--automated-clean', cleaning,
                            '--output', str(output)])
     assert code == 0
 
     document = json.loads(output.read_text())
     [run] = document['runs']
     assert 'error' not in run, run.get('error')
+    assert (run['workload'], run['automated_clean']) == (
+        workload, cleaning == 'on')
     assert run['enroll']['nodes'] == NODES
     assert list(run['phases']) == ['manage', 'provide', 'deploy', 'undeploy']
     for phase in run['phases'].values():
         assert phase['failures'] == [], phase
         assert phase['nodes'] == NODES
         assert phase['nodes_per_second'] > 0
+        # Every phase writes the node's state at least once.
+        assert phase['sql_per_node'] >= 1, phase
     for name in ('list', 'list_detail', 'list_nova_fields', 'show',
                  'show_nova_fields', 'instance_lookup'):
         assert run['latency'][name]['count'] >= 5, name
