@@ -120,6 +120,29 @@ def ssh_nodes(tmp_path):
         nodes.stop()
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items) -> None:
+    """Tests that share a parametrised module-scoped deployment (the
+    acceptance tests' all-in-one and split deployment) run on one xdist
+    worker per module and parameter (``--dist loadgroup``), so that each
+    deployment starts once: spread over the workers, each worker would
+    start its own (30-40 s each for the split one). Cheap module fixtures
+    (emulators) are left to spread, where the tests gain more from
+    running side by side."""
+    for item in items:
+        info = getattr(item, '_fixtureinfo', None)
+        params = getattr(getattr(item, 'callspec', None), 'params', {})
+        if info is None or not params:
+            continue
+        shared = sorted(name for name, defs in info.name2fixturedefs.items()
+                        if defs and defs[-1].scope == 'module'
+                        and name in params)
+        if shared:
+            item.add_marker(pytest.mark.xdist_group('-'.join(
+                [item.module.__name__] +
+                [str(params[name]) for name in shared])))
+
+
 def pytest_terminal_summary(terminalreporter):
     """Print the fault tests' recovery times (kept in each report's
     ``user_properties``, so they cross from xdist workers) whatever the
