@@ -106,9 +106,12 @@ class SiteClient:
         return self._request('GET', '/nodes/status',
                              params=params)['nodes']
 
-    def filter_nodes(self, selectors: list[dict]) -> list[dict]:
-        return self._request('POST', '/nodes/filter',
-                             json={'selectors': selectors})['nodes']
+    def filter_nodes(self, selectors: list[dict],
+                     revision: str | None = None) -> list[dict]:
+        body: dict[str, Any] = {'selectors': selectors}
+        if revision is not None:
+            body['revision'] = revision
+        return self._request('POST', '/nodes/filter', json=body)['nodes']
 
     # Designs
 

@@ -99,6 +99,13 @@ class NodeFilter(command.Lister):
                                  '"selectors"; or give one selector with '
                                  'the options below')
         _add_selector_options(parser)
+        parser.add_argument('--revision', metavar='<version>',
+                            help='Select from the inventory of this design '
+                                 'version (a revision number, committed, '
+                                 'successful-site-action, buffer) as the '
+                                 'design describes the nodes, instead of '
+                                 'from the enrolled nodes; a node not '
+                                 'enrolled yet has no UUID')
         return parser
 
     def take_action(self, parsed_args):
@@ -108,7 +115,7 @@ class NodeFilter(command.Lister):
                 'Give selectors in a file or as options, not both')
         if not parsed_args.file:
             return self._listing(site_client(self).filter_nodes(
-                [selector] if selector else []))
+                [selector] if selector else [], parsed_args.revision))
         document = load_yaml_file(parsed_args.file)
         if isinstance(document, dict) and 'selectors' in document:
             document = document['selectors']
@@ -119,7 +126,8 @@ class NodeFilter(command.Lister):
                 '%s: expected a list of selectors, or a mapping with '
                 '"selectors"' % parsed_args.file)
         try:
-            nodes = site_client(self).filter_nodes(document)
+            nodes = site_client(self).filter_nodes(document,
+                                                   parsed_args.revision)
         except exceptions.CommandError as exc:
             raise exceptions.CommandError('%s: %s' % (parsed_args.file,
                                                       exc)) from None

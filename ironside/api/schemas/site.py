@@ -40,7 +40,8 @@ ACTION = {
 
 NODE_FILTER = {
     'type': 'object',
-    'properties': {'selectors': {'type': 'array'}},
+    'properties': {'selectors': {'type': 'array'},
+                   'revision': {'type': ['string', 'integer']}},
     'additionalProperties': False,
 }
 

@@ -20,6 +20,9 @@ from ironside.db import site_models
 from ironside.strategy import actions
 from ironside.strategy import parameters
 from ironside.strategy import seam
+from ironside.strategy import selectors as selectors_model
+from ironside.strategy.designs import store
+from ironside.strategy.designs import versions
 from ironside.strategy.reader import fuel
 from ironside.strategy.reader import kinds
 from ironside.strategy.reader import shipyard
@@ -173,8 +176,25 @@ class NodeFilter:
         body = json_body(req, 'node filter', schemas.NODE_FILTER)
         selectors = shipyard.check_selectors(body.get('selectors', []))
         seen = scope.visible_uuids(req)
+        if 'revision' in body:
+            found = self._in_design(selectors, body['revision'])
+        else:
+            found = self.nodes.resolve(selectors)
         send(resp, {'nodes': [
             {'name': n.name, 'uuid': n.uuid, 'rack': n.rack,
              'tags': sorted(n.tags), 'labels': dict(sorted(n.labels))}
-            for n in self.nodes.resolve(selectors)
+            for n in found
             if seen is None or n.uuid in seen]})
+
+    def _in_design(self, selectors: list, version: Any) -> list:
+        """The inventory nodes of a design version the selectors select,
+        as the design describes them (what an action on it would deploy,
+        before it updates the nodes); a node not enrolled yet has no
+        UUID."""
+        design = store.design(versions.parse(version))
+        uuids = {name: n.uuid for name, n in
+                 self.nodes.find_nodes(sorted(design.nodes)).items()}
+        inventory = sorted((node.site_node(uuids.get(name))
+                            for name, node in design.nodes.items()),
+                           key=lambda n: n.name)
+        return selectors_model.select(selectors, inventory)

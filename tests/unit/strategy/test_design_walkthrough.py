@@ -148,3 +148,30 @@ def test_walkthrough(openstack, conductor_service, caplog):
     for secret in SECRETS:
         assert not any(secret in out for out in outputs)
         assert secret not in server_log(caplog)
+
+
+def test_node_filter_on_a_design_revision(openstack):
+    """``site node filter --revision`` selects from the design's
+    inventory, as the design describes the nodes, before any is
+    enrolled."""
+    _json(openstack('site', 'design', 'create', 'site', '--file',
+                    DESIGN / 'deployment-configuration.yaml', '--file',
+                    EXAMPLES / 'deployment-strategy.yaml', '-f', 'json'))
+    _json(openstack('site', 'design', 'create', 'nodes', '--file',
+                    DESIGN / 'nodes.yaml', '-f', 'json'))
+    assert _json(openstack('site', 'design', 'commit', '-f',
+                           'json'))['revision'] == 1
+    selected = _json(openstack('site', 'node', 'filter', '--revision',
+                               'committed', '--rack', 'rack03', '-f',
+                               'json'))
+    assert [n['Name'] for n in selected] == \
+        ['ctl01', 'ctl02', 'ctl03', 'ctl04', 'ntp01']
+    assert {n['UUID'] for n in selected} == {None}
+    # Ironside's own nodes: none enrolled yet.
+    assert _json(openstack('site', 'node', 'filter', '--rack', 'rack03',
+                           '-f', 'json')) == []
+    code, out = openstack('site', 'node', 'filter', '--revision', '7',
+                          '--rack', 'rack03')
+    assert code == 1 and 'revision 7' in out.lower(), out
+    code, out = openstack('site', 'node', 'filter', '--revision', 'nope')
+    assert code == 1 and 'nope' in out, out

@@ -420,3 +420,23 @@ def test_progress_shows_the_task_each_node_runs(graph_site):
     assert terminal.written[0].splitlines()[-2:] == [
         'Nodes: 2 not started, 0 prepared, 0 success, 0 failure',
         '  n2: work']
+
+
+def test_every_show_and_list_takes_the_output_formats():
+    """Every site command that shows or lists takes ``-f json|yaml|table|
+    value`` like the rest of ``openstack`` (a new one that does not would
+    break scripts that parse it)."""
+    from importlib.metadata import entry_points
+
+    shown = []
+    for ep in entry_points(group='openstack.site.v1'):
+        verb = ep.name.rsplit('_', 1)[1]
+        if verb not in ('list', 'show', 'status', 'filter'):
+            continue
+        parser = ep.load()(app=None, app_args=None).get_parser(ep.name)
+        formats = next(a.choices for a in parser._actions
+                       if '-f' in a.option_strings)
+        assert {'json', 'yaml', 'table', 'value'} <= set(formats), ep.name
+        shown.append(ep.name)
+    assert {'site_action_list', 'site_action_show', 'site_node_status',
+            'site_node_filter', 'site_strategy_show'} <= set(shown)
