@@ -23,6 +23,7 @@ from ironside.api import versions
 from ironside.api import wire
 from ironside.api.schemas import common as common_schemas
 from ironside.api.schemas import raid as raid_schemas
+from ironside.common import boot_settings
 from ironside.common import exception
 from ironside.common import states
 from ironside.db import node_views
@@ -353,6 +354,52 @@ class NodeRaid(base.Resource):
         wire.no_content(resp)
 
 
+class NodeBootMode(base.Resource):
+    """PUT /v1/nodes/{node_ident}/states/boot_mode (1.76): uefi or bios."""
+
+    def on_put(self, req: falcon.Request, resp: falcon.Response,
+               node_ident: str) -> None:
+        if not req.context.version.allows(versions.CHANGE_BOOT_MODE):
+            raise falcon.HTTPNotFound()
+        wire.query(req, {})
+        body = wire.read_object(req, ('target',), required=('target',))
+        target = wire.as_string('target', body['target'])
+        row = node_access.get_node(req, node_ident,
+                                   'baremetal:node:set_boot_mode')
+        if target not in boot_settings.BOOT_MODES:
+            raise exception.InvalidParameterValue(
+                err='Invalid boot mode %s requested for node.' % target)
+        boot_settings.check_state(row['uuid'], row['provision_state'],
+                                   'boot mode %s' % target)
+        self.rpcapi.set_boot_mode(req.context.ctx, row['uuid'], target)
+        resp.location = _states_location(req, node_ident)
+        wire.no_content(resp, 202)
+
+
+class NodeSecureBoot(base.Resource):
+    """PUT /v1/nodes/{node_ident}/states/secure_boot (1.76)."""
+
+    def on_put(self, req: falcon.Request, resp: falcon.Response,
+               node_ident: str) -> None:
+        if not req.context.version.allows(versions.CHANGE_BOOT_MODE):
+            raise falcon.HTTPNotFound()
+        wire.query(req, {})
+        body = wire.read_object(req, ('target',), required=('target',))
+        target = wire.as_boolean('target', body['target'])
+        if target is None:
+            raise exception.InvalidParameterValue(
+                err='Invalid secure boot state %s requested for node.'
+                    % body['target'])
+        row = node_access.get_node(req, node_ident,
+                                   'baremetal:node:set_secure_boot')
+        boot_settings.check_state(row['uuid'], row['provision_state'],
+                                   'secure boot %s' % target)
+        self.rpcapi.set_secure_boot_state(req.context.ctx, row['uuid'],
+                                          target)
+        resp.location = _states_location(req, node_ident)
+        wire.no_content(resp, 202)
+
+
 class NodeConsole(base.Resource):
     """GET and PUT /v1/nodes/{node_ident}/states/console."""
 
@@ -393,4 +440,6 @@ def register(app: falcon.App, rpcapi) -> None:
     app.add_route(node + '/power', NodePower(rpcapi))
     app.add_route(node + '/raid', NodeRaid(rpcapi))
     app.add_route(node + '/console', NodeConsole(rpcapi))
+    app.add_route(node + '/boot_mode', NodeBootMode(rpcapi))
+    app.add_route(node + '/secure_boot', NodeSecureBoot(rpcapi))
 

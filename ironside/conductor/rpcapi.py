@@ -179,6 +179,15 @@ class ConductorAPI:
     def inject_nmi(self, context: RequestContext, node_ident: str) -> None:
         self._call_node(context, node_ident, 'inject_nmi')
 
+    def set_boot_mode(self, context: RequestContext, node_ident: str,
+                      mode: str) -> None:
+        self._call_node(context, node_ident, 'set_boot_mode', mode=mode)
+
+    def set_secure_boot_state(self, context: RequestContext, node_ident: str,
+                              enabled: bool) -> None:
+        self._call_node(context, node_ident, 'set_secure_boot_state',
+                        enabled=enabled)
+
     def attach_virtual_media(self, context: RequestContext, node_ident: str,
                              device_type: str, image_url: str) -> None:
         self._call_node(context, node_ident, 'attach_virtual_media',

@@ -370,6 +370,20 @@ class ManagementInterface(BaseInterface):
         raise exception.UnsupportedDriverExtension(
             driver=task.node.driver, extension='set_boot_mode')
 
+    def get_boot_mode(self, task: Task) -> str | None:
+        """'uefi' or 'bios' as the machine reports it; None if unknown."""
+        return None
+
+    def get_secure_boot_state(self, task: Task) -> bool | None:
+        """Whether UEFI secure boot is on; None if the BMC cannot say."""
+        raise exception.UnsupportedDriverExtension(
+            driver=task.node.driver, extension='get_secure_boot_state')
+
+    def set_secure_boot_state(self, task: Task, enabled: bool) -> None:
+        """Turn UEFI secure boot on or off."""
+        raise exception.UnsupportedDriverExtension(
+            driver=task.node.driver, extension='set_secure_boot_state')
+
     def attach_virtual_media(self, task: Task, device_type: str,
                              image_url: str) -> None:
         """Insert ``image_url`` into the BMC's virtual ``device_type``

@@ -237,6 +237,15 @@ class FakeManagement(FakeInterfaceMixin, base.ManagementInterface):
         run_fake_step(task, 'management.apply_boot_mode')
         task.node.driver_internal_info['fake_boot_mode'] = mode
 
+    def get_boot_mode(self, task: base.Task) -> str | None:
+        return task.node.driver_internal_info.get('fake_boot_mode')
+
+    def get_secure_boot_state(self, task: base.Task) -> bool | None:
+        return bool(task.node.driver_internal_info.get('fake_secure_boot'))
+
+    def set_secure_boot_state(self, task: base.Task, enabled: bool) -> None:
+        task.node.driver_internal_info['fake_secure_boot'] = bool(enabled)
+
     def attach_virtual_media(self, task: base.Task, device_type: str,
                              image_url: str) -> None:
         media = task.node.driver_internal_info.setdefault(VMEDIA_KEY, {})

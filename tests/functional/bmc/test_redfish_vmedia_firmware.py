@@ -1,6 +1,6 @@
-"""Virtual media (1.89) and firmware components (1.86) of a redfish
-node, through the real openstacksdk and ``openstack baremetal`` CLI,
-read back from sushy-tools' emulator."""
+"""Virtual media (1.89), firmware components (1.86) and boot settings
+(1.76) of a redfish node, through the real openstacksdk and ``openstack
+baremetal`` CLI, read back from sushy-tools' emulator."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import pytest
 from tests.functional.bmc import helpers
 from tests.functional.bmc.test_redfish import iso_url  # noqa: F401
 from tests.functional.fixtures import clients
+from tests.utils import wait_for
 
 pytestmark = pytest.mark.functional
 
@@ -50,3 +51,24 @@ def test_virtual_media_attach_and_detach(rpc, context, redfish,
     assert inserted and image
     sdk.baremetal.detach_vmedia_from_node(node.uuid, ['cdrom'])
     assert not redfish.state(3)['boot_image'].get('Cd', [None, 0, False])[2]
+
+
+def test_boot_mode_and_secure_boot_through_the_api(rpc, context, redfish,
+                                                   make_bmc_node, endpoint):
+    """1.76: ``PUT .../states/boot_mode`` and ``.../secure_boot`` change
+    what the emulated BMC reports, and the node records it."""
+    node = make_bmc_node('redfish', redfish.driver_info(3))
+    helpers.manage(rpc, context, node.uuid)
+    redfish.configure(3, boot_mode='UEFI', secure_boot=False)
+    sdk = clients.sdk_connection(endpoint)
+    sdk.baremetal.set_node_secure_boot(node.uuid, True)
+    wait_for(lambda: sdk.baremetal.get_node(node.uuid).is_secure_boot)
+    assert redfish.state(3)['secure_boot'] is True
+    sdk.baremetal.set_node_secure_boot(node.uuid, False)
+    wait_for(lambda: sdk.baremetal.get_node(node.uuid).is_secure_boot
+             is False)
+    assert redfish.state(3)['secure_boot'] is False
+    sdk.baremetal.set_node_boot_mode(node.uuid, 'bios')
+    wait_for(lambda: sdk.baremetal.get_node(node.uuid).boot_mode == 'bios')
+    assert redfish.state(3)['boot_mode'] == 'Legacy'
+    assert sdk.baremetal.get_node(node.uuid).last_error is None

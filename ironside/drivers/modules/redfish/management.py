@@ -94,6 +94,14 @@ class RedfishManagement(base.ManagementInterface):
                     lambda system: system.set_system_boot_options(
                         mode=BOOT_MODES[mode]))
 
+    def get_secure_boot_state(self, task: base.Task) -> bool | None:
+        return common.call(task, 'get secure boot state',
+                           lambda system: system.secure_boot.enabled)
+
+    def set_secure_boot_state(self, task: base.Task, enabled: bool) -> None:
+        common.call(task, 'set secure boot %s' % enabled,
+                    lambda system: system.secure_boot.set_enabled(enabled))
+
     def get_health(self, task: base.Task) -> dict[str, Any]:
         """{'health': ok|warning|critical|unknown, 'reasons': [...]}."""
         def _read(system: Any) -> Any:
