@@ -354,8 +354,11 @@ class NodeRaid(base.Resource):
         wire.no_content(resp)
 
 
-class NodeBootMode(base.Resource):
-    """PUT /v1/nodes/{node_ident}/states/boot_mode (1.76): uefi or bios."""
+class _BootSetting(base.Resource):
+    """PUT of one boot setting (1.76): checked here, changed by the
+    conductor (202)."""
+
+    rule = ''
 
     def on_put(self, req: falcon.Request, resp: falcon.Response,
                node_ident: str) -> None:
@@ -363,41 +366,47 @@ class NodeBootMode(base.Resource):
             raise falcon.HTTPNotFound()
         wire.query(req, {})
         body = wire.read_object(req, ('target',), required=('target',))
-        target = wire.as_string('target', body['target'])
-        row = node_access.get_node(req, node_ident,
-                                   'baremetal:node:set_boot_mode')
+        target = self.target(body['target'])
+        row = node_access.get_node(req, node_ident, self.rule)
+        boot_settings.check_state(row['uuid'], row['provision_state'],
+                                  '%s %s' % (self.rule.split(':')[-1],
+                                             target))
+        self.dispatch(req.context.ctx, row['uuid'], target)
+        resp.location = _states_location(req, node_ident)
+        wire.no_content(resp, 202)
+
+
+class NodeBootMode(_BootSetting):
+    """PUT /v1/nodes/{node_ident}/states/boot_mode: uefi or bios."""
+
+    rule = 'baremetal:node:set_boot_mode'
+
+    def target(self, value: Any) -> str:
+        target = wire.as_string('target', value)
         if target not in boot_settings.BOOT_MODES:
             raise exception.InvalidParameterValue(
                 err='Invalid boot mode %s requested for node.' % target)
-        boot_settings.check_state(row['uuid'], row['provision_state'],
-                                   'boot mode %s' % target)
-        self.rpcapi.set_boot_mode(req.context.ctx, row['uuid'], target)
-        resp.location = _states_location(req, node_ident)
-        wire.no_content(resp, 202)
+        return target
+
+    def dispatch(self, context, uuid: str, target: str) -> None:
+        self.rpcapi.set_boot_mode(context, uuid, target)
 
 
-class NodeSecureBoot(base.Resource):
-    """PUT /v1/nodes/{node_ident}/states/secure_boot (1.76)."""
+class NodeSecureBoot(_BootSetting):
+    """PUT /v1/nodes/{node_ident}/states/secure_boot: true or false."""
 
-    def on_put(self, req: falcon.Request, resp: falcon.Response,
-               node_ident: str) -> None:
-        if not req.context.version.allows(versions.CHANGE_BOOT_MODE):
-            raise falcon.HTTPNotFound()
-        wire.query(req, {})
-        body = wire.read_object(req, ('target',), required=('target',))
-        target = wire.as_boolean('target', body['target'])
+    rule = 'baremetal:node:set_secure_boot'
+
+    def target(self, value: Any) -> bool:
+        target = wire.as_boolean('target', value)
         if target is None:
             raise exception.InvalidParameterValue(
                 err='Invalid secure boot state %s requested for node.'
-                    % body['target'])
-        row = node_access.get_node(req, node_ident,
-                                   'baremetal:node:set_secure_boot')
-        boot_settings.check_state(row['uuid'], row['provision_state'],
-                                   'secure boot %s' % target)
-        self.rpcapi.set_secure_boot_state(req.context.ctx, row['uuid'],
-                                          target)
-        resp.location = _states_location(req, node_ident)
-        wire.no_content(resp, 202)
+                    % value)
+        return target
+
+    def dispatch(self, context, uuid: str, target: bool) -> None:
+        self.rpcapi.set_secure_boot_state(context, uuid, target)
 
 
 class NodeConsole(base.Resource):
