@@ -317,6 +317,34 @@ class ConductorManager(base_manager.BaseConductorManager):
             task.driver.management.inject_nmi(task)
 
     @utils.rpc_endpoint
+    def get_supported_indicators(self, context: RequestContext, node_id: str
+                                 ) -> dict[str, dict[str, Any]]:
+        with self.acquire(context, node_id, shared=True,
+                          purpose='get supported indicators') as task:
+            task.driver.management.validate(task)
+            return task.driver.management.get_supported_indicators(task)
+
+    @utils.rpc_endpoint
+    def get_indicator_state(self, context: RequestContext, node_id: str,
+                            component: str, indicator: str) -> str:
+        with self.acquire(context, node_id, shared=True,
+                          purpose='get indicator state') as task:
+            task.driver.management.validate(task)
+            return task.driver.management.get_indicator_state(
+                task, component, indicator)
+
+    @utils.rpc_endpoint
+    def set_indicator_state(self, context: RequestContext, node_id: str,
+                            component: str, indicator: str,
+                            state: str) -> None:
+        with self.acquire(context, node_id,
+                          purpose='set indicator state') as task:
+            task.driver.management.validate(task)
+            task.driver.management.set_indicator_state(
+                task, component, indicator, state)
+            task.save()
+
+    @utils.rpc_endpoint
     def set_boot_mode(self, context: RequestContext, node_id: str,
                       mode: str) -> None:
         with self.acquire(context, node_id, purpose='set boot mode') as task:

@@ -34,6 +34,7 @@ from typing import TypedDict
 from ironside.common import exception
 from ironside.common import states
 from ironside.common.conf.default import INTERFACE_TYPES
+from ironside.drivers import indicators
 
 CORE_INTERFACES = ('boot', 'deploy', 'management', 'power')
 
@@ -339,7 +340,7 @@ class PowerInterface(BaseInterface):
         return [states.POWER_ON, states.POWER_OFF, states.REBOOT]
 
 
-class ManagementInterface(BaseInterface):
+class ManagementInterface(BaseInterface, indicators.IndicatorMethods):
     interface_type = 'management'
 
     @abc.abstractmethod
