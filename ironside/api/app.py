@@ -29,6 +29,7 @@ from ironside.api import errors
 from ironside.api import inspection_rules
 from ironside.api import metrics
 from ironside.api import node_actions
+from ironside.api import node_indicators
 from ironside.api import node_parts
 from ironside.api import node_states
 from ironside.api import nodes
@@ -51,7 +52,7 @@ RegisterFn = Callable[[falcon.App, str, object], None]
 RESOURCE_MODULES = (root, openapi, nodes, node_states, node_actions,
                     node_parts, ports, portgroups, drivers, conductors,
                     allocations, deploy_templates, runbooks, chassis, volume,
-                    inspection_rules, metrics)
+                    inspection_rules, metrics, node_indicators)
 
 REQUEST_ID_HEADER = 'X-OpenStack-Request-Id'
 # Set by the access log (ironside.api.access_log) when it runs first.

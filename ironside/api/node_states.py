@@ -23,6 +23,7 @@ from ironside.api import versions
 from ironside.api import wire
 from ironside.api.schemas import common as common_schemas
 from ironside.api.schemas import raid as raid_schemas
+from ironside.common import boot_settings
 from ironside.common import exception
 from ironside.common import states
 from ironside.db import node_views
@@ -353,6 +354,61 @@ class NodeRaid(base.Resource):
         wire.no_content(resp)
 
 
+class _BootSetting(base.Resource):
+    """PUT of one boot setting (1.76): checked here, changed by the
+    conductor (202)."""
+
+    rule = ''
+
+    def on_put(self, req: falcon.Request, resp: falcon.Response,
+               node_ident: str) -> None:
+        if not req.context.version.allows(versions.CHANGE_BOOT_MODE):
+            raise falcon.HTTPNotFound()
+        wire.query(req, {})
+        body = wire.read_object(req, ('target',), required=('target',))
+        target = self.target(body['target'])
+        row = node_access.get_node(req, node_ident, self.rule)
+        boot_settings.check_state(row['uuid'], row['provision_state'],
+                                  '%s %s' % (self.rule.split(':')[-1],
+                                             target))
+        self.dispatch(req.context.ctx, row['uuid'], target)
+        resp.location = _states_location(req, node_ident)
+        wire.no_content(resp, 202)
+
+
+class NodeBootMode(_BootSetting):
+    """PUT /v1/nodes/{node_ident}/states/boot_mode: uefi or bios."""
+
+    rule = 'baremetal:node:set_boot_mode'
+
+    def target(self, value: Any) -> str:
+        target = wire.as_string('target', value)
+        if target not in boot_settings.BOOT_MODES:
+            raise exception.InvalidParameterValue(
+                err='Invalid boot mode %s requested for node.' % target)
+        return target
+
+    def dispatch(self, context, uuid: str, target: str) -> None:
+        self.rpcapi.set_boot_mode(context, uuid, target)
+
+
+class NodeSecureBoot(_BootSetting):
+    """PUT /v1/nodes/{node_ident}/states/secure_boot: true or false."""
+
+    rule = 'baremetal:node:set_secure_boot'
+
+    def target(self, value: Any) -> bool:
+        target = wire.as_boolean('target', value)
+        if target is None:
+            raise exception.InvalidParameterValue(
+                err='Invalid secure boot state %s requested for node.'
+                    % value)
+        return target
+
+    def dispatch(self, context, uuid: str, target: bool) -> None:
+        self.rpcapi.set_secure_boot_state(context, uuid, target)
+
+
 class NodeConsole(base.Resource):
     """GET and PUT /v1/nodes/{node_ident}/states/console."""
 
@@ -393,4 +449,6 @@ def register(app: falcon.App, rpcapi) -> None:
     app.add_route(node + '/power', NodePower(rpcapi))
     app.add_route(node + '/raid', NodeRaid(rpcapi))
     app.add_route(node + '/console', NodeConsole(rpcapi))
+    app.add_route(node + '/boot_mode', NodeBootMode(rpcapi))
+    app.add_route(node + '/secure_boot', NodeSecureBoot(rpcapi))
 

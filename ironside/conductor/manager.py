@@ -22,6 +22,7 @@ from ironside.common.conf.default import INTERFACE_TYPES
 from ironside.common.context import RequestContext
 from ironside.conductor import allocations
 from ironside.conductor import base_manager
+from ironside.conductor import boot_settings
 from ironside.conductor import cleaning
 from ironside.conductor import deployments
 from ironside.conductor import inspection
@@ -314,6 +315,47 @@ class ConductorManager(base_manager.BaseConductorManager):
         with self.acquire(context, node_id, purpose='inject nmi') as task:
             task.driver.management.validate(task)
             task.driver.management.inject_nmi(task)
+
+    @utils.rpc_endpoint
+    def get_supported_indicators(self, context: RequestContext, node_id: str
+                                 ) -> dict[str, dict[str, Any]]:
+        with self.acquire(context, node_id, shared=True,
+                          purpose='get supported indicators') as task:
+            task.driver.management.validate(task)
+            return task.driver.management.get_supported_indicators(task)
+
+    @utils.rpc_endpoint
+    def get_indicator_state(self, context: RequestContext, node_id: str,
+                            component: str, indicator: str) -> str:
+        with self.acquire(context, node_id, shared=True,
+                          purpose='get indicator state') as task:
+            task.driver.management.validate(task)
+            return task.driver.management.get_indicator_state(
+                task, component, indicator)
+
+    @utils.rpc_endpoint
+    def set_indicator_state(self, context: RequestContext, node_id: str,
+                            component: str, indicator: str,
+                            state: str) -> None:
+        with self.acquire(context, node_id,
+                          purpose='set indicator state') as task:
+            task.driver.management.validate(task)
+            task.driver.management.set_indicator_state(
+                task, component, indicator, state)
+            task.save()
+
+    @utils.rpc_endpoint
+    def set_boot_mode(self, context: RequestContext, node_id: str,
+                      mode: str) -> None:
+        with self.acquire(context, node_id, purpose='set boot mode') as task:
+            boot_settings.start_boot_mode_change(task, mode)
+
+    @utils.rpc_endpoint
+    def set_secure_boot_state(self, context: RequestContext, node_id: str,
+                              enabled: bool) -> None:
+        with self.acquire(context, node_id,
+                          purpose='set secure boot') as task:
+            boot_settings.start_secure_boot_change(task, enabled)
 
     @utils.rpc_endpoint
     def attach_virtual_media(self, context: RequestContext, node_id: str,

@@ -179,6 +179,33 @@ class ConductorAPI:
     def inject_nmi(self, context: RequestContext, node_ident: str) -> None:
         self._call_node(context, node_ident, 'inject_nmi')
 
+    def get_supported_indicators(self, context: RequestContext,
+                                 node_ident: str
+                                 ) -> dict[str, dict[str, Any]]:
+        return self._call_node(context, node_ident,
+                               'get_supported_indicators')
+
+    def get_indicator_state(self, context: RequestContext, node_ident: str,
+                            component: str, indicator: str) -> str:
+        return self._call_node(context, node_ident, 'get_indicator_state',
+                               component=component, indicator=indicator)
+
+    def set_indicator_state(self, context: RequestContext, node_ident: str,
+                            component: str, indicator: str,
+                            state: str) -> None:
+        self._call_node(context, node_ident, 'set_indicator_state',
+                        component=component, indicator=indicator,
+                        state=state)
+
+    def set_boot_mode(self, context: RequestContext, node_ident: str,
+                      mode: str) -> None:
+        self._call_node(context, node_ident, 'set_boot_mode', mode=mode)
+
+    def set_secure_boot_state(self, context: RequestContext, node_ident: str,
+                              enabled: bool) -> None:
+        self._call_node(context, node_ident, 'set_secure_boot_state',
+                        enabled=enabled)
+
     def attach_virtual_media(self, context: RequestContext, node_ident: str,
                              device_type: str, image_url: str) -> None:
         self._call_node(context, node_ident, 'attach_virtual_media',

@@ -48,6 +48,7 @@ from typing import Any
 from ironside.common import exception
 from ironside.common import states
 from ironside.drivers import base
+from ironside.drivers import indicators
 from ironside.drivers.modules import local_storage
 
 PROPERTIES = {
@@ -74,6 +75,7 @@ PROPERTIES = {
 # Firmware versions the fake firmware has flashed, in driver_internal_info.
 FLASHED_KEY = 'fake_firmware_flashed'
 VMEDIA_KEY = 'fake_vmedia'
+FAKE_INDICATORS_KEY = 'fake_indicators'
 
 
 def _as_list(value: Any) -> list[str]:
@@ -236,6 +238,37 @@ class FakeManagement(FakeInterfaceMixin, base.ManagementInterface):
                 err='Invalid boot mode %s; valid ones are uefi, bios' % mode)
         run_fake_step(task, 'management.apply_boot_mode')
         task.node.driver_internal_info['fake_boot_mode'] = mode
+
+    def get_boot_mode(self, task: base.Task) -> str | None:
+        return task.node.driver_internal_info.get('fake_boot_mode')
+
+    def get_supported_indicators(self, task: base.Task
+                                 ) -> dict[str, dict[str, Any]]:
+        led = {'readonly': False, 'states': [indicators.OFF, indicators.ON,
+                                             indicators.BLINKING]}
+        return {indicators.SYSTEM: {'led': dict(led)},
+                indicators.CHASSIS: {'led': dict(led)}}
+
+    def get_indicator_state(self, task: base.Task, component: str,
+                            indicator: str) -> str:
+        indicators.check_known(self.get_supported_indicators(task),
+                               component, indicator)
+        return task.node.driver_internal_info.get(
+            FAKE_INDICATORS_KEY, {}).get('%s@%s' % (indicator, component),
+                                         indicators.OFF)
+
+    def set_indicator_state(self, task: base.Task, component: str,
+                            indicator: str, state: str) -> None:
+        indicators.check_known(self.get_supported_indicators(task),
+                               component, indicator, state)
+        task.node.driver_internal_info.setdefault(
+            FAKE_INDICATORS_KEY, {})['%s@%s' % (indicator, component)] = state
+
+    def get_secure_boot_state(self, task: base.Task) -> bool | None:
+        return bool(task.node.driver_internal_info.get('fake_secure_boot'))
+
+    def set_secure_boot_state(self, task: base.Task, enabled: bool) -> None:
+        task.node.driver_internal_info['fake_secure_boot'] = bool(enabled)
 
     def attach_virtual_media(self, task: base.Task, device_type: str,
                              image_url: str) -> None:

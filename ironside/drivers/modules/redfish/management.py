@@ -20,6 +20,7 @@ import sushy
 from ironside.common import exception
 from ironside.common.conf import CONF
 from ironside.drivers import base
+from ironside.drivers import indicators
 from ironside.drivers.modules import local_storage
 from ironside.drivers.modules.redfish import common
 from ironside.drivers.modules.redfish import vmedia
@@ -41,6 +42,10 @@ _FROM_REDFISH = {value: key for key, value in _TO_REDFISH.items()}
 BOOT_MODES = {'uefi': sushy.BootSourceOverrideMode.UEFI,
               'bios': sushy.BootSourceOverrideMode.LEGACY}
 _FROM_BOOT_MODE = {value: key for key, value in BOOT_MODES.items()}
+_TO_LED = {indicators.ON: sushy.IndicatorLED.LIT,
+           indicators.BLINKING: sushy.IndicatorLED.BLINKING,
+           indicators.OFF: sushy.IndicatorLED.OFF}
+_FROM_LED = {value: key for key, value in _TO_LED.items()}
 
 
 class RedfishManagement(base.ManagementInterface):
@@ -93,6 +98,37 @@ class RedfishManagement(base.ManagementInterface):
         common.call(task, 'set boot mode %s' % mode,
                     lambda system: system.set_system_boot_options(
                         mode=BOOT_MODES[mode]))
+
+    def get_supported_indicators(self, task: base.Task
+                                 ) -> dict[str, dict[str, Any]]:
+        """The system's LED, named by the system's UUID as in Ironic."""
+        uuid = common.call(task, 'read indicators',
+                           lambda system: system.uuid)
+        return {indicators.SYSTEM: {uuid: {
+            'readonly': False, 'states': list(_TO_LED)}}}
+
+    def get_indicator_state(self, task: base.Task, component: str,
+                            indicator: str) -> str:
+        indicators.check_known(self.get_supported_indicators(task),
+                               component, indicator)
+        led = common.call(task, 'read indicator',
+                          lambda system: system.indicator_led)
+        return _FROM_LED.get(led, indicators.UNKNOWN)
+
+    def set_indicator_state(self, task: base.Task, component: str,
+                            indicator: str, state: str) -> None:
+        indicators.check_known(self.get_supported_indicators(task),
+                               component, indicator, state)
+        common.call(task, 'set indicator %s' % state,
+                    lambda system: system.set_indicator_led(_TO_LED[state]))
+
+    def get_secure_boot_state(self, task: base.Task) -> bool | None:
+        return common.call(task, 'get secure boot state',
+                           lambda system: system.secure_boot.enabled)
+
+    def set_secure_boot_state(self, task: base.Task, enabled: bool) -> None:
+        common.call(task, 'set secure boot %s' % enabled,
+                    lambda system: system.secure_boot.set_enabled(enabled))
 
     def get_health(self, task: base.Task) -> dict[str, Any]:
         """{'health': ok|warning|critical|unknown, 'reasons': [...]}."""
