@@ -10,7 +10,9 @@ import pytest
 from ironside.common import exception
 from ironside.common import states
 from ironside.db import designs as designs_db
+from ironside.db import session as db_session
 from ironside.db import site as site_db
+from ironside.db.design_models import SITE_ACTION_FAILURE
 from ironside.osc import report_text
 from ironside.strategy import actions
 from ironside.strategy import memory_nodes
@@ -339,3 +341,17 @@ def test_taken_over_at_the_step_it_was_in(site, step, monkeypatch):
     assert site.nodes.requests_for(NODE) == [
         'retire', 'deleted', 'clean', 'power off', 'unretire', 'provide',
         'deploy']
+
+
+def test_target_revision_names_choose_the_design(site):
+    """Revision 2 was committed and a site action on it failed: the last
+    site action's revision is 2 (the last successful one is still 1, the
+    default, which test_redeploy_a_control_node deploys)."""
+    stage('c', config('x', designs_db.latest_revision()))
+    store.commit()
+    with db_session.writer() as session:
+        designs_db.add_tag(session, 2, SITE_ACTION_FAILURE, 'a-failed-one')
+    report = site.redeploy(**{'target-revision': 'last-site-action'})
+    assert report['result'] == 'success', report['redeploy']['status']
+    assert report['revision'] == 2
+    assert report['parameters']['target-revision'] == 'last-site-action'
