@@ -218,22 +218,10 @@ class Workload:
         """Send verb to the node and wait until it settles in target."""
         deadline = time.monotonic() + self.node_timeout
         path = '/v1/nodes/%s' % node_uuid
-        requests = retries = 0
+        self._send(node_uuid, verb)
+        requests = 0
         waits = self.poll.waits()
         try:
-            while True:
-                requests += 1
-                response = self.api.request('PUT', path + '/states/provision',
-                                            body={'target': verb})
-                if response.status == 202:
-                    break
-                if (response.status not in RETRY_STATUSES
-                        or time.monotonic() > deadline):
-                    raise ApiError('PUT', path, response.status,
-                                   response.body.decode(errors='replace'))
-                retries += 1
-                time.sleep(next(waits))
-            waits = self.poll.waits()
             while True:
                 requests += 1
                 node = self.api.call('GET', path,
@@ -251,7 +239,7 @@ class Workload:
                         node_uuid, verb, state, self.node_timeout))
                 time.sleep(next(waits))
         finally:
-            self._count(requests, retries)
+            self._count(requests)
 
     def provision(self, uuids: list[str]) -> list[PhaseResult]:
         """The serial workload: each worker drives one node at a time."""

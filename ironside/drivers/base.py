@@ -34,6 +34,7 @@ from typing import TypedDict
 from ironside.common import exception
 from ironside.common import states
 from ironside.common.conf.default import INTERFACE_TYPES
+from ironside.drivers import boot_modes
 from ironside.drivers import indicators
 
 CORE_INTERFACES = ('boot', 'deploy', 'management', 'power')
@@ -340,7 +341,8 @@ class PowerInterface(BaseInterface):
         return [states.POWER_ON, states.POWER_OFF, states.REBOOT]
 
 
-class ManagementInterface(BaseInterface, indicators.IndicatorMethods):
+class ManagementInterface(BaseInterface, boot_modes.BootModeMethods,
+                          indicators.IndicatorMethods):
     interface_type = 'management'
 
     @abc.abstractmethod
@@ -363,27 +365,6 @@ class ManagementInterface(BaseInterface, indicators.IndicatorMethods):
     def inject_nmi(self, task: Task) -> None:
         raise exception.UnsupportedDriverExtension(
             driver=task.node.driver, extension='inject_nmi')
-
-    def get_supported_boot_modes(self, task: Task) -> list[str]:
-        return []
-
-    def set_boot_mode(self, task: Task, mode: str) -> None:
-        raise exception.UnsupportedDriverExtension(
-            driver=task.node.driver, extension='set_boot_mode')
-
-    def get_boot_mode(self, task: Task) -> str | None:
-        """'uefi' or 'bios' as the machine reports it; None if unknown."""
-        return None
-
-    def get_secure_boot_state(self, task: Task) -> bool | None:
-        """Whether UEFI secure boot is on; None if the BMC cannot say."""
-        raise exception.UnsupportedDriverExtension(
-            driver=task.node.driver, extension='get_secure_boot_state')
-
-    def set_secure_boot_state(self, task: Task, enabled: bool) -> None:
-        """Turn UEFI secure boot on or off."""
-        raise exception.UnsupportedDriverExtension(
-            driver=task.node.driver, extension='set_secure_boot_state')
 
     def attach_virtual_media(self, task: Task, device_type: str,
                              image_url: str) -> None:
