@@ -239,7 +239,11 @@ def _dependency_graph(groups: list) -> nx.DiGraph:
              isinstance(g.get('name'), str)}
     graph.add_nodes_from(sorted(names))
     for group in groups:
-        if not isinstance(group, Mapping) or group.get('name') not in names:
+        # A name that is not a string (a list, an expression) is the
+        # schema's error, and unhashable.
+        if not isinstance(group, Mapping) or \
+                not isinstance(group.get('name'), str) or \
+                group['name'] not in names:
             continue
         for dependency in _names(group.get('depends_on')):
             if dependency in names:

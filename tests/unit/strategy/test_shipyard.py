@@ -166,6 +166,16 @@ def test_duplicate_group_names():
         'name; group #1 has it too (line 10)']
 
 
+@pytest.mark.parametrize('name', ['[second]', '{yaql_exp: "\'second\'"}'])
+def test_a_name_that_is_not_a_string_is_an_error(name):
+    """Not a traceback: a group's name is what the dependency graph is
+    built from, so a list or an expression there (names are never
+    computed) must not reach it."""
+    text = _replace(MINIMAL, 'name: second', 'name: %s' % name)
+    errors = _errors(text)
+    assert errors and all('field "name' in e for e in errors), errors
+
+
 def test_unknown_dependency():
     text = _replace(MINIMAL, 'depends_on: [first]', 'depends_on: [frist]')
     assert _errors(text) == [
