@@ -4,6 +4,7 @@ lambdas giving what YAQL gives."""
 from __future__ import annotations
 
 import logging
+import socket
 import textwrap
 import threading
 
@@ -57,6 +58,27 @@ def test_python_attributes_are_not_even_tokens(text):
 ])
 def test_no_way_to_python_objects_files_or_the_network(text, message):
     assert refusal(text) == message
+
+
+def test_expressions_cannot_reach_a_listening_socket():
+    """A real socket listens on loopback; every way an expression could
+    name a connection is refused, and nothing ever connects."""
+    listener = socket.socket()
+    listener.bind(('127.0.0.1', 0))
+    listener.listen(8)
+    listener.settimeout(0.2)
+    url = 'http://127.0.0.1:%d/' % listener.getsockname()[1]
+    try:
+        for text in ("urlopen('%s')" % url, "get('%s')" % url,
+                     "socket('127.0.0.1', %d)" % listener.getsockname()[1],
+                     "call('urlopen', ['%s'], {})" % url,
+                     "$.configs.nova.select(urlopen('%s'))" % url,
+                     "import('urllib.request').urlopen('%s')" % url):
+            refusal(text)
+        with pytest.raises(socket.timeout):
+            listener.accept()
+    finally:
+        listener.close()
 
 
 def test_the_evaluation_scope_is_unreachable():
