@@ -167,10 +167,7 @@ class Workload:
             outcome = one(item)
             return outcome, time.perf_counter() - started
 
-        sql_before = self.server.sql_statements()
-        cpu_before = self.server.cpu_seconds()
-        client_cpu_before = time.process_time()
-        started = time.perf_counter()
+        meter = self._start_meter()
         step = max(len(items) // 4, 1)
         with futures.ThreadPoolExecutor(self.workers) as pool:
             jobs = [pool.submit(timed, item) for item in items]
@@ -184,21 +181,32 @@ class Workload:
                     continue
                 done.append(outcome)
                 latencies.append(seconds)
-        seconds = time.perf_counter() - started
+        return self._result(name, meter, done, failures, latencies), done
+
+    def _start_meter(self) -> tuple[float | None, float, float, float]:
+        """What a phase's figures are measured from: the server's SQL
+        statements and CPU, the client's CPU, the clock."""
+        return (self.server.sql_statements(), self.server.cpu_seconds(),
+                time.process_time(), time.perf_counter())
+
+    def _result(self, name: str, meter: tuple, done: list[str],
+                failures: list[str], latencies: list[float],
+                **more: object) -> PhaseResult:
+        sql_before, cpu_before, client_cpu_before, started = meter
+        sql_after = self.server.sql_statements()
         result = PhaseResult(
-            name=name, nodes=len(done), seconds=seconds,
+            name=name, nodes=len(done),
+            seconds=time.perf_counter() - started,
             server_cpu_seconds=self.server.cpu_seconds() - cpu_before,
             client_cpu_seconds=time.process_time() - client_cpu_before,
             node_latency_ms=summarize(latencies), requests=self._requests,
             retries=self._retries, failures=failures[:10],
-            sql_statements=self._sql_since(sql_before))
+            sql_statements=(None if sql_before is None or sql_after is None
+                            else sql_after - sql_before),
+            **more)
         if failures:
             result.failures.insert(0, '%d nodes failed' % len(failures))
-        return result, done
-
-    def _sql_since(self, before: float | None) -> float | None:
-        after = self.server.sql_statements()
-        return None if before is None or after is None else after - before
+        return result
 
     def enroll(self, count: int) -> tuple[PhaseResult, list[str]]:
         def create(index: int) -> str:
@@ -298,10 +306,7 @@ class Workload:
             self._send(node_uuid, verb)
             return time.perf_counter() - started
 
-        sql_before = self.server.sql_statements()
-        cpu_before = self.server.cpu_seconds()
-        client_cpu_before = time.process_time()
-        started = time.perf_counter()
+        meter = self._start_meter()
         deadline = time.monotonic() + self.node_timeout
         with futures.ThreadPoolExecutor(self.workers) as pool:
             jobs = {pool.submit(timed_send, node): node for node in uuids}
@@ -335,18 +340,10 @@ class Workload:
                     break
                 if pending:
                     time.sleep(next(waits))
-        seconds = time.perf_counter() - started
-        result = PhaseResult(
-            name=name, nodes=len(done), seconds=seconds,
-            server_cpu_seconds=self.server.cpu_seconds() - cpu_before,
-            client_cpu_seconds=time.process_time() - client_cpu_before,
-            node_latency_ms=summarize(latencies), requests=self._requests,
-            retries=self._retries, failures=failures[:10],
-            sql_statements=self._sql_since(sql_before),
-            poll_latency_ms=summarize(polls))
-        if failures:
-            result.failures.insert(0, '%d nodes failed' % len(failures))
-        self.log('%s: %d nodes in %.1f s' % (name, len(done), seconds))
+        result = self._result(name, meter, done, failures, latencies,
+                              poll_latency_ms=summarize(polls))
+        self.log('%s: %d nodes in %.1f s' % (name, len(done),
+                                              result.seconds))
         return result, done
 
     def latencies(self, uuids: list[str], budget: float,
