@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Iterable
+from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
+from typing import NamedTuple
 
 import sqlalchemy as sa
 from oslo_db import exception as db_exc
@@ -85,11 +87,25 @@ def get_node_by_instance(instance_uuid: str) -> models.Node:
     return node
 
 
-def node_route(ident: str | int) -> sa.Row:
+class NodeRoute(NamedTuple):
+    """What picks a node's conductor on the hash ring."""
+
+    uuid: str
+    driver: str
+    conductor_group: str | None
+
+    @classmethod
+    def of(cls, row: Mapping[str, Any]) -> NodeRoute:
+        """The route of a node the caller has just read whole."""
+        return cls(row['uuid'], row['driver'], row['conductor_group'])
+
+
+def node_route(ident: str | int) -> NodeRoute:
     """What routing a call for a node needs: uuid, driver, conductor_group.
 
-    Read on every API call that reaches a conductor, so it skips the ORM
-    and the JSON documents a full load would decode.
+    Read on every API call that reaches a conductor that has not read
+    the node already, so it skips the ORM and the JSON documents a full
+    load would decode.
     """
     with db_session.reader() as session:
         row = session.execute(
@@ -98,7 +114,7 @@ def node_route(ident: str | int) -> sa.Row:
             .where(_ident_clause(ident))).first()
     if row is None:
         raise exception.NodeNotFound(node=ident)
-    return row
+    return NodeRoute(*row)
 
 
 def node_id_for(ident: str | int) -> int:
@@ -277,15 +293,23 @@ def reserve_node(tag: str, ident: str | int) -> models.Node:
     """Take a node's exclusive lock for ``tag`` (a conductor host).
 
     One UPDATE that succeeds only if nobody holds the lock: two conductors
-    racing for the same node cannot both win.
+    racing for the same node cannot both win. Where the database can
+    return the updated row (SQLite, PostgreSQL), that UPDATE also loads
+    the node; otherwise a SELECT follows it.
     """
+    update = (sa.update(models.Node)
+              .where(_ident_clause(ident), models.Node.reservation.is_(None))
+              .values(reservation=tag)
+              .execution_options(synchronize_session=False))
     with db_session.writer() as session:
-        result = session.execute(
-            sa.update(models.Node)
-            .where(_ident_clause(ident), models.Node.reservation.is_(None))
-            .values(reservation=tag)
-            .execution_options(synchronize_session=False))
-        if result.rowcount != 1:
+        if session.get_bind().dialect.update_returning:
+            node = session.scalars(update.returning(models.Node)).first()
+            if node is not None:
+                return node
+            reserved = False
+        else:
+            reserved = session.execute(update).rowcount == 1
+        if not reserved:
             holder = session.execute(
                 sa.select(models.Node.reservation)
                 .where(_ident_clause(ident))).first()
