@@ -185,7 +185,7 @@ def node_id_for(ident: str | int) -> int:
 
 
 def save_node(node: models.Node,
-              history: Iterable[models.NodeHistory] = (),
+              history: Iterable[models.NodeHistory | dict[str, Any]] = (),
               release: str | None = None) -> models.Node:
     """Write a node's changed columns, and history records, in one commit.
 
@@ -200,8 +200,9 @@ def save_node(node: models.Node,
     changed = models.changed_columns(node)
     if changed:
         node.updated_at = changed['updated_at'] = models.utcnow()
-    records = [{key: value for key, value in record.as_dict().items()
-                if key != 'id'} | {'node_id': node.id}
+    records = [(record if isinstance(record, dict) else
+                {key: value for key, value in record.as_dict().items()
+                 if key != 'id'}) | {'node_id': node.id}
                for record in history]
     released = True
     try:
