@@ -87,6 +87,7 @@ def main(argv: list[str] | None = None) -> None:
         site_actions.stop()
         conductor.stop()
         raise
+    service.freeze_start_up_objects()
     print('Ironside is serving the Ironic API at http://%s:%d'
           % (CONF.api.host_ip, server.port), flush=True)
     api_cmd.wait_for_signal()
