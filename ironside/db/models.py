@@ -65,8 +65,24 @@ class JsonList(JsonEncoded):
     empty = list
 
 
+class TrackedDict(MutableDict):
+    """A JSON object column's value that flags its parent when it changes,
+    and only then.
+
+    MutableDict flags the parent at every ``pop``, also of a key that is
+    not there; the conductor clears a dozen absent keys of
+    ``driver_internal_info`` at each step, and each flag costs a walk of
+    the value's parents and an attribute event.
+    """
+
+    def pop(self, key: Any, *default: Any) -> Any:
+        if default and key not in self:
+            return default[0]
+        return super().pop(key, *default)
+
+
 def dict_column() -> orm.Mapped[dict]:
-    return orm.mapped_column(MutableDict.as_mutable(JsonDict), nullable=True)
+    return orm.mapped_column(TrackedDict.as_mutable(JsonDict), nullable=True)
 
 
 def list_column() -> orm.Mapped[list]:
