@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import functools
 from collections.abc import Iterable
@@ -167,8 +168,8 @@ def node_route(ident: str | int) -> NodeRoute:
     the node already, so it skips the ORM and the JSON documents a full
     load would decode.
     """
-    with db_session.reader() as session:
-        row = session.connection().execute(
+    with db_session.reader_connection() as connection:
+        row = connection.execute(
             _route_statement(_ident_kind(ident)), {'ident': ident}).first()
     if row is None:
         raise exception.NodeNotFound(node=ident)
@@ -206,10 +207,11 @@ def save_node(node: models.Node,
                for record in history]
     released = True
     try:
-        with db_session.writer() as session:
-            # No connection (no transaction) when there is nothing to do.
-            connection = session.connection() \
-                if changed or records or release is not None else None
+        with contextlib.ExitStack() as stack:
+            # No transaction when there is nothing to do.
+            if changed or records or release is not None:
+                connection = stack.enter_context(
+                    db_session.writer_connection())
             if changed:
                 connection.execute(
                     _save_statement(tuple(sorted(changed))),
@@ -219,7 +221,7 @@ def save_node(node: models.Node,
             if records:
                 connection.execute(_INSERT_HISTORY, records)
             if release is not None:
-                released = _clear_reservation(session, release, node.id)
+                released = _clear_reservation(connection, release, node.id)
     except db_exc.DBDuplicateEntry as exc:
         raise _duplicate_error(exc, {'name': node.name, 'uuid': node.uuid,
                                      'instance_uuid': node.instance_uuid}
@@ -382,9 +384,9 @@ def reserve_node(tag: str, ident: str | int) -> models.Node:
                                {'ident': ident}).one()
 
 
-def _clear_reservation(session, tag: str, node_id: int) -> bool:
-    result = session.connection().execute(
-        _RELEASE, {'node_id': node_id, 'tag': tag})
+def _clear_reservation(connection: sa.Connection, tag: str,
+                       node_id: int) -> bool:
+    result = connection.execute(_RELEASE, {'node_id': node_id, 'tag': tag})
     return result.rowcount == 1
 
 
@@ -399,8 +401,8 @@ def _not_locked_error(node_id: int) -> exception.IronsideException:
 
 def release_node(tag: str, node_id: int) -> None:
     """Give a node's lock back; NodeNotLocked if ``tag`` did not hold it."""
-    with db_session.writer() as session:
-        released = _clear_reservation(session, tag, node_id)
+    with db_session.writer_connection() as connection:
+        released = _clear_reservation(connection, tag, node_id)
     if not released:
         raise _not_locked_error(node_id)
 
@@ -485,9 +487,9 @@ def delete_node_trait(node_id: int, trait: str) -> None:
 
 
 def get_node_traits(node_id: int) -> list[str]:
-    with db_session.reader() as session:
-        return list(session.connection().execute(
-            _TRAITS, {'node_id': node_id}).scalars())
+    with db_session.reader_connection() as connection:
+        return list(connection.execute(_TRAITS,
+                                       {'node_id': node_id}).scalars())
 
 
 def traits_by_node(node_ids: Sequence[int]) -> dict[int, list[str]]:

@@ -249,6 +249,27 @@ def writer() -> Iterator[orm.Session]:
 
 
 @contextlib.contextmanager
+def writer_connection() -> Iterator[sa.Connection]:
+    """A read-write transaction on a connection, for Core statements.
+
+    What :func:`writer` gives without the ORM session around it (its
+    identity map, snapshots and close), which costs more than the short
+    statements of a state change. Inside a writer's block it is that
+    writer's transaction.
+    """
+    facade = _facade()
+    with _write_turn(), facade.writer.connection.using(_CONTEXT) as conn:
+        yield conn
+
+
+@contextlib.contextmanager
+def reader_connection() -> Iterator[sa.Connection]:
+    """A read-only transaction on a connection, for Core statements."""
+    with _facade().reader.connection.using(_CONTEXT) as connection:
+        yield connection
+
+
+@contextlib.contextmanager
 def reader() -> Iterator[orm.Session]:
     """A read-only transaction."""
     with _facade().reader.using(_CONTEXT) as session:

@@ -77,6 +77,6 @@ def of_node(kind: str, node_id: int, sort_key: str = 'id'
             ) -> list[dict[str, Any]]:
     """All connectors or targets of one node, as :func:`list_of` gives
     them: what a deploy validates, with a statement built once."""
-    with db_session.reader() as session:
-        return [dict(row._mapping) for row in session.connection().execute(
+    with db_session.reader_connection() as connection:
+        return [dict(row._mapping) for row in connection.execute(
             _of_node_query(kind, sort_key), {'node_id': node_id})]
