@@ -84,12 +84,10 @@ def _route_statement(kind: str) -> sa.Select:
 
 @functools.cache
 def _reserve_statement(kind: str, returning: bool) -> sa.Update:
-    update = (sa.update(models.Node)
-              .where(getattr(models.Node, kind) == _IDENT,
-                     models.Node.reservation.is_(None))
-              .values(reservation=sa.bindparam('tag'))
-              .execution_options(synchronize_session=False))
-    return update.returning(models.Node) if returning else update
+    update = (sa.update(NODES)
+              .where(NODES.c[kind] == _IDENT, NODES.c.reservation.is_(None))
+              .values(reservation=sa.bindparam('tag')))
+    return update.returning(*NODES.c) if returning else update
 
 
 @functools.cache
@@ -364,24 +362,29 @@ def reserve_node(tag: str, ident: str | int) -> models.Node:
     """
     kind = _ident_kind(ident)
     params = {'ident': ident, 'tag': tag}
+    if db_session.get_engine().dialect.update_returning:
+        with db_session.writer_connection() as connection:
+            row = connection.execute(_reserve_statement(kind, True),
+                                     params).first()
+            if row is not None:
+                return models.detached_node(row)
+            raise _lock_refused(connection, kind, ident)
     with db_session.writer() as session:
-        if session.get_bind().dialect.update_returning:
-            node = session.scalars(_reserve_statement(kind, True),
-                                   params).first()
-            if node is not None:
-                return node
-            reserved = False
-        else:
-            reserved = session.execute(_reserve_statement(kind, False),
-                                       params).rowcount == 1
-        if not reserved:
-            holder = session.connection().execute(
-                _holder_statement(kind), {'ident': ident}).first()
-            if holder is None:
-                raise exception.NodeNotFound(node=ident)
-            raise exception.NodeLocked(node=ident, host=holder[0])
+        if session.execute(_reserve_statement(kind, False),
+                           params).rowcount != 1:
+            raise _lock_refused(session.connection(), kind, ident)
         return session.scalars(_node_statement(kind),
                                {'ident': ident}).one()
+
+
+def _lock_refused(connection: sa.Connection, kind: str, ident: str | int
+                  ) -> exception.IronsideException:
+    """Why a node could not be locked: not there, or held (by whom)."""
+    holder = connection.execute(_holder_statement(kind),
+                                {'ident': ident}).first()
+    if holder is None:
+        return exception.NodeNotFound(node=ident)
+    return exception.NodeLocked(node=ident, host=holder[0])
 
 
 def _clear_reservation(connection: sa.Connection, tag: str,
