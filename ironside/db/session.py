@@ -223,10 +223,13 @@ def _write_turn() -> Iterator[None]:
     100 ms per try) and often wakes long after the lock came free, while
     the others pile up behind it: under load most writers waited in
     those sleeps. A lock of the process hands the turn over at once. It
-    is re-entrant (a nested writer joins its outer transaction), and a
-    writer that waited as long as SQLite's busy timeout goes on without
-    it, so nothing waits longer than it did before. Other processes on
-    the same file, and other databases, are not affected.
+    is re-entrant (a nested writer joins its outer transaction). It is
+    held from the block's start, not from its first statement as
+    SQLite's lock is: a writer must not wait for other threads' writes
+    inside its block, which under SQLite's lock would have failed after
+    the busy timeout anyway. A writer that waited as long as that
+    timeout goes on without the turn, to SQLite's own waiting. Other
+    processes on the same file, and other databases, are not affected.
     """
     if not _serialise_writers:
         yield
