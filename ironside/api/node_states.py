@@ -27,6 +27,7 @@ from ironside.common import boot_settings
 from ironside.common import exception
 from ironside.common import states
 from ironside.db import node_views
+from ironside.db import nodes as nodes_db
 
 # Verb -> minor version that introduced it.
 VERB_VERSIONS = {
@@ -217,7 +218,9 @@ class NodeProvision(base.Resource):
         self._check_arguments(version, target, row, body)
         if body.get('runbook'):
             body = _with_runbook(req, target, row, body)
-        self._dispatch(req.context.ctx, row['uuid'], target, body)
+        # The route of the node just read: the RPC API need not read it.
+        self._dispatch(req.context.ctx, nodes_db.NodeRoute.of(row), target,
+                       body)
         resp.location = _states_location(req, node_ident)
         wire.no_content(resp, 202)
 
@@ -261,18 +264,18 @@ class NodeProvision(base.Resource):
                 '"service_steps" is only valid when setting target '
                 'provision state to service')
 
-    def _dispatch(self, context, uuid: str, target: str,
+    def _dispatch(self, context, node: nodes_db.NodeRoute, target: str,
                   body: dict[str, Any]) -> None:
         if target in DEPLOY_VERBS:
             steps = body.get('deploy_steps')
             self.rpcapi.do_node_deploy(
-                context, uuid, rebuild=target == 'rebuild',
+                context, node, rebuild=target == 'rebuild',
                 configdrive=body.get('configdrive'),
                 deploy_steps=_steps('deploy_steps', steps,
                                     common_schemas.DEPLOY_STEPS)
                 if steps else None)
         elif target in UNDEPLOY_VERBS:
-            self.rpcapi.do_node_tear_down(context, uuid)
+            self.rpcapi.do_node_tear_down(context, node)
         elif target in ('clean', 'service'):
             field, schema, start = {
                 'clean': ('clean_steps', common_schemas.CLEAN_STEPS,
@@ -283,9 +286,9 @@ class NodeProvision(base.Resource):
                 raise exception.Invalid(
                     '"%s" is required when setting target provision state '
                     'to %s' % (field, target))
-            start(context, uuid, _steps(field, body[field], schema))
+            start(context, node, _steps(field, body[field], schema))
         elif target in ('manage', 'provide', 'inspect', 'abort'):
-            self.rpcapi.do_provisioning_action(context, uuid, target)
+            self.rpcapi.do_provisioning_action(context, node, target)
         elif target in UNSUPPORTED_VERBS:
             raise exception.Invalid(
                 'The requested action "%s" is not supported by Ironside'

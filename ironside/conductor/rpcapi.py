@@ -35,6 +35,11 @@ if TYPE_CHECKING:
     from ironside.conductor.base_manager import BaseConductorManager
 
 
+# A node as the calls below name it: its id, UUID or name, or the route
+# of a node the caller has read already (which spares reading it again).
+NodeIdent = str | nodes_db.NodeRoute
+
+
 class _LocalClient:
     """Calls a manager in this process; same contract as an RPC client."""
 
@@ -78,14 +83,16 @@ class ConductorAPI:
             self._client = rpc.get_client(target)
         self._client = metrics.CountedRpcClient(self._client)
 
-    def _client_for(self, node_ident: str) -> tuple[str, Any]:
-        route = nodes_db.node_route(node_ident)
+    def _client_for(self, node_ident: NodeIdent) -> tuple[str, Any]:
+        """The node's UUID and a client for its conductor."""
+        route = node_ident if isinstance(node_ident, nodes_db.NodeRoute) \
+            else nodes_db.node_route(node_ident)
         host = self.ring.owner(route.uuid, route.driver,
                                route.conductor_group or '')
         return route.uuid, self._client.prepare(server=host)
 
-    def _call_node(self, context: RequestContext, node_ident: str, method: str,
-                   **kwargs: Any) -> Any:
+    def _call_node(self, context: RequestContext, node_ident: NodeIdent,
+                   method: str, **kwargs: Any) -> Any:
         node_uuid, client = self._client_for(node_ident)
         return client.call(context, method, node_id=node_uuid, **kwargs)
 
@@ -118,29 +125,31 @@ class ConductorAPI:
 
     # Provisioning
 
-    def do_node_deploy(self, context: RequestContext, node_ident: str,
-                       rebuild: bool = False, configdrive: Any = None,
+    def do_node_deploy(self, context: RequestContext,
+                       node_ident: NodeIdent, rebuild: bool = False,
+                       configdrive: Any = None,
                        deploy_steps: list[dict] | None = None) -> None:
         self._call_node(context, node_ident, 'do_node_deploy',
                         rebuild=rebuild, configdrive=configdrive,
                         deploy_steps=deploy_steps)
 
-    def do_node_tear_down(self, context: RequestContext, node_ident: str
-                         ) -> None:
+    def do_node_tear_down(self, context: RequestContext,
+                          node_ident: NodeIdent) -> None:
         self._call_node(context, node_ident, 'do_node_tear_down')
 
-    def do_node_clean(self, context: RequestContext, node_ident: str,
+    def do_node_clean(self, context: RequestContext, node_ident: NodeIdent,
                       clean_steps: list[dict]) -> None:
         self._call_node(context, node_ident, 'do_node_clean',
                         clean_steps=clean_steps)
 
-    def do_node_service(self, context: RequestContext, node_ident: str,
+    def do_node_service(self, context: RequestContext,
+                        node_ident: NodeIdent,
                         service_steps: list[dict]) -> None:
         self._call_node(context, node_ident, 'do_node_service',
                         service_steps=service_steps)
 
-    def do_provisioning_action(self, context: RequestContext, node_ident: str,
-                               action: str) -> None:
+    def do_provisioning_action(self, context: RequestContext,
+                               node_ident: NodeIdent, action: str) -> None:
         self._call_node(context, node_ident, 'do_provisioning_action',
                         action=action)
 

@@ -73,7 +73,7 @@ class TaskManager:
         self._retry = retry
         self._spawn: tuple[Callable, tuple, dict] | None = None
         self._on_spawn_error: Callable[[TaskManager], None] | None = None
-        self._history: list[models.NodeHistory] = []
+        self._history: list[dict[str, Any]] = []
         self._save_on_release = False
         self.node = self._load(node_id)
         # Kept apart: the lock must be released even if a failed save
@@ -133,12 +133,12 @@ class TaskManager:
     @property
     def volume_targets(self) -> list[dict[str, Any]]:
         """The node's volume targets, by boot index (as Ironic's task)."""
-        return volume_db.list_of('targets', {'node_id': self.node.id},
+        return volume_db.of_node('targets', self.node.id,
                                  sort_key='boot_index')
 
     @property
     def volume_connectors(self) -> list[dict[str, Any]]:
-        return volume_db.list_of('connectors', {'node_id': self.node.id})
+        return volume_db.of_node('connectors', self.node.id)
 
     @property
     def ports(self) -> list[dict[str, Any]]:
@@ -206,7 +206,7 @@ class TaskManager:
     def record(self, event: str, event_type: str,
                severity: str = history_db.INFO) -> None:
         """Add a history record; it is written with the next save."""
-        self._history.append(history_db.new_record(
+        self._history.append(history_db.new_row(
             event, event_type, severity, conductor=self.host,
             user=getattr(self.context, 'user_id', None)))
 

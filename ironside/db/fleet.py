@@ -50,11 +50,18 @@ FleetLimit = models.FleetLimit
 FleetSlot = models.FleetSlot
 
 
+_LIMITS = FleetLimit.__table__
+# Kept: every deploy and cleaning passes here.
+_LOCK = (sa.update(_LIMITS).where(_LIMITS.c.name == sa.bindparam('cap'))
+         .values(generation=_LIMITS.c.generation + 1))
+_COUNT = (sa.select(sa.func.count()).select_from(models.Node.__table__)
+          .where(models.Node.__table__.c.provision_state.in_(
+              sa.bindparam('states', expanding=True))))
+
+
 def _lock(session: orm.Session, name: str) -> bool:
     """Take the cap's row lock; False if the row does not exist yet."""
-    result = session.execute(
-        sa.update(FleetLimit).where(FleetLimit.name == name)
-        .values(generation=FleetLimit.generation + 1))
+    result = session.connection().execute(_LOCK, {'cap': name})
     return bool(result.rowcount)
 
 
@@ -104,9 +111,8 @@ def _locked(name: str, decide: Callable[[orm.Session], T]) -> T:
 
 
 def count_nodes(session: orm.Session, states: Sequence[str]) -> int:
-    return session.scalar(
-        sa.select(sa.func.count()).select_from(models.Node)
-        .where(models.Node.provision_state.in_(states)))
+    return session.connection().execute(
+        _COUNT, {'states': list(states)}).scalar_one()
 
 
 def admit(name: str, states: Sequence[str], limit: int, task_type: str,

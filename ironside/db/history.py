@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import sqlalchemy as sa
 from oslo_utils import uuidutils
 
@@ -22,6 +24,18 @@ def new_record(event: str, event_type: str, severity: str = INFO,
                               event_type=event_type, severity=severity,
                               conductor=conductor, user=user,
                               node_id=node_id, created_at=models.utcnow())
+
+
+def new_row(event: str, event_type: str, severity: str = INFO,
+            conductor: str | None = None, user: str | None = None
+            ) -> dict[str, Any]:
+    """A history record as the values of its row, for
+    :func:`ironside.db.nodes.save_node`: a task records a few at every
+    state change, and a plain dict costs a fraction of a mapped object."""
+    return {'uuid': uuidutils.generate_uuid(), 'event': event,
+            'event_type': event_type, 'severity': severity,
+            'conductor': conductor, 'user': user,
+            'created_at': models.utcnow()}
 
 
 def record(node_id: int, event: str, event_type: str,

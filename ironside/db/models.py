@@ -10,6 +10,7 @@ import datetime
 import json
 from typing import Any
 
+import orjson
 import sqlalchemy as sa
 from sqlalchemy import orm
 from sqlalchemy.dialects import mysql
@@ -277,10 +278,27 @@ JSON_COLUMNS = tuple(c.key for c in Node.__table__.columns
                      if isinstance(c.type, JsonEncoded))
 
 
+_FINGERPRINT = orjson.OPT_SORT_KEYS | orjson.OPT_NON_STR_KEYS
+
+
+def _fingerprint(value: Any) -> bytes | str:
+    """What a JSON document is, to compare with what it was.
+
+    orjson, about ten times faster than json: a node's documents are
+    compared at every save. A document orjson cannot take (an integer
+    beyond 64 bits) falls back to json; a fingerprint of one kind never
+    equals one of the other, so at worst that document is written again.
+    """
+    try:
+        return orjson.dumps(value, option=_FINGERPRINT)
+    except TypeError:
+        return json.dumps(value, sort_keys=True)
+
+
 def snapshot_json(node: Node) -> None:
     """Remember the JSON columns as loaded; see changed_columns."""
     node.__dict__['_json_snapshot'] = {
-        key: json.dumps(node.__dict__.get(key), sort_keys=True)
+        key: _fingerprint(node.__dict__.get(key))
         for key in JSON_COLUMNS if key in node.__dict__}
 
 
@@ -298,8 +316,7 @@ def changed_columns(node: Node) -> dict[str, Any]:
     loaded = node.__dict__.get('_json_snapshot', {})
     for key in JSON_COLUMNS:
         if key in node.__dict__ and key not in changed and \
-                loaded.get(key) != json.dumps(node.__dict__[key],
-                                              sort_keys=True):
+                loaded.get(key) != _fingerprint(node.__dict__[key]):
             changed[key] = node.__dict__[key]
     return changed
 
@@ -314,7 +331,7 @@ def mark_saved(node: Node, values: dict[str, Any]) -> None:
     for key, value in values.items():
         orm.attributes.set_committed_value(node, key, value)
         if key in JSON_COLUMNS:
-            snapshot[key] = json.dumps(value, sort_keys=True)
+            snapshot[key] = _fingerprint(value)
 
 
 @sa.event.listens_for(Node, 'load')

@@ -8,6 +8,7 @@ fetch traits for the whole page in one more query.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from typing import Any
 from typing import NamedTuple
@@ -125,11 +126,12 @@ def _columns_for(columns: Sequence[str], traits: bool) -> list[str]:
     return wanted
 
 
-def _select(query: sa.Select, traits: bool) -> Rows:
+def _select(query: sa.Select, traits: bool,
+            params: dict[str, Any] | None = None) -> Rows:
     """Run a node query, and the traits query of its nodes, together."""
     with db_session.reader() as session:
         connection = session.connection()
-        result = connection.execute(query)
+        result = connection.execute(query, params)
         keys = list(result.keys())
         rows = result.all()
         found = None
@@ -171,12 +173,21 @@ def list_nodes(columns: Sequence[str], filters: dict[str, Any] | None = None,
                         sort_dir, traits).as_dicts()
 
 
+@functools.lru_cache(maxsize=256)
+def _node_query(columns: tuple[str, ...], raw: bool, kind: str
+                ) -> sa.Select:
+    """The query of one node's ``columns``, built once per set of columns
+    (a show is the API's most frequent read; building the statement and
+    its cache key afresh cost more than running it)."""
+    return _query(columns, raw).where(NODE.c[kind] == sa.bindparam('ident'))
+
+
 def select_node(ident: str | int, columns: Sequence[str],
                 traits: bool = False, raw: bool = False) -> Rows:
     """One node by id, UUID or name (NodeNotFound)."""
-    query = _query(_columns_for(columns, traits), raw).where(
-        nodes_db._ident_clause(ident))
-    found = _select(query, traits)
+    query = _node_query(tuple(_columns_for(columns, traits)), raw,
+                        nodes_db._ident_kind(ident))
+    found = _select(query, traits, {'ident': ident})
     if not found.rows:
         raise exception.NodeNotFound(node=ident)
     return found

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import datetime
+import functools
 from collections.abc import Iterable
+from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
+from typing import NamedTuple
 
 import sqlalchemy as sa
 from oslo_db import exception as db_exc
@@ -58,6 +61,65 @@ def _ident_clause(ident: str | int):
     return models.Node.name == ident
 
 
+# The statements every state change runs (lock, release, save, route),
+# built once with bound parameters. A statement built afresh for each
+# call costs its construction and its cache key, more than SQLite takes
+# to run it; a kept one has both already.
+NODES = models.Node.__table__
+_IDENT = sa.bindparam('ident')
+
+
+def _ident_kind(ident: str | int) -> str:
+    if isinstance(ident, int):
+        return 'id'
+    return 'uuid' if uuidutils.is_uuid_like(ident) else 'name'
+
+
+@functools.cache
+def _route_statement(kind: str) -> sa.Select:
+    return sa.select(NODES.c.uuid, NODES.c.driver, NODES.c.conductor_group
+                     ).where(NODES.c[kind] == _IDENT)
+
+
+@functools.cache
+def _reserve_statement(kind: str, returning: bool) -> sa.Update:
+    update = (sa.update(models.Node)
+              .where(getattr(models.Node, kind) == _IDENT,
+                     models.Node.reservation.is_(None))
+              .values(reservation=sa.bindparam('tag'))
+              .execution_options(synchronize_session=False))
+    return update.returning(models.Node) if returning else update
+
+
+@functools.cache
+def _node_statement(kind: str) -> sa.Select:
+    return sa.select(models.Node).where(getattr(models.Node, kind) == _IDENT)
+
+
+@functools.cache
+def _holder_statement(kind: str) -> sa.Select:
+    return sa.select(NODES.c.reservation).where(NODES.c[kind] == _IDENT)
+
+
+_RELEASE = (sa.update(NODES)
+            .where(NODES.c.id == sa.bindparam('node_id'),
+                   NODES.c.reservation == sa.bindparam('tag'))
+            .values(reservation=None))
+_INSERT_HISTORY = sa.insert(models.NodeHistory.__table__)
+_TRAITS = (sa.select(models.NodeTrait.trait)
+           .where(models.NodeTrait.node_id == sa.bindparam('node_id'))
+           .order_by(models.NodeTrait.trait))
+
+
+@functools.cache
+def _save_statement(columns: tuple[str, ...]) -> sa.Update:
+    """The UPDATE of these columns of one node (parameters ``v_<column>``
+    and ``node_id``)."""
+    return (sa.update(NODES).where(NODES.c.id == sa.bindparam('node_id'))
+            .values({column: sa.bindparam('v_' + column)
+                     for column in columns}))
+
+
 def get_node(ident: str | int) -> models.Node:
     """A node by id, UUID or name; NodeNotFound if there is none."""
     with db_session.reader() as session:
@@ -85,20 +147,32 @@ def get_node_by_instance(instance_uuid: str) -> models.Node:
     return node
 
 
-def node_route(ident: str | int) -> sa.Row:
+class NodeRoute(NamedTuple):
+    """What picks a node's conductor on the hash ring."""
+
+    uuid: str
+    driver: str
+    conductor_group: str | None
+
+    @classmethod
+    def of(cls, row: Mapping[str, Any]) -> NodeRoute:
+        """The route of a node the caller has just read whole."""
+        return cls(row['uuid'], row['driver'], row['conductor_group'])
+
+
+def node_route(ident: str | int) -> NodeRoute:
     """What routing a call for a node needs: uuid, driver, conductor_group.
 
-    Read on every API call that reaches a conductor, so it skips the ORM
-    and the JSON documents a full load would decode.
+    Read on every API call that reaches a conductor that has not read
+    the node already, so it skips the ORM and the JSON documents a full
+    load would decode.
     """
     with db_session.reader() as session:
-        row = session.execute(
-            sa.select(models.Node.uuid, models.Node.driver,
-                      models.Node.conductor_group)
-            .where(_ident_clause(ident))).first()
+        row = session.connection().execute(
+            _route_statement(_ident_kind(ident)), {'ident': ident}).first()
     if row is None:
         raise exception.NodeNotFound(node=ident)
-    return row
+    return NodeRoute(*row)
 
 
 def node_id_for(ident: str | int) -> int:
@@ -111,7 +185,7 @@ def node_id_for(ident: str | int) -> int:
 
 
 def save_node(node: models.Node,
-              history: Iterable[models.NodeHistory] = (),
+              history: Iterable[models.NodeHistory | dict[str, Any]] = (),
               release: str | None = None) -> models.Node:
     """Write a node's changed columns, and history records, in one commit.
 
@@ -126,19 +200,24 @@ def save_node(node: models.Node,
     changed = models.changed_columns(node)
     if changed:
         node.updated_at = changed['updated_at'] = models.utcnow()
-    records = [{key: value for key, value in record.as_dict().items()
-                if key != 'id'} | {'node_id': node.id}
+    records = [(record if isinstance(record, dict) else
+                {key: value for key, value in record.as_dict().items()
+                 if key != 'id'}) | {'node_id': node.id}
                for record in history]
     released = True
     try:
         with db_session.writer() as session:
+            # No connection (no transaction) when there is nothing to do.
+            connection = session.connection() \
+                if changed or records or release is not None else None
             if changed:
-                session.execute(sa.update(models.Node.__table__)
-                                .where(models.Node.id == node.id)
-                                .values(changed))
+                connection.execute(
+                    _save_statement(tuple(sorted(changed))),
+                    {'node_id': node.id} | {'v_' + column: value
+                                            for column, value in
+                                            changed.items()})
             if records:
-                session.execute(sa.insert(models.NodeHistory.__table__),
-                                records)
+                connection.execute(_INSERT_HISTORY, records)
             if release is not None:
                 released = _clear_reservation(session, release, node.id)
     except db_exc.DBDuplicateEntry as exc:
@@ -277,31 +356,35 @@ def reserve_node(tag: str, ident: str | int) -> models.Node:
     """Take a node's exclusive lock for ``tag`` (a conductor host).
 
     One UPDATE that succeeds only if nobody holds the lock: two conductors
-    racing for the same node cannot both win.
+    racing for the same node cannot both win. Where the database can
+    return the updated row (SQLite, PostgreSQL), that UPDATE also loads
+    the node; otherwise a SELECT follows it.
     """
+    kind = _ident_kind(ident)
+    params = {'ident': ident, 'tag': tag}
     with db_session.writer() as session:
-        result = session.execute(
-            sa.update(models.Node)
-            .where(_ident_clause(ident), models.Node.reservation.is_(None))
-            .values(reservation=tag)
-            .execution_options(synchronize_session=False))
-        if result.rowcount != 1:
-            holder = session.execute(
-                sa.select(models.Node.reservation)
-                .where(_ident_clause(ident))).first()
+        if session.get_bind().dialect.update_returning:
+            node = session.scalars(_reserve_statement(kind, True),
+                                   params).first()
+            if node is not None:
+                return node
+            reserved = False
+        else:
+            reserved = session.execute(_reserve_statement(kind, False),
+                                       params).rowcount == 1
+        if not reserved:
+            holder = session.connection().execute(
+                _holder_statement(kind), {'ident': ident}).first()
             if holder is None:
                 raise exception.NodeNotFound(node=ident)
             raise exception.NodeLocked(node=ident, host=holder[0])
-        return session.scalars(
-            sa.select(models.Node).where(_ident_clause(ident))).one()
+        return session.scalars(_node_statement(kind),
+                               {'ident': ident}).one()
 
 
 def _clear_reservation(session, tag: str, node_id: int) -> bool:
-    result = session.execute(
-        sa.update(models.Node)
-        .where(models.Node.id == node_id, models.Node.reservation == tag)
-        .values(reservation=None)
-        .execution_options(synchronize_session=False))
+    result = session.connection().execute(
+        _RELEASE, {'node_id': node_id, 'tag': tag})
     return result.rowcount == 1
 
 
@@ -403,10 +486,8 @@ def delete_node_trait(node_id: int, trait: str) -> None:
 
 def get_node_traits(node_id: int) -> list[str]:
     with db_session.reader() as session:
-        return list(session.scalars(
-            sa.select(models.NodeTrait.trait)
-            .where(models.NodeTrait.node_id == node_id)
-            .order_by(models.NodeTrait.trait)))
+        return list(session.connection().execute(
+            _TRAITS, {'node_id': node_id}).scalars())
 
 
 def traits_by_node(node_ids: Sequence[int]) -> dict[int, list[str]]:

@@ -1,0 +1,111 @@
+"""The statements a state change sends: no more than it needs.
+
+Every provision state change takes a node's lock, saves the node and
+gives the lock back; these tests pin how many statements each of those
+sends, so a change that adds a read to the path shows up here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator
+
+import sqlalchemy as sa
+
+from ironside.db import history as history_db
+from ironside.db import nodes as nodes_db
+from ironside.db import session as db_session
+from tests import utils
+
+
+@contextlib.contextmanager
+def statements() -> Iterator[list[str]]:
+    """The statements sent while the block runs (BEGIN left out)."""
+    sent: list[str] = []
+    engines = {db_session.get_engine(),
+               db_session._facade().reader.get_engine()}
+
+    def _record(conn, cursor, statement, parameters, context, executemany):
+        if not statement.upper().startswith('BEGIN'):
+            sent.append(statement)
+
+    for engine in engines:
+        sa.event.listen(engine, 'before_cursor_execute', _record)
+    try:
+        yield sent
+    finally:
+        for engine in engines:
+            sa.event.remove(engine, 'before_cursor_execute', _record)
+
+
+def _returning() -> bool:
+    return db_session.get_engine().dialect.update_returning
+
+
+def test_taking_a_lock_is_one_statement_where_update_returns_rows(db):
+    node = nodes_db.create_node(utils.fake_node_values())
+    with statements() as sent:
+        locked = nodes_db.reserve_node('host-a', node.uuid)
+    assert locked.reservation == 'host-a'
+    assert locked.uuid == node.uuid
+    assert locked.driver_info == node.driver_info
+    assert len(sent) == (1 if _returning() else 2)
+    assert sent[0].startswith('UPDATE nodes')
+
+
+def test_a_lock_taken_by_name_or_id_loads_the_node(db):
+    node = nodes_db.create_node(utils.fake_node_values(name='by-name'))
+    assert nodes_db.reserve_node('h', 'by-name').id == node.id
+    nodes_db.release_node('h', node.id)
+    assert nodes_db.reserve_node('h', node.id).uuid == node.uuid
+
+
+def test_save_with_release_is_one_update_per_table(db):
+    node = nodes_db.reserve_node(
+        'host-a', nodes_db.create_node(utils.fake_node_values()).uuid)
+    node.provision_state = 'manageable'
+    node.driver_internal_info['step'] = {'nested': [1, 2]}
+    record = history_db.new_record('done', 'verifying', conductor='host-a')
+    with statements() as sent:
+        nodes_db.save_node(node, [record], release='host-a')
+    assert [s.split()[0] for s in sent] == ['UPDATE', 'INSERT', 'UPDATE']
+    again = nodes_db.get_node(node.uuid)
+    assert again.provision_state == 'manageable'
+    assert again.driver_internal_info['step'] == {'nested': [1, 2]}
+    assert again.reservation is None
+    assert [r.event for r in history_db.list_for_node(node.id)] == ['done']
+
+
+def test_saving_nothing_sends_nothing(db):
+    node = nodes_db.create_node(utils.fake_node_values())
+    with statements() as sent:
+        nodes_db.save_node(node)
+    assert sent == []
+
+
+def test_writers_of_one_process_take_turns(db):
+    """A writer holds the process's turn until its transaction ends; a
+    nested writer joins its outer transaction without waiting for
+    itself."""
+    if not db_session._serialise_writers:
+        return  # only the writers of a SQLite file queue
+    inside = threading.Event()
+    proceed = threading.Event()
+
+    def writer() -> None:
+        with db_session.writer():
+            with db_session.writer():
+                inside.set()
+                proceed.wait(10)
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    assert inside.wait(10)
+    try:
+        assert not db_session._WRITE_TURN.acquire(blocking=False)
+    finally:
+        proceed.set()
+        thread.join(10)
+    assert db_session._WRITE_TURN.acquire(blocking=False)
+    db_session._WRITE_TURN.release()
