@@ -207,7 +207,7 @@ def interface_options(others: dict[str, str]) -> dict[str, str]:
 
 
 class IronsideServer(Server):
-    """The all-in-one `ironside` (API and conductor in one process)."""
+    """The all-in-one `ironside` (its API and conductor processes)."""
 
     name = 'ironside'
 
@@ -257,12 +257,25 @@ class IronsideServer(Server):
         return '%s (%s)' % (where[0], commit) if commit else where[0]
 
 
+class IronsideOneProcessServer(IronsideServer):
+    """The all-in-one run with ``--single-process``: the API calls the
+    conductor in its own process (how it ran before it had two)."""
+
+    name = 'ironside-1p'
+
+    def command(self) -> list[str]:
+        return super().command() + ['--single-process']
+
+
 def make_server(name: str, keep_state: bool = False,
                 automated_clean: bool = True) -> Server:
     """The server class registered under name, instantiated."""
     if name == 'ironside':
         return IronsideServer(keep_state, automated_clean)
+    if name == 'ironside-1p':
+        return IronsideOneProcessServer(keep_state, automated_clean)
     if name == 'ironic39':
         from benchmarks import ironic39
         return ironic39.Ironic39Server(keep_state, automated_clean)
-    raise ValueError('unknown server %r (known: ironside, ironic39)' % name)
+    raise ValueError('unknown server %r (known: ironside, ironside-1p, '
+                     'ironic39)' % name)

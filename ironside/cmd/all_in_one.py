@@ -1,16 +1,28 @@
-"""ironside: the API and a conductor in one process, for small sites.
+"""ironside: the API and a conductor as one service, for small sites.
 
-The API calls the conductor in-process (``rpc_transport = local``); the
-database defaults to SQLite under the state directory and its schema is
-upgraded at start. ``--enroll-fake-nodes N`` enrolls N fake-hardware
-nodes named fake-0 ... fake-<N-1> (those missing), for trying things.
+Two processes, so that the API (parsing, policy, rendering node lists)
+and the conductor (state changes, steps, BMCs) each have a core and an
+interpreter of their own: the conductor process (this one) serves
+JSON-RPC on an ephemeral loopback port, and the API process, forked from
+it before any thread starts, calls it there (``rpc_transport =
+json-rpc``). The API process's ``/metrics`` sums in the conductor's. The
+API process ends when this one does. ``--single-process`` keeps both in
+one process, the API calling the conductor in-process (``rpc_transport
+= local``).
+
+The database defaults to SQLite under the state directory (WAL: the API
+process reads while the conductor writes) and its schema is upgraded at
+start. ``--enroll-fake-nodes N`` enrolls N fake-hardware nodes named
+fake-0 ... fake-<N-1> (those missing), for trying things.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import signal
 import sys
+import threading
 
 from oslo_config import cfg
 
@@ -18,12 +30,15 @@ from ironside.cmd import api as api_cmd
 from ironside.cmd import conductor as conductor_cmd
 from ironside.common import context as ironside_context
 from ironside.common import exception
+from ironside.common import json_rpc
+from ironside.common import metrics
 from ironside.common import service
 from ironside.common.conf import CONF
 from ironside.conductor import rpcapi as conductor_rpcapi
 from ironside.conductor import service as conductor_service
 from ironside.db import migration
 from ironside.db import nodes as nodes_db
+from ironside.db import session as db_session
 from ironside.strategy import service as site_service
 
 LOG = logging.getLogger(__name__)
@@ -31,6 +46,7 @@ LOG = logging.getLogger(__name__)
 DEFAULT_STATE_DIR = os.path.join(
     os.environ.get('XDG_STATE_HOME') or
     os.path.join(os.path.expanduser('~'), '.local', 'state'), 'ironside')
+LOOPBACK = '127.0.0.1'
 
 cli_opts = [
     cfg.StrOpt('state-dir', default=DEFAULT_STATE_DIR,
@@ -39,6 +55,9 @@ cli_opts = [
     cfg.IntOpt('enroll-fake-nodes', default=0, min=0,
                help='Enroll this many fake-hardware nodes, named fake-0, '
                     'fake-1, ..., unless they exist.'),
+    cfg.BoolOpt('single-process', default=False,
+                help='Run the API in the conductor\'s process, calling it '
+                     'in-process, instead of in a process of its own.'),
 ]
 
 
@@ -61,7 +80,6 @@ def enroll_fake_nodes(rpcapi, count: int) -> None:
 
 def main(argv: list[str] | None = None) -> None:
     CONF.register_cli_opts(cli_opts)
-    CONF.set_default('rpc_transport', 'local')
     service.prepare_service(argv)
     state_dir = os.path.abspath(os.path.expanduser(CONF.state_dir))
     os.makedirs(state_dir, exist_ok=True)
@@ -69,28 +87,155 @@ def main(argv: list[str] | None = None) -> None:
         state_dir, 'ironside.sqlite'), group='database')
     CONF.set_override('rpc_transport', 'local')
     migration.upgrade()
-    conductor = conductor_service.ConductorService(rpc_server=False)
-    conductor_cmd.start_conductor(conductor)
-    site_actions = site_service.SiteActionService.for_manager(
-        conductor.manager)
-    site_actions.start()
-    try:
-        rpcapi = conductor_rpcapi.ConductorAPI(
-            local_manager=conductor.manager)
-        enroll_fake_nodes(rpcapi, CONF.enroll_fake_nodes)
-        server = api_cmd.start_api(rpcapi)
-    except exception.ConfigInvalid as exc:
-        site_actions.stop()
-        conductor.stop()
-        sys.exit(str(exc))
-    except Exception:
-        site_actions.stop()
-        conductor.stop()
-        raise
+    if CONF.single_process:
+        _serve_in_one_process()
+    else:
+        _serve_in_two_processes()
+
+
+class _Conductor:
+    """The conductor side: the conductor, its site action service, and
+    the in-process client they and the fake-node enrolment use."""
+
+    def __init__(self) -> None:
+        self.conductor = conductor_service.ConductorService(rpc_server=False)
+        self.site_actions = None
+        self.rpcapi = None
+
+    def start(self) -> None:
+        conductor_cmd.start_conductor(self.conductor)
+        self.site_actions = site_service.SiteActionService.for_manager(
+            self.conductor.manager)
+        self.site_actions.start()
+        self.rpcapi = conductor_rpcapi.ConductorAPI(
+            local_manager=self.conductor.manager)
+        enroll_fake_nodes(self.rpcapi, CONF.enroll_fake_nodes)
+
+    def stop(self) -> None:
+        if self.site_actions is not None:
+            self.site_actions.stop()
+        self.conductor.stop()
+
+
+def _serving(server) -> None:
     service.freeze_start_up_objects()
     print('Ironside is serving the Ironic API at http://%s:%d'
           % (CONF.api.host_ip, server.port), flush=True)
+
+
+def _serve_in_one_process() -> None:
+    side = _Conductor()
+    try:
+        side.start()
+        server = api_cmd.start_api(side.rpcapi)
+    except exception.ConfigInvalid as exc:
+        side.stop()
+        sys.exit(str(exc))
+    except Exception:
+        side.stop()
+        raise
+    _serving(server)
     api_cmd.wait_for_signal()
     server.stop()
-    site_actions.stop()
-    conductor.stop()
+    side.stop()
+
+
+def _serve_in_two_processes() -> None:
+    # Fork first, while this process has no thread and no open database
+    # connection the child could inherit.
+    db_session.dispose()
+    ready_read, ready_write = os.pipe()
+    child = os.fork()
+    if child == 0:
+        os.close(ready_write)
+        _api_process(ready_read)
+    os.close(ready_read)
+    side = _Conductor()
+    endpoint = json_rpc.JsonRpcServer(
+        side.conductor.manager, LOOPBACK, 0,
+        metrics.exposition if CONF.metrics.enabled else None)
+    try:
+        side.start()
+        endpoint.start()
+    except BaseException as exc:
+        _end_child(child)
+        side.stop()
+        if isinstance(exc, exception.ConfigInvalid):
+            sys.exit(str(exc))
+        raise
+    service.freeze_start_up_objects()
+    # The API process starts serving once it has the endpoint's port.
+    os.write(ready_write, b'%d\n' % endpoint.port)
+    os.close(ready_write)
+    status = _wait_for_signal_or_child(child)
+    if status is None:
+        _end_child(child)
+    endpoint.stop()
+    side.stop()
+    if status:
+        sys.exit('ironside: the API process ended (%s); stopping'
+                 % _describe_status(status))
+
+
+def _api_process(ready_read: int) -> None:
+    """The API process: wait for the conductor's endpoint, serve the API
+    calling it there, until signalled or the conductor process ends."""
+    code = 0
+    try:
+        with os.fdopen(ready_read, 'rb') as ready:
+            line = ready.readline()
+        if not line:
+            os._exit(1)  # the conductor process did not start
+        port = int(line)
+        parent = os.getppid()
+        CONF.set_override('rpc_transport', 'json-rpc')
+        if CONF.metrics.enabled:
+            metrics.add_peer('http://%s:%d/metrics' % (LOOPBACK, port))
+        rpcapi = conductor_rpcapi.ConductorAPI(
+            json_rpc_address=lambda _host: (LOOPBACK, port))
+        try:
+            server = api_cmd.start_api(rpcapi)
+        except exception.ConfigInvalid as exc:
+            print(str(exc), file=sys.stderr, flush=True)
+            os._exit(2)
+        _serving(server)
+        api_cmd.wait_for_signal(alive=lambda: os.getppid() == parent)
+        server.stop()
+    except BaseException:
+        LOG.exception('The API process failed')
+        code = 1
+    finally:
+        logging.shutdown()
+        os._exit(code)
+
+
+def _wait_for_signal_or_child(child: int) -> int | None:
+    """Block until SIGTERM or SIGINT (None), or until the API process
+    ends (its wait status)."""
+    stop = threading.Event()
+
+    def _handle(signum, _frame):
+        LOG.info('Signal %d received, stopping', signum)
+        stop.set()
+
+    signal.signal(signal.SIGTERM, _handle)
+    signal.signal(signal.SIGINT, _handle)
+    while not stop.wait(0.5):
+        pid, status = os.waitpid(child, os.WNOHANG)
+        if pid == child:
+            return status or None
+    return None
+
+
+def _end_child(child: int) -> None:
+    try:
+        os.kill(child, signal.SIGTERM)
+        os.waitpid(child, 0)
+    except (ProcessLookupError, ChildProcessError):
+        pass
+
+
+def _describe_status(status: int) -> str:
+    if os.WIFSIGNALED(status):
+        return 'signal %d' % os.WTERMSIG(status)
+    return 'exit status %d' % os.waitstatus_to_exitcode(status)

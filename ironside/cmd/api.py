@@ -6,6 +6,7 @@ import logging
 import signal
 import sys
 import threading
+from collections.abc import Callable
 
 from ironside.api import app as api_app
 from ironside.api import auth
@@ -31,8 +32,9 @@ def start_api(rpcapi) -> api_server.ApiServer:
     return server
 
 
-def wait_for_signal() -> None:
-    """Block until SIGTERM or SIGINT."""
+def wait_for_signal(alive: Callable[[], bool] = lambda: True) -> None:
+    """Block until SIGTERM or SIGINT, or until ``alive()`` is false
+    (asked every half second)."""
     stop = threading.Event()
 
     def _handle(signum, _frame):
@@ -41,16 +43,18 @@ def wait_for_signal() -> None:
 
     signal.signal(signal.SIGTERM, _handle)
     signal.signal(signal.SIGINT, _handle)
-    while not stop.wait(1):
-        pass
+    while not stop.wait(0.5):
+        if not alive():
+            LOG.warning('The process this one serves for ended; stopping')
+            return
 
 
 def main() -> None:
     service.prepare_service()
     if CONF.rpc_transport == 'local':
         sys.exit('ironside-api needs conductors in other processes: set '
-                 '[DEFAULT]rpc_transport = oslo, or run "ironside" '
-                 '(all-in-one)')
+                 '[DEFAULT]rpc_transport = oslo or json-rpc, or run '
+                 '"ironside" (all-in-one)')
     try:
         server = start_api(conductor_rpcapi.ConductorAPI())
     except exception.ConfigInvalid as exc:

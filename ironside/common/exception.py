@@ -383,6 +383,12 @@ class NoFreeConductorWorker(IronsideException):
     code = HTTPStatus.SERVICE_UNAVAILABLE
 
 
+class ConductorUnreachable(IronsideException):
+    msg_fmt = ('Conductor %(host)s can not be reached at %(address)s '
+               '(%(reason)s); please retry.')
+    code = HTTPStatus.SERVICE_UNAVAILABLE
+
+
 class TemporaryFailure(IronsideException):
     msg_fmt = "Resource temporarily unavailable, please retry."
     code = HTTPStatus.SERVICE_UNAVAILABLE

@@ -1,8 +1,9 @@
 """Prometheus metrics: every family a process counts, in one place.
 
-The families live on prometheus_client's default registry, so in the
-all-in-one the API and the conductor share one registry and one
-``/metrics``. The rest of the code records an event with one call of a
+The families live on prometheus_client's default registry. The
+all-in-one's API process sums its conductor process's families into its
+own ``/metrics`` (:func:`add_peer`), so the service has one page. The
+rest of the code records an event with one call of a
 function below; recording costs a lock and an addition and happens
 whether or not metrics are served. Serving is ``[metrics]enabled``: the
 API answers ``/metrics`` (:mod:`ironside.api.metrics`, which also adds
@@ -21,12 +22,14 @@ import datetime
 import functools
 import logging
 import time
+import urllib.request
 from collections.abc import Callable
 from typing import Any
 
 import prometheus_client
 from prometheus_client import Counter
 from prometheus_client import Histogram
+from prometheus_client.parser import text_string_to_metric_families
 
 from ironside.common import exception
 from ironside.common.conf import CONF
@@ -178,10 +181,59 @@ class CountedRpcClient:
             RPC_DURATION.labels(method).observe(time.monotonic() - started)
 
 
+# /metrics pages of other processes of the same service (the all-in-one's
+# conductor process, read by its API process), summed into this one's.
+_PEERS: list[str] = []
+
+
+def add_peer(url: str) -> None:
+    """Sum the metrics served at ``url`` into this process's page."""
+    _PEERS.append(url)
+
+
 def exposition() -> tuple[bytes, str]:
-    """The registry in Prometheus' text format, and its content type."""
-    return (prometheus_client.generate_latest(REGISTRY),
+    """The registry in Prometheus' text format, and its content type;
+    with the peers' families summed in (one service, one page)."""
+    own = prometheus_client.generate_latest(REGISTRY)
+    if not _PEERS:
+        return own, prometheus_client.CONTENT_TYPE_LATEST
+    texts = [own.decode()]
+    for url in _PEERS:
+        try:
+            with urllib.request.urlopen(url, timeout=10) as answer:
+                texts.append(answer.read().decode())
+        except OSError as exc:
+            LOG.warning('Metrics of %s not read: %s', url, exc)
+    return (prometheus_client.generate_latest(_Summed(texts)),
             prometheus_client.CONTENT_TYPE_LATEST)
+
+
+class _Summed:
+    """Families of several pages as one: samples of the same name and
+    labels added up (counts, sums and histogram buckets add; so do the
+    gauges of the service's processes)."""
+
+    def __init__(self, texts: list[str]) -> None:
+        self.texts = texts
+
+    def collect(self) -> Any:
+        families: dict[str, Any] = {}
+        values: dict[str, dict[tuple, float]] = {}
+        for text in self.texts:
+            for family in text_string_to_metric_families(text):
+                if family.name not in families:
+                    families[family.name] = family
+                    values[family.name] = {}
+                found = values[family.name]
+                for sample in family.samples:
+                    key = (sample.name, tuple(sorted(sample.labels.items())))
+                    found[key] = found.get(key, 0.0) + sample.value
+        for name, family in families.items():
+            summed = prometheus_client.Metric(name, family.documentation,
+                                              family.type, family.unit)
+            for (sample, labels), value in values[name].items():
+                summed.add_sample(sample, dict(labels), value)
+            yield summed
 
 
 def serve_conductor() -> Any:

@@ -2,14 +2,16 @@
 
 Each node-bound call goes to the conductor that owns the node on the hash
 ring. With ``[DEFAULT]rpc_transport = oslo`` that is an oslo.messaging
-call over the configured transport (RabbitMQ); with ``local`` (the
-all-in-one service) it is a direct call into the conductor of this
-process.
+call over the configured transport (RabbitMQ); with ``json-rpc`` an HTTP
+call to the conductor itself (:mod:`ironside.common.json_rpc`; the
+all-in-one's API process); with ``local`` (the all-in-one run with
+``--single-process``) a direct call into the conductor of this process.
 """
 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 from typing import Any
 
@@ -17,6 +19,7 @@ import oslo_messaging as messaging
 
 from ironside.common import exception
 from ironside.common import hash_ring
+from ironside.common import json_rpc
 from ironside.common import metrics
 from ironside.common import rpc
 from ironside.common.conf import CONF
@@ -59,8 +62,11 @@ class _LocalClient:
 
 
 class ConductorAPI:
-    def __init__(self, local_manager: BaseConductorManager | None=None
-                ) -> None:
+    def __init__(self, local_manager: BaseConductorManager | None=None,
+                 json_rpc_address: Callable[[str], tuple[str, int]] |
+                 None = None) -> None:
+        """``json_rpc_address``: where each conductor (by host name)
+        serves JSON-RPC; by default its host name, [json_rpc]port."""
         self.ring = hash_ring.HashRingManager(
             conductor_utils.live_conductors)
         if CONF.rpc_transport == 'local':
@@ -69,6 +75,8 @@ class ConductorAPI:
                     error_msg='rpc_transport "local" needs a conductor in '
                               'this process; run "ironside" (all-in-one)')
             self._client = _LocalClient(local_manager)
+        elif CONF.rpc_transport == 'json-rpc':
+            self._client = json_rpc.JsonRpcClient(json_rpc_address)
         else:
             target = messaging.Target(topic=rpc.TOPIC,
                                       version=rpc.RPC_API_VERSION)

@@ -1,4 +1,5 @@
-"""Runs a conductor: its manager plus an RPC server on its topic."""
+"""Runs a conductor: its manager plus an RPC server (on its topic, or
+its JSON-RPC endpoint)."""
 
 from __future__ import annotations
 
@@ -7,11 +8,14 @@ import signal
 import threading
 from collections.abc import Callable
 from types import FrameType
+from typing import Any
 
 import oslo_messaging as messaging
 
 from ironside.common import exception
+from ironside.common import json_rpc
 from ironside.common import rpc
+from ironside.common.conf import CONF
 from ironside.conductor import manager as conductor_manager
 
 LOG = logging.getLogger(__name__)
@@ -30,10 +34,7 @@ class ConductorService:
         if self._want_rpc:
             # Listen before registering: a client that finds this
             # conductor in the database must find its queue too.
-            target = messaging.Target(topic=rpc.TOPIC,
-                                      server=self.manager.host,
-                                      version=rpc.RPC_API_VERSION)
-            self._rpc_server = rpc.get_server(target, [self.manager])
+            self._rpc_server = self._make_rpc_server()
             self._rpc_server.start()
         try:
             self.manager.register_and_start()
@@ -43,10 +44,18 @@ class ConductorService:
             raise
         LOG.info('Conductor %s is serving', self.manager.host)
 
+    def _make_rpc_server(self) -> Any:
+        if CONF.rpc_transport == 'json-rpc':
+            return json_rpc.JsonRpcServer(self.manager)
+        target = messaging.Target(topic=rpc.TOPIC, server=self.manager.host,
+                                  version=rpc.RPC_API_VERSION)
+        return rpc.get_server(target, [self.manager])
+
     def _stop_rpc_server(self) -> None:
         if self._rpc_server is not None:
             self._rpc_server.stop()
-            self._rpc_server.wait()
+            if hasattr(self._rpc_server, 'wait'):
+                self._rpc_server.wait()
             self._rpc_server = None
 
     def stop(self) -> None:

@@ -64,6 +64,42 @@ FORMAT = 2
 OWN_TYPES = (model.STEP, model.SKIPPED)
 
 
+@dataclasses.dataclass(frozen=True)
+class NodeNeed:
+    """A task's :class:`~.site_graph.CrossNeed` on the plan's nodes: the
+    runs of ``task`` a run waits for, those on ``nodes`` (None: every
+    node) or, when ``own``, the one on the waiting run's node; only for
+    runs on ``on`` (None: every node)."""
+
+    task: str
+    policy: str = model.ALL
+    own: bool = False
+    nodes: frozenset[str] | None = None
+    on: frozenset[str] | None = None
+
+    def applies_on(self, uuid: str) -> bool:
+        return self.on is None or uuid in self.on
+
+    def counts(self, run_node: str, uuid: str) -> bool:
+        """Whether the run of ``task`` on ``run_node`` is one the run
+        on ``uuid`` waits for."""
+        if self.own:
+            return run_node == uuid
+        return self.nodes is None or run_node in self.nodes
+
+    def as_dict(self) -> dict[str, Any]:
+        return {'task': self.task, 'policy': self.policy, 'own': self.own,
+                'nodes': None if self.nodes is None else sorted(self.nodes),
+                'on': None if self.on is None else sorted(self.on)}
+
+    @classmethod
+    def from_dict(cls, value: Mapping[str, Any]) -> NodeNeed:
+        return cls(value['task'], value['policy'], value['own'],
+                   None if value['nodes'] is None
+                   else frozenset(value['nodes']),
+                   None if value['on'] is None else frozenset(value['on']))
+
+
 @dataclasses.dataclass
 class ActionPlan:
     input: ActionInput
@@ -83,6 +119,9 @@ class ActionPlan:
     # What each yaql_exp expression computed (ComputedFields.report).
     expressions: list[dict[str, Any]] = dataclasses.field(
         default_factory=list)
+    # Task → the runs on other nodes its runs wait for (cross-depends).
+    cross_needs: dict[str, list[NodeNeed]] = dataclasses.field(
+        default_factory=dict)
 
     def parameters_for(self, task: str, node_uuid: str) -> dict[str, Any]:
         """A task's parameters on one node."""
@@ -123,6 +162,8 @@ class ActionPlan:
             'warnings': list(self.warnings),
             'node_parameters': self.node_parameters,
             'expressions': self.expressions,
+            'cross_needs': {task: [n.as_dict() for n in needs]
+                            for task, needs in self.cross_needs.items()},
         }
 
     @classmethod
@@ -151,7 +192,9 @@ class ActionPlan:
             dict(node_names), {k: list(v) for k, v in node_tasks.items()},
             list(document['warnings']),
             dict(document.get('node_parameters') or {}),
-            list(document.get('expressions') or []))
+            list(document.get('expressions') or []),
+            {task: [NodeNeed.from_dict(n) for n in needs] for task, needs
+             in (document.get('cross_needs') or {}).items()})
 
 
 def build_plan(action_input: ActionInput, nodes: seam.NodeBackend,
@@ -193,7 +236,8 @@ def build_plan(action_input: ActionInput, nodes: seam.NodeBackend,
     universe = _only(universe, options.nodes)
     members = {name: [n for n in found if n.uuid in universe]
                for name, found in members.items()}
-    node_tasks = _node_tasks(graph, selected, universe, members)
+    names_of = _role_names(universe, members)
+    node_tasks = _node_tasks(graph, selected, universe, names_of, members)
     node_parameters: dict[str, dict[str, dict[str, Any]]] = {}
     if computed is not None:
         node_parameters = _computed_per_node(graph, computed, universe,
@@ -215,7 +259,8 @@ def build_plan(action_input: ActionInput, nodes: seam.NodeBackend,
                                 found.items() if uuid in in_plan}
                          for task, found in node_parameters.items()
                          if task in running},
-        expressions=computed.report() if computed is not None else [])
+        expressions=computed.report() if computed is not None else [],
+        cross_needs=_node_needs(graph, running, names_of))
     plan.warnings = _warnings(graph, selected, plan, universe)
     _check_runnable(plan)
     schedule.check(plan)
@@ -237,26 +282,51 @@ def _only(universe: dict[str, SiteNode],
     return {uuid: n for uuid, n in universe.items() if uuid in keep}
 
 
+def _role_names(universe: Mapping[str, SiteNode],
+                members: Mapping[str, Sequence[SiteNode]]
+                ) -> dict[str, set[str]]:
+    """Node UUID → the names a task's ``role`` may give it by: its roles
+    and its groups."""
+    names = {uuid: set(node.roles) for uuid, node in universe.items()}
+    for name, found in members.items():
+        for node in found:
+            names[node.uuid].add(name)
+    return names
+
+
 def _node_tasks(graph: site_graph.SiteGraph, selected: Sequence[str],
                 universe: Mapping[str, SiteNode],
+                names_of: Mapping[str, set[str]],
                 members: Mapping[str, Sequence[SiteNode]]
                 ) -> dict[str, list[str]]:
     """Each node's tasks, in graph order."""
-    groups_of: dict[str, list[str]] = {uuid: [] for uuid in universe}
+    runs_of: dict[str, set[str]] = {uuid: set() for uuid in universe}
     for name, found in members.items():
         for node in found:
-            groups_of[node.uuid].append(name)
-    result = {}
-    for uuid, node in universe.items():
-        names = set(node.roles) | set(groups_of[uuid])
-        runs = set()
-        for group in groups_of[uuid]:
-            runs.update(graph.members.get(group, ()))
-        result[uuid] = [
-            t for t in selected
-            if t in runs or model.EVERY_NODE in graph.tasks[t].task.roles
-            or names & set(graph.tasks[t].task.roles)]
-    return result
+            runs_of[node.uuid].update(graph.members.get(name, ()))
+    return {uuid: [t for t in selected if t in runs_of[uuid] or
+                   model.EVERY_NODE in graph.tasks[t].task.roles or
+                   names_of[uuid] & set(graph.tasks[t].task.roles)]
+            for uuid in universe}
+
+
+def _node_needs(graph: site_graph.SiteGraph, running: set[str],
+                names_of: Mapping[str, set[str]]
+                ) -> dict[str, list[NodeNeed]]:
+    """The cross-node needs of the tasks that run, on the plan's nodes."""
+    def having(roles: tuple[str, ...]) -> frozenset[str] | None:
+        if model.EVERY_NODE in roles:
+            return None
+        return frozenset(uuid for uuid, names in names_of.items()
+                         if names.intersection(roles))
+    found: dict[str, list[NodeNeed]] = {}
+    for task in (t for t in graph.tasks if t in running):
+        for need in graph.tasks[task].cross_needs:
+            own = model.SELF in need.roles
+            found.setdefault(task, []).append(NodeNeed(
+                need.task, need.policy, own,
+                None if own else having(need.roles), having(need.on)))
+    return found
 
 
 def _computed_per_node(graph: site_graph.SiteGraph,

@@ -18,6 +18,10 @@ Two fields of a task may read ``$node`` and are then computed per node
 its groups and roles give it, and ``parameters`` give each node its own.
 Any other field reading ``$node`` is refused: it has one value per task.
 
+A computed document is checked again, as its reader checks one: an
+expression may give a field what it can not hold (InvalidTaskGraph,
+naming the place, the line and the expression).
+
 Every value is recorded; :meth:`ComputedFields.report` tells, per task
 or group, field and expression, the value (per node, the nodes that had
 each value), so an operator sees why a task ran or was skipped. A field
@@ -39,6 +43,8 @@ from ironside.strategy import expressions
 from ironside.strategy.action_input import STRATEGY
 from ironside.strategy.action_input import SiteDocument
 from ironside.strategy.reader import fuel
+from ironside.strategy.reader import shipyard
+from ironside.strategy.reader.errors import DocumentError
 
 CONDITION = 'condition'
 PARAMETERS = 'parameters'
@@ -177,10 +183,47 @@ def compute(documents: Sequence[SiteDocument],
                 _task_graph(document.document, document.name, computed)
         except exception.ExpressionFailed as exc:
             raise computed._failed(exc, document.name) from None
+        if body is not document.document:
+            _check_computed(body, document, computed)
         computed.documents.append(
             document if body is document.document else
             dataclasses.replace(document, document=body))
     return computed
+
+
+def _check_computed(body: Any, document: SiteDocument,
+                    computed: ComputedFields) -> None:
+    """The computed document checked as its reader checks one: an
+    expression may compute what the field can not hold (a number for a
+    list of names). InvalidTaskGraph names the place, the line and the
+    expression."""
+    if document.kind == STRATEGY:
+        errors = shipyard.check(body, document.lines, document.name)
+    else:
+        errors, _warnings = fuel.check(body, document.lines, document.name,
+                                       expressions=False)
+    if errors:
+        raise exception.InvalidTaskGraph([
+            _with_expression(error, computed.evaluation.results)
+            for error in errors])
+
+
+def _with_expression(error: DocumentError,
+                     results: Sequence[expressions.ExpressionResult]
+                     ) -> DocumentError:
+    """The error, saying which expression computed the wrong value."""
+    owner = error.task or error.group
+    field = error.field or ''
+    for result in results:
+        if result.owner == owner and result.node is None and (
+                field == result.field or
+                field.startswith((result.field + '.', result.field + '['))):
+            return dataclasses.replace(error, message=(
+                'expression "%s" computed %s, which is wrong here: %s' % (
+                    result.expression,
+                    json.dumps(_plain(result.value), sort_keys=True),
+                    error.message)))
+    return error
 
 
 def _once(value: Any, owner: str, field: str,

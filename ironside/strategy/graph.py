@@ -5,6 +5,8 @@ Built from the references the items make, as Fuel's nailgun built it
 
 ``requires: [x]``        x → item
 ``required_for: [x]``    item → x
+``cross-depends``        x → item        (for each entry's ``name`` x)
+``cross-depended-by``    item → x
 ``groups: [g]``          task → g        (the task is a part of g)
 ``tasks: [t]`` (group)   t → group       (likewise)
 ``stage: s``             task → s        (the task is a part of s)
@@ -92,9 +94,9 @@ class ItemGraph:
                 # A task of another stage runs on the group's nodes
                 # then; it is no part of the group's deployment.
                 return
-        if reference.field == 'requires':
+        if reference.field in ('requires', model.CROSS_DEPENDS):
             self._edge(target, source, ORDER, reference)
-        elif reference.field == 'required_for':
+        elif reference.field in ('required_for', model.CROSS_DEPENDED_BY):
             self._edge(source, target, ORDER, reference)
         elif reference.field == 'tasks':
             self._edge(target, source, MEMBER, reference)

@@ -41,6 +41,12 @@ STEP = 'step'
 SKIPPED = 'skipped'
 # A task's ``role`` that means every node.
 EVERY_NODE = '*'
+# A cross-dependency's ``role`` that means the task's own node.
+SELF = 'self'
+ALL = 'all'
+ANY = 'any'
+CROSS_DEPENDS = 'cross-depends'
+CROSS_DEPENDED_BY = 'cross-depended-by'
 
 
 def stage_name(name: str) -> str:
@@ -60,6 +66,10 @@ class GroupStrategy:
         if self.type == ONE_BY_ONE:
             return 1
         return self.amount or max(nodes, 1)
+
+    def most_at_once(self) -> int | None:
+        """How many may go at once; None: no limit of its own."""
+        return 1 if self.type == ONE_BY_ONE else self.amount
 
     def as_dict(self) -> dict[str, Any]:
         value: dict[str, Any] = {'type': self.type}
@@ -151,6 +161,28 @@ class Strategy:
 
 
 @dataclasses.dataclass(frozen=True)
+class CrossDependency:
+    """Fuel's ``cross-depends``/``cross-depended-by`` entry: a task and
+    the nodes whose runs of it count.
+
+    ``roles``: roles or group names, (EVERY_NODE,) for every node,
+    (SELF,) for the node itself. ``policy``: ``all`` of those runs must
+    succeed, or ``any`` one of them.
+    """
+
+    name: str
+    roles: tuple[str, ...] = (EVERY_NODE,)
+    policy: str = ALL
+
+    @classmethod
+    def from_dict(cls, value: Mapping[str, Any]) -> CrossDependency:
+        role = value.get('role', EVERY_NODE)
+        return cls(name=value['name'],
+                   roles=(role,) if isinstance(role, str) else tuple(role),
+                   policy=value.get('policy', ALL))
+
+
+@dataclasses.dataclass(frozen=True)
 class Task:
     """A deployment task of a task graph (not a group, not a stage)."""
 
@@ -167,6 +199,13 @@ class Task:
     # Whether running it twice does no harm; None: as its type says.
     idempotent: bool | None = None
     index: int = 0
+    # Runs of other tasks, on other nodes, this one waits for; and the
+    # tasks that wait for its runs on the nodes of some roles.
+    cross_depends: tuple[CrossDependency, ...] = ()
+    cross_depended_by: tuple[CrossDependency, ...] = ()
+    # How many of its runs may be in flight at once across its nodes;
+    # None: as many as their groups allow.
+    strategy: GroupStrategy | None = None
 
     @property
     def in_stage(self) -> str:

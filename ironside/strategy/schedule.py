@@ -13,7 +13,10 @@ is created, on a graph of what waits for what:
   the first group of that stage that holds the node; every group of
   the stage that holds the node ends after them;
 - a task that requires a task not on its own node waits for every run
-  of it; one that requires a group waits for the group's end.
+  of it; one that requires a group waits for the group's end;
+- a task's cross-dependencies wait for the runs they name on other
+  nodes (with policy ``any`` too: a plan whose wait would end only
+  through the one run that comes free is refused, not left to chance).
 
 A cycle in it is refused, and the message walks the cycle.
 
@@ -109,6 +112,13 @@ def waits(plan: ActionPlan) -> _Waits:
                                    ('task', uuid, task))
             for group in planned.needs_groups:
                 graph.add_edge(('end', group), ('task', uuid, task))
+            for need in plan.cross_needs.get(task, ()):
+                if not need.applies_on(uuid):
+                    continue
+                for other in nodes_of.get(need.task, ()):
+                    if other != uuid and need.counts(other, uuid):
+                        graph.add_edge(('task', other, need.task),
+                                       ('task', uuid, task))
     return graph
 
 

@@ -27,6 +27,10 @@ What the references mean when the action runs (:mod:`.task_flow`):
   group to be done;
 - a task that is ``required_for`` a group is one of its tasks, as in
   Fuel (it runs on the group's nodes);
+- ``cross-depends`` (and ``cross-depended-by``, turned around) say
+  which runs of a task, on the nodes of which roles, a run waits for,
+  and whether all or any of them must succeed (:class:`CrossNeed`);
+  they order the tasks as ``requires`` does;
 - references to stages order the stages and are checked here; stages
   then run one after another.
 """
@@ -50,12 +54,46 @@ from ironside.strategy.reader.errors import ErrorCollector
 
 
 @dataclasses.dataclass(frozen=True)
+class CrossNeed:
+    """Runs of ``task`` that a run of a task waits for: those on the
+    nodes of ``roles`` (model.SELF: the waiting run's own node), when
+    the waiting run is on a node of ``on``; ``all`` of them must
+    succeed, or ``any`` one."""
+
+    task: str
+    roles: tuple[str, ...]
+    policy: str = model.ALL
+    on: tuple[str, ...] = (model.EVERY_NODE,)
+
+
+def cross_needs(tasks: Mapping[str, model.Task]
+                ) -> dict[str, list[CrossNeed]]:
+    """Each task's cross-node needs: its own ``cross-depends``, and the
+    ``cross-depended-by`` of others turned around (Fuel's ``{name: y,
+    role: r}`` on task x: y's runs on the nodes of r wait for x's)."""
+    found: dict[str, list[CrossNeed]] = {name: [] for name in tasks}
+    for name, task in tasks.items():
+        for dependency in task.cross_depends:
+            found[name].append(CrossNeed(dependency.name, dependency.roles,
+                                         dependency.policy))
+        for dependency in task.cross_depended_by:
+            if model.SELF in dependency.roles:
+                need = CrossNeed(name, (model.SELF,), dependency.policy)
+            else:
+                need = CrossNeed(name, (model.EVERY_NODE,),
+                                 dependency.policy, dependency.roles)
+            found[dependency.name].append(need)
+    return found
+
+
+@dataclasses.dataclass(frozen=True)
 class PlannedTask:
     """A task and what its runs wait for on other nodes."""
 
     task: model.Task
     needs_tasks: tuple[str, ...] = ()
     needs_groups: tuple[str, ...] = ()
+    cross_needs: tuple[CrossNeed, ...] = ()
 
     @property
     def id(self) -> str:
@@ -68,15 +106,18 @@ class PlannedTask:
                 'roles': list(task.roles), 'stage': task.in_stage,
                 'idempotent': task.reruns_safely,
                 'needs_tasks': list(self.needs_tasks),
-                'needs_groups': list(self.needs_groups)}
+                'needs_groups': list(self.needs_groups),
+                'strategy': task.strategy and task.strategy.as_dict()}
 
     @classmethod
     def from_dict(cls, value: Mapping[str, Any]) -> PlannedTask:
+        strategy = value.get('strategy')
         return cls(model.Task(
             id=value['id'], type=value['type'],
             parameters=dict(value['parameters']),
             roles=tuple(value['roles']), stage=value['stage'],
-            idempotent=value['idempotent']),
+            idempotent=value['idempotent'],
+            strategy=strategy and model.GroupStrategy.from_dict(strategy)),
             tuple(value['needs_tasks']), tuple(value['needs_groups']))
 
 
@@ -263,14 +304,16 @@ def _strategy_references(strategy: model.Strategy,
 def _check_references(graphs: Sequence[model.TaskGraph],
                       items: item_graph.ItemGraph, errors: _Errors) -> None:
     wanted = {'groups': item_graph.GROUP, 'tasks': item_graph.TASK,
-              'stage': item_graph.STAGE}
+              'stage': item_graph.STAGE,
+              model.CROSS_DEPENDS: item_graph.TASK,
+              model.CROSS_DEPENDED_BY: item_graph.TASK}
     for graph in graphs:
         for reference in graph.references:
             kind = items.kinds.get(reference.target)
             if kind is None:
                 errors.add(graph.name, reference.path,
                            '%s "%s", which no document of the action '
-                           'defines' % (_VERBS[reference.field],
+                           'defines' % (fuel.VERBS[reference.field],
                                         reference.target))
             elif reference.field in wanted and \
                     kind != wanted[reference.field]:
@@ -278,10 +321,6 @@ def _check_references(graphs: Sequence[model.TaskGraph],
                            'a %s' % (reference.target, kind,
                                      wanted[reference.field]))
 
-
-_VERBS = {'requires': 'requires', 'required_for': 'is required for',
-          'groups': 'is in group', 'tasks': 'has task',
-          'stage': 'is in stage'}
 
 
 def _resolve(groups: dict[str, model.Group],
@@ -318,6 +357,7 @@ def _resolve(groups: dict[str, model.Group],
             elif pair == ('group', 'required_for', 'task'):
                 needs_groups[ref.target].append(ref.source)
     order = [n for n in items.order() if kinds[n] == item_graph.TASK]
+    cross = cross_needs(tasks)
     merged = {name: dataclasses.replace(
         group, depends_on=tuple(dict.fromkeys(depends[name])),
         needs_tasks=tuple(dict.fromkeys(group_needs[name])))
@@ -326,7 +366,8 @@ def _resolve(groups: dict[str, model.Group],
         groups=merged,
         tasks={t: PlannedTask(tasks[t],
                               tuple(dict.fromkeys(needs_tasks[t])),
-                              tuple(dict.fromkeys(needs_groups[t])))
+                              tuple(dict.fromkeys(needs_groups[t])),
+                              tuple(dict.fromkeys(cross[t])))
                for t in order},
         members={g: [t for t in order if t in set(m)]
                  for g, m in members.items()},

@@ -14,6 +14,12 @@ answers the same:
   (failing its node) if one of those runs did not succeed or never will;
 - a task that requires a group waits for the group to be done, and is
   not run if the group failed;
+- a task's ``cross-depends`` make its run wait for the runs of another
+  task on the nodes they name (:class:`~.action_plan.NodeNeed`): all
+  of them succeeded (policy ``all``), or any one (``any``); none there
+  is nothing to wait for;
+- a task with a ``strategy`` has at most that many runs in flight
+  (``one_by_one``: one; ``parallel`` with ``amount``: that many);
 - ``step`` tasks ran in the node's deploy (success), or were not needed
   (skipped: the node was already deployed); ``skipped`` tasks succeed at
   once.
@@ -35,6 +41,7 @@ import datetime
 import logging
 import threading
 from collections.abc import Callable
+from collections.abc import Iterable
 from typing import Any
 
 import futurist
@@ -157,6 +164,10 @@ class TaskFlow:
             self.by_task.setdefault(record.task, []).append(record)
         for records in self.by_node.values():
             records.sort(key=lambda r: r.position)
+        # Task → how many of its runs are in flight (for its strategy).
+        self.in_flight: dict[str, int] = {}
+        for record in self.records.values():
+            self._count(record, 1)
         self.dirty: dict[int, TaskRecord] = {}
         self.futures: dict[int, futurist.Future] = {}
         self._launch: list[TaskRecord] = []
@@ -165,6 +176,11 @@ class TaskFlow:
         # is done).
         self.never_runs: Callable[[str, str], bool] = lambda u, s: False
         self.group_state: Callable[[str], str | None] = lambda g: None
+
+    def _count(self, record: TaskRecord, change: int) -> None:
+        if record.status == site_models.IN_FLIGHT:
+            self.in_flight[record.task] = \
+                self.in_flight.get(record.task, 0) + change
 
     # Questions
 
@@ -202,16 +218,19 @@ class TaskFlow:
         for needed in planned.needs_tasks:
             if needed in own:
                 continue
-            for other in self.by_task.get(needed, ()):
-                status = self.status_of(other)
-                if status in _UNRESOLVED:
-                    return Next(WAIT, record, 'waits for %s on %s' % (
-                        needed, self.plan.node_names[other.node]))
-                if status not in _SUCCEEDED:
-                    return Next(FAIL, record, 'not run: it requires %s, '
-                                'which did not succeed on %s (%s)' % (
-                                    needed, self.plan.node_names[other.node],
-                                    status))
+            found = self._wait_for(record, 'requires', needed,
+                                   self.by_task.get(needed, ()), model.ALL)
+            if found is not None:
+                return found
+        for need in self.plan.cross_needs.get(record.task, ()):
+            if not need.applies_on(uuid):
+                continue
+            runs = [r for r in self.by_task.get(need.task, ())
+                    if need.counts(r.node, uuid)]
+            found = self._wait_for(record, 'cross-depends on', need.task,
+                                   runs, need.policy)
+            if found is not None:
+                return found
         for group in planned.needs_groups:
             state = self.group_state(group)
             if state is None:
@@ -219,7 +238,43 @@ class TaskFlow:
             if state != 'success':
                 return Next(FAIL, record, 'not run: it requires group %s, '
                             'which failed' % group)
+        strategy = planned.task.strategy
+        most = strategy.most_at_once() if strategy else None
+        if most is not None and self.in_flight.get(record.task, 0) >= most:
+            return Next(WAIT, record, 'waits: %s runs %s at a time '
+                        '(strategy %s)' % (record.task, most, strategy.type))
         return Next(START, record)
+
+    def _wait_for(self, record: TaskRecord, verb: str, needed: str,
+                  runs: Iterable[TaskRecord], policy: str) -> Next | None:
+        """Whether ``record`` waits for, or fails by, ``runs`` of the
+        task it needs (``all`` of them succeeding, or ``any`` one);
+        None when they let it start."""
+        unresolved = failed = None
+        for other in runs:
+            status = self.status_of(other)
+            if status in _SUCCEEDED:
+                if policy == model.ANY:
+                    return None
+            elif status in _UNRESOLVED:
+                unresolved = unresolved or other
+                if policy == model.ALL:
+                    break
+            else:
+                failed = failed or (other, status)
+                if policy == model.ALL:
+                    break
+        if unresolved is not None:
+            return Next(WAIT, record, 'waits for %s on %s' % (
+                needed, self.plan.node_names[unresolved.node]))
+        if failed is not None:
+            other, status = failed
+            return Next(FAIL, record, 'not run: it %s %s, which did not '
+                        'succeed on %s (%s)%s' % (
+                            verb, needed, self.plan.node_names[other.node],
+                            status, ' nor on any other node'
+                            if policy == model.ANY else ''))
+        return None
 
     def status_of(self, record: TaskRecord) -> str:
         """Its status, or ``not run`` for a pending run nothing will
@@ -232,7 +287,9 @@ class TaskFlow:
     # Changes
 
     def _set(self, record: TaskRecord, status: str, **values: Any) -> None:
+        self._count(record, -1)
         record.status = status
+        self._count(record, 1)
         for name, value in values.items():
             setattr(record, name, value)
         self.dirty[record.id] = record

@@ -11,6 +11,7 @@ that group fails its success criteria — and runs ``deploy_site`` on it.
 
 from __future__ import annotations
 
+import concurrent.futures
 import pathlib
 import re
 
@@ -391,16 +392,23 @@ def test_metrics_move_during_a_deploy(ironside):
              timeout=60, interval=0.2, what='nodes in flight')
     during = scrape(ironside)
 
-    # A lock conflict, caused for real: nodes are changed while their
-    # deploys hold their locks. Another test of the module may have
-    # caused some already: this one waits for one more.
+    # A lock conflict, caused for real: nodes in flight are changed by
+    # eight clients at once, each change taking the node's lock while
+    # the others and the deploy want it (a deploy alone holds it only
+    # between its steps, too briefly to be met reliably). Another test
+    # of the module may have caused some already: this one waits for one
+    # more.
     conflicts = _total(before['ironside_node_lock_conflicts'])
 
+    def _poke(name):
+        return ironside.api('PATCH', '/v1/nodes/' + name, [
+            {'op': 'add', 'path': '/extra/poked', 'value': '1'}])
+
     def _conflict():
-        for node in site.report(action)['nodes']:
-            if node['in_flight']:
-                ironside.api('PATCH', '/v1/nodes/' + node['name'], [
-                    {'op': 'add', 'path': '/extra/poked', 'value': '1'}])
+        names = [n['name'] for n in site.report(action)['nodes']
+                 if n['in_flight']]
+        with concurrent.futures.ThreadPoolExecutor(8) as clients:
+            list(clients.map(_poke, names[:2] * 4))
         return _total(scrape(ironside)['ironside_node_lock_conflicts']) > \
             conflicts
     wait_for(_conflict, timeout=60, interval=0.1, what='a lock conflict')

@@ -10,6 +10,7 @@ from ironside.common.conf import database
 from ironside.common.conf import default
 from ironside.common.conf import inspection_rules
 from ironside.common.conf import ipmi
+from ironside.common.conf import json_rpc
 from ironside.common.conf import metrics
 from ironside.common.conf import redeploy
 from ironside.common.conf import redfish
@@ -24,6 +25,7 @@ conductor.register_opts(CONF)
 database.register_opts(CONF)
 inspection_rules.register_opts(CONF)
 ipmi.register_opts(CONF)
+json_rpc.register_opts(CONF)
 metrics.register_opts(CONF)
 redeploy.register_opts(CONF)
 redfish.register_opts(CONF)

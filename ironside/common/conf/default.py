@@ -22,8 +22,13 @@ opts = [
                default='oslo',
                choices=[('oslo', 'oslo.messaging over transport_url, '
                                  'between processes'),
+                        ('json-rpc', 'JSON over HTTP to each '
+                                     'conductor ([json_rpc]), no broker; '
+                                     'the all-in-one\'s API process uses '
+                                     'this'),
                         ('local', 'in-process calls; the all-in-one '
-                                  'service uses this')],
+                                  'service run with --single-process '
+                                  'uses this')],
                help='How the API reaches conductors.'),
     cfg.StrOpt('auth_strategy',
                default='noauth',

@@ -6,6 +6,7 @@ from ironside.common.conf import database
 from ironside.common.conf import default
 from ironside.common.conf import inspection_rules
 from ironside.common.conf import ipmi
+from ironside.common.conf import json_rpc
 from ironside.common.conf import metrics
 from ironside.common.conf import redeploy
 from ironside.common.conf import redfish
@@ -21,6 +22,7 @@ def list_opts():
         ('database', database.opts),
         ('inspection_rules', inspection_rules.opts),
         ('ipmi', ipmi.opts),
+        ('json_rpc', json_rpc.opts),
         ('metrics', metrics.opts),
         ('redeploy', redeploy.opts),
         ('redfish', redfish.opts),

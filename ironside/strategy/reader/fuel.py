@@ -31,7 +31,13 @@ deployment tasks
     types of installed task runners; with ``groups`` and/or ``role``
     (``'*'``: every node), ``stage``, ``requires``, ``required_for``,
     ``parameters``, ``condition`` (true or false; false leaves the task
-    out) and Ironside's ``idempotent`` (see :class:`.model.Task`).
+    out) and Ironside's ``idempotent`` (see :class:`.model.Task`);
+    Fuel's ``cross-depends`` and ``cross-depended-by`` (a list of
+    ``{name: task, role: '*' | 'self' | roles, policy: all | any}``:
+    this task's runs wait for those of ``name`` on the nodes of
+    ``role``, or, for ``cross-depended-by``, the runs of ``name`` on the
+    nodes of ``role`` wait for this task's), and ``strategy`` (as a
+    group's: how many runs of the task go at once across its nodes).
 
 Any field but ``id``, at any depth, may be a ``yaql_exp`` expression
 (:mod:`ironside.strategy.expressions`): here its syntax and functions
@@ -91,6 +97,33 @@ _COMMON = {
     'description': {'type': 'string'},
 }
 
+_STRATEGY = {
+    'type': 'object',
+    'required': ['type'],
+    'properties': {
+        'type': {'enum': [model.ONE_BY_ONE, model.PARALLEL]},
+        'amount': {'type': 'integer', 'minimum': 1},
+    },
+    'additionalProperties': False,
+}
+_ROLES = {'type': ['string', 'array'],
+          'items': {'type': 'string', 'minLength': 1}}
+# Fuel's cross-node dependencies: runs of task ``name`` on the nodes of
+# ``role`` ('*': every node, 'self': the task's own node).
+_CROSS = {
+    'type': 'array',
+    'items': {
+        'type': 'object',
+        'required': ['name'],
+        'properties': {
+            'name': {'type': 'string', 'minLength': 1},
+            'role': _ROLES,
+            'policy': {'enum': [model.ALL, model.ANY]},
+        },
+        'additionalProperties': False,
+    },
+}
+
 _GROUP_SCHEMA = {
     'type': 'object',
     'required': ['id'],
@@ -99,15 +132,7 @@ _GROUP_SCHEMA = {
         'tasks': _NAMES,
         'parameters': {
             'type': 'object',
-            'properties': {'strategy': {
-                'type': 'object',
-                'required': ['type'],
-                'properties': {
-                    'type': {'enum': [model.ONE_BY_ONE, model.PARALLEL]},
-                    'amount': {'type': 'integer', 'minimum': 1},
-                },
-                'additionalProperties': False,
-            }},
+            'properties': {'strategy': _STRATEGY},
             'additionalProperties': False,
         },
     }),
@@ -126,12 +151,14 @@ _TASK_SCHEMA = {
     'required': ['id'],
     'properties': dict(_COMMON, **{
         'groups': _NAMES,
-        'role': {'type': ['string', 'array'],
-                 'items': {'type': 'string', 'minLength': 1}},
+        'role': _ROLES,
         'stage': {'type': 'string', 'minLength': 1},
         'parameters': {'type': 'object'},
         'condition': {'type': 'boolean'},
         'idempotent': {'type': 'boolean'},
+        model.CROSS_DEPENDS: _CROSS,
+        model.CROSS_DEPENDED_BY: _CROSS,
+        'strategy': _STRATEGY,
     }),
     'additionalProperties': False,
 }
@@ -169,7 +196,9 @@ _PARAMETER_VALIDATORS = {
 
 # Fields holding names of other items, and what each must name.
 _REFERENCE_FIELDS = {'requires': None, 'required_for': None,
-                     'groups': GROUP, 'tasks': 'task', 'stage': STAGE}
+                     'groups': GROUP, 'tasks': 'task', 'stage': STAGE,
+                     model.CROSS_DEPENDS: 'task',
+                     model.CROSS_DEPENDED_BY: 'task'}
 
 
 def is_task_graph(document: Any) -> bool:
@@ -265,9 +294,12 @@ class _Prefixed:
 # Validation
 
 def check(document: Any, lines: Mapping[Path, int] | None = None,
-          name: str = '<input>'
+          name: str = '<input>', expressions: bool = True
           ) -> tuple[list[DocumentError], list[DocumentError]]:
-    """Every error, and every warning, of a parsed task graph."""
+    """Every error, and every warning, of a parsed task graph;
+    ``expressions``: whether its ``yaql_exp`` expressions are checked
+    too (not when the plan checks what they computed: those left are
+    computed per node, and were checked at commit)."""
     name = document_name(document, name)
     errors = ErrorCollector(name, lines, locator(document))
     warnings = ErrorCollector(name, lines, locator(document))
@@ -281,7 +313,8 @@ def check(document: Any, lines: Mapping[Path, int] | None = None,
     items = items_of(document)
     known_types = task_types()
     for index, item in enumerate(items):
-        _check_item(item, prefix + (index,), known_types, errors, warnings)
+        _check_item(item, prefix + (index,), known_types, errors, warnings,
+                    expressions)
     ids = _check_ids(items, prefix, errors)
     _check_references(items, prefix, ids, errors, warnings)
     if not errors.errors:
@@ -294,23 +327,22 @@ def check(document: Any, lines: Mapping[Path, int] | None = None,
 
 
 def _check_item(item: Any, path: Path, known_types: tuple[str, ...],
-                errors: ErrorCollector, warnings: ErrorCollector) -> None:
+                errors: ErrorCollector, warnings: ErrorCollector,
+                expressions: bool = True) -> None:
     if not isinstance(item, Mapping):
         errors.add(path, 'must be a mapping (a group, a stage or a task)')
         return
     kind = _kind(item)
-    for problem in expression_fields.check_expressions(item):
+    for problem in expression_fields.check_expressions(item) \
+            if expressions else ():
         errors.add(path + problem.path, problem.detail)
     schema_errors(_VALIDATORS[kind], item, _Prefixed(errors, path),
                   computed=True)
     if kind == GROUP:
-        strategy = (item.get('parameters') or {}).get('strategy') \
-            if isinstance(item.get('parameters'), Mapping) else None
-        if isinstance(strategy, Mapping) and \
-                strategy.get('type') == model.ONE_BY_ONE and \
-                'amount' in strategy:
-            errors.add(path + ('parameters', 'strategy', 'amount'),
-                       'amount is only allowed with type parallel')
+        parameters = item.get('parameters')
+        if isinstance(parameters, Mapping):
+            _check_strategy(parameters.get('strategy'),
+                            path + ('parameters', 'strategy'), errors)
         return
     if kind == STAGE:
         return
@@ -321,6 +353,7 @@ def _check_item(item: Any, path: Path, known_types: tuple[str, ...],
     elif isinstance(task_type, str) and task_type not in known_types:
         errors.add(path + ('type',), 'unknown task type "%s" (known: %s)'
                    % (task_type, ', '.join(known_types)))
+    _check_strategy(item.get('strategy'), path + ('strategy',), errors)
     role = item.get('role')
     if isinstance(role, str) and role != model.EVERY_NODE:
         errors.add(path + ('role',), 'must be a list of roles, or "*" '
@@ -335,6 +368,14 @@ def _check_item(item: Any, path: Path, known_types: tuple[str, ...],
     elif validator is not None and parameters is None and \
             validator.schema.get('required'):
         errors.add(path + ('parameters',), 'missing required field')
+
+
+def _check_strategy(strategy: Any, path: Path,
+                    errors: ErrorCollector) -> None:
+    if isinstance(strategy, Mapping) and \
+            strategy.get('type') == model.ONE_BY_ONE and 'amount' in strategy:
+        errors.add(path + ('amount',),
+                   'amount is only allowed with type parallel')
 
 
 def parameter_errors(task_type: str, parameters: Mapping[str, Any]
@@ -373,13 +414,18 @@ def _check_ids(items: list, prefix: Path,
     return ids
 
 
-def _targets(item: Mapping, field: str) -> list[tuple[int | None, str]]:
+def _targets(item: Mapping, field: str) -> list[tuple[Path, str]]:
+    """The names a field of an item gives, each with where it is
+    written in the field."""
     value = item.get(field)
     if isinstance(value, str) and field == 'stage':
-        return [(None, model.stage_name(value))]
+        return [((), model.stage_name(value))]
     if not isinstance(value, list):
         return []
-    return [(i, model.stage_name(v) if field != 'tasks' and
+    if field in (model.CROSS_DEPENDS, model.CROSS_DEPENDED_BY):
+        return [((i, 'name'), v['name']) for i, v in enumerate(value)
+                if isinstance(v, Mapping) and isinstance(v.get('name'), str)]
+    return [((i,), model.stage_name(v) if field != 'tasks' and
              field != 'groups' else v)
             for i, v in enumerate(value) if isinstance(v, str)]
 
@@ -394,22 +440,22 @@ def _check_references(items: list, prefix: Path, ids: Mapping[str, str],
             continue
         for field, wanted in _REFERENCE_FIELDS.items():
             for at, target in _targets(item, field):
-                path = prefix + (index, field) + (() if at is None
-                                                  else (at,))
+                path = prefix + (index, field) + at
                 kind = known.get(target)
                 if kind is None:
                     warnings.add(path, '%s "%s", which this document does '
                                        'not define: the site design must '
                                        'define it before it runs'
-                                 % (_VERBS[field], target))
+                                 % (VERBS[field], target))
                 elif wanted is not None and kind != wanted:
                     errors.add(path, '"%s" is a %s, not a %s'
                                % (target, kind, wanted))
 
 
-_VERBS = {'requires': 'requires', 'required_for': 'is required for',
+VERBS = {'requires': 'requires', 'required_for': 'is required for',
           'groups': 'is in group', 'tasks': 'has task',
-          'stage': 'is in stage'}
+          'stage': 'is in stage', model.CROSS_DEPENDS: 'cross-depends on',
+          model.CROSS_DEPENDED_BY: 'is cross-depended on by'}
 
 
 def validate(source: str | Any, name: str = '<input>'
@@ -451,8 +497,7 @@ def build(document: Any, lines: Mapping[Path, int] | None = None,
         for field in _REFERENCE_FIELDS:
             for at, target in _targets(item, field):
                 references.append(model.Reference(
-                    item_id, field, target,
-                    path + (field,) + (() if at is None else (at,)), name))
+                    item_id, field, target, path + (field,) + at, name))
     schema = document.get('schema') if isinstance(document, Mapping) \
         else None
     return model.TaskGraph(
@@ -485,7 +530,13 @@ def _task(index: int, task_id: str, item: Mapping[str, Any]) -> model.Task:
         parameters=dict(item.get('parameters') or {}), roles=roles,
         stage=model.stage_name(stage) if stage else None,
         condition=item.get('condition', True),
-        idempotent=item.get('idempotent'), index=index)
+        idempotent=item.get('idempotent'), index=index,
+        cross_depends=tuple(model.CrossDependency.from_dict(c) for c in
+                            item.get(model.CROSS_DEPENDS) or ()),
+        cross_depended_by=tuple(model.CrossDependency.from_dict(c) for c in
+                                item.get(model.CROSS_DEPENDED_BY) or ()),
+        strategy=model.GroupStrategy.from_dict(item['strategy'])
+        if item.get('strategy') else None)
 
 
 def load(source: str | Any, name: str = '<input>') -> model.TaskGraph:

@@ -102,6 +102,7 @@ def test_first_deploy_runs_everything(graph_site):
                 for e in first['report']['expressions']}
     assert computed[('cluster', 'condition')]['value'] is True
     assert computed[('cluster', 'condition')]['document'] == 'site'
+    assert computed[('nova', 'strategy.type')]['value'] == 'parallel'
     assert computed[('controller', 'parameters.strategy.type')][
         'value'] == 'parallel'
     join = computed[('join', 'condition')]
@@ -148,6 +149,14 @@ def test_a_config_change_runs_the_tasks_reading_it(graph_site):
     update = run(graph_site, 'update_site')
     assert sorted_ran(update['ran']) == {
         name: ['nova workers=16'] for name in BASE}
+    # nova's own strategy: parallel on the new site, one by one now.
+    computed = {(e['owner'], e['field']): e['value']
+                for e in update['report']['expressions']
+                if 'value' in e}
+    assert computed[('nova', 'strategy.type')] == 'one_by_one'
+    stored = site_db.get_action(update['report']['uuid']).document
+    assert [t['strategy'] for t in stored['tasks'] if t['id'] == 'nova'] == \
+        [{'type': 'one_by_one'}]
 
 
 def test_an_unchanged_design_runs_no_task(graph_site):

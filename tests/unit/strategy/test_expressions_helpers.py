@@ -211,6 +211,38 @@ def test_added_and_deleted_of_scalars_and_lists():
         'deleted($.configs.nova.parameter.value)') is True
 
 
+def test_old_new_and_changed_over_settings():
+    settings = dict(sites.SETTINGS,
+                    additional_components={'murano': {'value': True}})
+    evaluation = sites.evaluation(sites.revised(settings=settings),
+                                  sites.DEPLOYED)
+    murano = '$.settings.additional_components.murano.value'
+    assert evaluation.evaluate('old(%s)' % murano) is False
+    assert evaluation.evaluate('new(%s)' % murano) is True
+    assert evaluation.evaluate('changed(%s)' % murano) is True
+    assert evaluation.evaluate('old($.settings)') == sites.SETTINGS
+    # What the revision did not touch reads the same in both states.
+    for key in sites.SETTINGS:
+        if key != 'additional_components':
+            assert evaluation.evaluate('changed($.settings.%s)' % key) \
+                is False, key
+    assert evaluation.evaluate('isUndef(old($.settings.nowhere))') is True
+
+
+def test_settings_on_a_first_deploy():
+    """No old state: old() is undefined, changed() true, added() the
+    whole new value, deleted() null, new() the settings."""
+    evaluation = sites.first_deploy()
+    assert evaluation.evaluate('isUndef(old($.settings))') is True
+    assert evaluation.evaluate('old($.settings)') is None
+    assert evaluation.evaluate('new($.settings)') == sites.SETTINGS
+    assert evaluation.evaluate('changed($.settings)') is True
+    assert evaluation.evaluate(
+        'changed($.settings.additional_components.murano.value)') is True
+    assert evaluation.evaluate('added($.settings)') == sites.SETTINGS
+    assert evaluation.evaluate('deleted($.settings)') is None
+
+
 def test_changed_all_and_any_over_settings():
     evaluation = sites.nova_changed()
     assert evaluation.evaluate('changedAny($.settings, $.configs.nova)')
@@ -258,6 +290,28 @@ def test_per_node_node_changes():
         ['storage']
     assert evaluation.evaluate(
         "changed($.nodes.where($.rack = 'rack02').name)") is True
+
+
+def test_per_node_helpers_of_a_removed_node():
+    """cmp02, removed from the design, is still listed (pending
+    deletion) and computed per node: its old record is the deployed one;
+    its new one says it is going."""
+    evaluation = sites.compute_removed()
+    assert evaluation.evaluate('$node.pending_deletion',
+                               node='cmp02') is True
+    assert evaluation.evaluate('old($node.pending_deletion)',
+                               node='cmp02') is False
+    assert evaluation.evaluate('new($node.pending_deletion)',
+                               node='cmp02') is True
+    assert evaluation.evaluate('changed($node)', node='cmp02') is True
+    assert evaluation.evaluate('changed($node.roles)',
+                               node='cmp02') is False
+    assert evaluation.evaluate('old($node.roles)', node='cmp02') == \
+        ['compute']
+    assert evaluation.evaluate('old($node.status)', node='cmp02') == \
+        'ready'
+    # The node that stays is unchanged.
+    assert evaluation.evaluate('changed($node)', node='cmp01') is False
 
 
 def test_node_is_null_outside_per_node_fields():

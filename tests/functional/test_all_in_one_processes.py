@@ -1,0 +1,145 @@
+"""The all-in-one's two processes (the API calling the conductor over
+JSON-RPC on loopback), its ``--single-process`` form, and ironside-api
+with an ironside-conductor over JSON-RPC, without a broker."""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import signal
+
+import pytest
+
+from tests.functional.fixtures import ironside_process
+from tests.functional.fixtures import processes
+from tests.functional.fixtures import services
+from tests.functional.test_metrics_split import _transitions
+from tests.functional.test_metrics_split import scrape
+from tests.utils import wait_for
+
+pytestmark = pytest.mark.functional
+
+
+def children(pid: int) -> list[int]:
+    found = []
+    for entry in pathlib.Path('/proc').iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / 'stat').read_text()
+        except OSError:
+            continue
+        # The parent PID is the second field after the command's ")".
+        if int(stat.rsplit(')', 1)[1].split()[1]) == pid:
+            found.append(int(entry.name))
+    return found
+
+
+def manage(server, name: str) -> None:
+    status, body = server.api('PUT', '/v1/nodes/%s/states/provision' % name,
+                              {'target': 'manage'})
+    assert status == 202, body
+    wait_for(lambda: server.api('GET', '/v1/nodes/%s' % name)[1][
+        'provision_state'] == 'manageable', timeout=30)
+
+
+def test_api_and_conductor_run_in_two_processes(tmp_path):
+    with ironside_process.AllInOne(
+            tmp_path, enroll_fake_nodes=1,
+            options={'metrics': {'enabled': True}}) as server:
+        parent = server.process.process.pid
+        (api_pid,) = children(parent)
+        manage(server, 'fake-0')
+        # A refusal raised in the conductor process reaches the client
+        # as Ironic's 400, with its message.
+        status, error = server.api('PUT', '/v1/nodes/fake-0/states/'
+                                   'provision', {'target': 'active'})
+        assert status == 400
+        assert 'while it is in state "manageable"' in json.loads(
+            error['error_message'])['faultstring']
+        # /metrics is the service's: the conductor process counted the
+        # transitions, the API process the requests.
+        samples = scrape(server.endpoint + '/metrics')
+        assert _transitions(samples, 'enroll', 'verifying') == 1
+        assert _transitions(samples, 'verifying', 'manageable') == 1
+        assert ('ironside_api_requests_total', (
+            ('method', 'PUT'),
+            ('route', '/v1/nodes/{node_ident}/states/provision'),
+            ('status', '202'))) in samples['ironside_api_requests']
+        # The conductor process killed: the API process ends too.
+        os.kill(parent, signal.SIGKILL)
+        wait_for(lambda: not pathlib.Path('/proc/%d' % api_pid).exists()
+                 or _zombie(api_pid), timeout=10,
+                 what='the API process to end with its conductor process')
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        return ') Z ' in pathlib.Path('/proc/%d/stat' % pid).read_text()
+    except OSError:
+        return True
+
+
+def test_the_api_process_failing_stops_the_service(tmp_path):
+    with ironside_process.AllInOne(tmp_path) as server:
+        parent = server.process.process.pid
+        (api_pid,) = children(parent)
+        os.kill(api_pid, signal.SIGKILL)
+        wait_for(lambda: not server.process.running, timeout=30,
+                 what='ironside to stop once its API process died')
+        assert server.process.process.returncode != 0
+        assert 'the API process ended (signal 9); stopping' in server.log()
+
+
+def test_single_process_serves_alone(tmp_path):
+    server = ironside_process.AllInOne(tmp_path, enroll_fake_nodes=1)
+    server.process.args += ('--single-process',)
+    with server:
+        assert children(server.process.process.pid) == []
+        manage(server, 'fake-0')
+    assert server.process.process.returncode == 0
+
+
+def test_api_and_conductor_over_json_rpc_without_a_broker(tmp_path):
+    """ironside-api and ironside-conductor sharing a SQLite file, the API
+    calling the conductor at its host name on [json_rpc]port."""
+    port = services.free_port()
+    sections = {
+        'DEFAULT': {'rpc_transport': 'json-rpc',
+                    'enabled_hardware_types': 'fake-hardware'},
+        'database': {'connection': 'sqlite:///%s' % (tmp_path / 'db')},
+        'json_rpc': {'host_ip': '127.0.0.1', 'port': port},
+        'conductor': dict(ironside_process.FAST_CONDUCTOR),
+    }
+    ironside_process.upgrade_database(tmp_path, sections)
+    conductor = processes.IronsideProcess(
+        'ironside-conductor',
+        ironside_process.host_config(tmp_path, sections, 'localhost'),
+        tmp_path, 'conductor').start()
+    api = ironside_process.SplitApi(tmp_path, sections)
+    try:
+        api.start()
+        wait_for(lambda: [c['hostname'] for c in api.api(
+            'GET', '/v1/conductors')[1]['conductors'] if c['alive']] ==
+            ['localhost'], timeout=60, what='the conductor to register')
+        status, node = api.api('POST', '/v1/nodes', {
+            'driver': 'fake-hardware', 'name': 'over-json-rpc'})
+        assert status == 201, node
+        assert node['conductor'] == 'localhost'
+        status, error = api.api('POST', '/v1/nodes', {
+            'driver': 'fake-hardware', 'name': 'over-json-rpc'})
+        assert status == 409
+        assert json.loads(error['error_message'])['faultstring'] == \
+            'A node with name over-json-rpc already exists.'
+        manage(api, 'over-json-rpc')
+        # The conductor gone: 503, and Ironic's error format.
+        conductor.kill()
+        conductor.process.wait(timeout=30)
+        status, error = api.api('PUT', '/v1/nodes/over-json-rpc/states/'
+                                'provision', {'target': 'provide'})
+        assert status == 503, error
+        assert 'Conductor localhost can not be reached at localhost:%d' \
+            % port in json.loads(error['error_message'])['faultstring']
+    finally:
+        processes.stop_all([api.process, conductor])
