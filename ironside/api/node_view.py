@@ -156,7 +156,10 @@ def isotime(value: datetime.datetime | str | None) -> str | None:
     return value.isoformat() + '+00:00'
 
 
+@functools.lru_cache(maxsize=None)
 def visible_fields(version: versions.Version) -> frozenset[str]:
+    """The fields a version shows; worked out once per version (there are
+    about a hundred versions, and every node answer asks)."""
     return frozenset(f for f in ALL_FIELDS
                      if version.allows(VERSIONED_FIELDS.get(f, 0)))
 

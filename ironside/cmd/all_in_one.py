@@ -118,6 +118,7 @@ class _Conductor:
 
 
 def _serving(server) -> None:
+    service.freeze_start_up_objects()
     print('Ironside is serving the Ironic API at http://%s:%d'
           % (CONF.api.host_ip, server.port), flush=True)
 
@@ -162,6 +163,7 @@ def _serve_in_two_processes() -> None:
         if isinstance(exc, exception.ConfigInvalid):
             sys.exit(str(exc))
         raise
+    service.freeze_start_up_objects()
     # The API process starts serving once it has the endpoint's port.
     os.write(ready_write, b'%d\n' % endpoint.port)
     os.close(ready_write)

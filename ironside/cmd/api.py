@@ -59,6 +59,7 @@ def main() -> None:
         server = start_api(conductor_rpcapi.ConductorAPI())
     except exception.ConfigInvalid as exc:
         sys.exit(str(exc))
+    service.freeze_start_up_objects()
     wait_for_signal()
     server.stop()
     rpc.cleanup()

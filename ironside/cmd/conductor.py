@@ -33,4 +33,5 @@ def main() -> None:
     site_actions = site_service.SiteActionService.for_manager(
         conductor.manager)
     site_actions.start()
+    service.freeze_start_up_objects()
     conductor.run_until_signalled(before_stop=site_actions.stop)

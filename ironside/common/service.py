@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 
 from oslo_log import log
@@ -26,3 +27,24 @@ def prepare_service(argv: list[str] | None = None,
     CONF(argv, project='ironside', version='0.1.0',
          default_config_files=default_config_files)
     log.setup(CONF, 'ironside')
+
+
+def freeze_start_up_objects() -> None:
+    """Leave the objects start-up made out of later garbage collections,
+    and collect the young ones less often.
+
+    A started service holds a few hundred thousand long-lived objects
+    (modules, SQLAlchemy's mappings and compiled statements, oslo.config,
+    the drivers). Every full collection, which the garbage of a few big
+    answers (a node list) sets off, walked all of them: a pause of about
+    a hundred milliseconds for whichever request was running, most of the
+    API's slowest answers. Frozen (:func:`gc.freeze`), they are never
+    walked again. A page of a thousand nodes also makes tens of thousands
+    of objects that live until it is sent: with the default threshold
+    (700) they were walked, and promoted, many times over before they
+    became garbage; 50,000 lets most of them die young. What the service
+    makes afterwards is collected as before, only in bigger batches.
+    """
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(50000, 20, 20)

@@ -30,6 +30,10 @@ _EMPTY: dict[str, Any] = {'steps': None, 'index': None, 'polling': False,
                           'abort_after_step': False}
 
 
+def _same(old: Any, new: Any) -> bool:
+    return old is new or (type(old) is type(new) and old == new)
+
+
 @dataclasses.dataclass
 class StepState:
     kind: str                           # deploy, clean or service
@@ -59,10 +63,13 @@ class StepState:
             info = node.driver_internal_info = {}
         for field, key in _KEYS.items():
             value = getattr(self, field)
+            name = key % self.kind
             if value == _EMPTY[field]:
-                info.pop(key % self.kind, None)
-            else:
-                info[key % self.kind] = value
+                info.pop(name, None)
+            elif not _same(info.get(name), value):
+                # Only a change is written: each write of a tracked
+                # document flags the node, which costs more than this.
+                info[name] = value
 
     def waiting_cleared(self) -> StepState:
         """The state without what a waiting step asked for."""

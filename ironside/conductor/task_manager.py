@@ -143,11 +143,11 @@ class TaskManager:
     @property
     def ports(self) -> list[dict[str, Any]]:
         """The node's ports (what a network interface may read)."""
-        return ports_db.list_ports({'node_id': self.node.id})
+        return ports_db.PORTS.of_node(self.node.id)
 
     @property
     def portgroups(self) -> list[dict[str, Any]]:
-        return portgroups_db.list_portgroups({'node_id': self.node.id})
+        return portgroups_db.PORTGROUPS.of_node(self.node.id)
 
     def update_port(self, kind: str, port_id: int,
                     values: dict[str, Any]) -> None:

@@ -129,8 +129,7 @@ def _columns_for(columns: Sequence[str], traits: bool) -> list[str]:
 def _select(query: sa.Select, traits: bool,
             params: dict[str, Any] | None = None) -> Rows:
     """Run a node query, and the traits query of its nodes, together."""
-    with db_session.reader() as session:
-        connection = session.connection()
+    with db_session.reader_connection() as connection:
         result = connection.execute(query, params)
         keys = list(result.keys())
         rows = result.all()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import functools
 from collections.abc import Iterable
@@ -83,12 +84,10 @@ def _route_statement(kind: str) -> sa.Select:
 
 @functools.cache
 def _reserve_statement(kind: str, returning: bool) -> sa.Update:
-    update = (sa.update(models.Node)
-              .where(getattr(models.Node, kind) == _IDENT,
-                     models.Node.reservation.is_(None))
-              .values(reservation=sa.bindparam('tag'))
-              .execution_options(synchronize_session=False))
-    return update.returning(models.Node) if returning else update
+    update = (sa.update(NODES)
+              .where(NODES.c[kind] == _IDENT, NODES.c.reservation.is_(None))
+              .values(reservation=sa.bindparam('tag')))
+    return update.returning(*NODES.c) if returning else update
 
 
 @functools.cache
@@ -167,8 +166,8 @@ def node_route(ident: str | int) -> NodeRoute:
     the node already, so it skips the ORM and the JSON documents a full
     load would decode.
     """
-    with db_session.reader() as session:
-        row = session.connection().execute(
+    with db_session.reader_connection() as connection:
+        row = connection.execute(
             _route_statement(_ident_kind(ident)), {'ident': ident}).first()
     if row is None:
         raise exception.NodeNotFound(node=ident)
@@ -206,10 +205,11 @@ def save_node(node: models.Node,
                for record in history]
     released = True
     try:
-        with db_session.writer() as session:
-            # No connection (no transaction) when there is nothing to do.
-            connection = session.connection() \
-                if changed or records or release is not None else None
+        with contextlib.ExitStack() as stack:
+            # No transaction when there is nothing to do.
+            if changed or records or release is not None:
+                connection = stack.enter_context(
+                    db_session.writer_connection())
             if changed:
                 connection.execute(
                     _save_statement(tuple(sorted(changed))),
@@ -219,7 +219,7 @@ def save_node(node: models.Node,
             if records:
                 connection.execute(_INSERT_HISTORY, records)
             if release is not None:
-                released = _clear_reservation(session, release, node.id)
+                released = _clear_reservation(connection, release, node.id)
     except db_exc.DBDuplicateEntry as exc:
         raise _duplicate_error(exc, {'name': node.name, 'uuid': node.uuid,
                                      'instance_uuid': node.instance_uuid}
@@ -362,29 +362,34 @@ def reserve_node(tag: str, ident: str | int) -> models.Node:
     """
     kind = _ident_kind(ident)
     params = {'ident': ident, 'tag': tag}
+    if db_session.get_engine().dialect.update_returning:
+        with db_session.writer_connection() as connection:
+            row = connection.execute(_reserve_statement(kind, True),
+                                     params).first()
+            if row is not None:
+                return models.detached_node(row)
+            raise _lock_refused(connection, kind, ident)
     with db_session.writer() as session:
-        if session.get_bind().dialect.update_returning:
-            node = session.scalars(_reserve_statement(kind, True),
-                                   params).first()
-            if node is not None:
-                return node
-            reserved = False
-        else:
-            reserved = session.execute(_reserve_statement(kind, False),
-                                       params).rowcount == 1
-        if not reserved:
-            holder = session.connection().execute(
-                _holder_statement(kind), {'ident': ident}).first()
-            if holder is None:
-                raise exception.NodeNotFound(node=ident)
-            raise exception.NodeLocked(node=ident, host=holder[0])
+        if session.execute(_reserve_statement(kind, False),
+                           params).rowcount != 1:
+            raise _lock_refused(session.connection(), kind, ident)
         return session.scalars(_node_statement(kind),
                                {'ident': ident}).one()
 
 
-def _clear_reservation(session, tag: str, node_id: int) -> bool:
-    result = session.connection().execute(
-        _RELEASE, {'node_id': node_id, 'tag': tag})
+def _lock_refused(connection: sa.Connection, kind: str, ident: str | int
+                  ) -> exception.IronsideException:
+    """Why a node could not be locked: not there, or held (by whom)."""
+    holder = connection.execute(_holder_statement(kind),
+                                {'ident': ident}).first()
+    if holder is None:
+        return exception.NodeNotFound(node=ident)
+    return exception.NodeLocked(node=ident, host=holder[0])
+
+
+def _clear_reservation(connection: sa.Connection, tag: str,
+                       node_id: int) -> bool:
+    result = connection.execute(_RELEASE, {'node_id': node_id, 'tag': tag})
     return result.rowcount == 1
 
 
@@ -399,8 +404,8 @@ def _not_locked_error(node_id: int) -> exception.IronsideException:
 
 def release_node(tag: str, node_id: int) -> None:
     """Give a node's lock back; NodeNotLocked if ``tag`` did not hold it."""
-    with db_session.writer() as session:
-        released = _clear_reservation(session, tag, node_id)
+    with db_session.writer_connection() as connection:
+        released = _clear_reservation(connection, tag, node_id)
     if not released:
         raise _not_locked_error(node_id)
 
@@ -485,9 +490,9 @@ def delete_node_trait(node_id: int, trait: str) -> None:
 
 
 def get_node_traits(node_id: int) -> list[str]:
-    with db_session.reader() as session:
-        return list(session.connection().execute(
-            _TRAITS, {'node_id': node_id}).scalars())
+    with db_session.reader_connection() as connection:
+        return list(connection.execute(_TRAITS,
+                                       {'node_id': node_id}).scalars())
 
 
 def traits_by_node(node_ids: Sequence[int]) -> dict[int, list[str]]:

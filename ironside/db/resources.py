@@ -46,6 +46,10 @@ class Join:
     columns: tuple[tuple[str, sa.Column], ...]  # (key in the row, column)
 
 
+# Queries of "every row of one node", by (table, sort key); see of_node.
+_OF_NODE: dict[tuple[str, str], sa.Select] = {}
+
+
 @dataclasses.dataclass(frozen=True)
 class Resource:
     model: type[models.Base]
@@ -67,6 +71,22 @@ class Resource:
         if 'name' in columns:
             return columns.name == ident
         return columns.uuid == ident
+
+    def of_node(self, node_id: int, sort_key: str = 'id'
+                ) -> list[dict[str, Any]]:
+        """Every row of one node, as :meth:`list` gives them, with a
+        statement built once: what the conductor reads of a node's ports,
+        port groups or volumes at each deploy and tear down."""
+        key = (self.table.name, sort_key)
+        query = _OF_NODE.get(key)
+        if query is None:
+            query = _OF_NODE[key] = db_session.paginate(
+                self.select().where(
+                    self.table.c.node_id == sa.bindparam('node_id')),
+                self.model, None, None, sort_key, 'asc')
+        with db_session.reader_connection() as connection:
+            return [dict(row._mapping) for row in connection.execute(
+                query, {'node_id': node_id})]
 
     def select(self) -> sa.Select:
         source = self.table

@@ -223,10 +223,13 @@ def _write_turn() -> Iterator[None]:
     100 ms per try) and often wakes long after the lock came free, while
     the others pile up behind it: under load most writers waited in
     those sleeps. A lock of the process hands the turn over at once. It
-    is re-entrant (a nested writer joins its outer transaction), and a
-    writer that waited as long as SQLite's busy timeout goes on without
-    it, so nothing waits longer than it did before. Other processes on
-    the same file, and other databases, are not affected.
+    is re-entrant (a nested writer joins its outer transaction). It is
+    held from the block's start, not from its first statement as
+    SQLite's lock is: a writer must not wait for other threads' writes
+    inside its block, which under SQLite's lock would have failed after
+    the busy timeout anyway. A writer that waited as long as that
+    timeout goes on without the turn, to SQLite's own waiting. Other
+    processes on the same file, and other databases, are not affected.
     """
     if not _serialise_writers:
         yield
@@ -246,6 +249,27 @@ def writer() -> Iterator[orm.Session]:
     with _write_turn(), facade.writer.using(_CONTEXT) as session:
         session.expire_on_commit = False
         yield session
+
+
+@contextlib.contextmanager
+def writer_connection() -> Iterator[sa.Connection]:
+    """A read-write transaction on a connection, for Core statements.
+
+    What :func:`writer` gives without the ORM session around it (its
+    identity map, snapshots and close), which costs more than the short
+    statements of a state change. Inside a writer's block it is that
+    writer's transaction.
+    """
+    facade = _facade()
+    with _write_turn(), facade.writer.connection.using(_CONTEXT) as conn:
+        yield conn
+
+
+@contextlib.contextmanager
+def reader_connection() -> Iterator[sa.Connection]:
+    """A read-only transaction on a connection, for Core statements."""
+    with _facade().reader.connection.using(_CONTEXT) as connection:
+        yield connection
 
 
 @contextlib.contextmanager

@@ -6,15 +6,11 @@ lessee joined (for the API's access checks) like ports.
 
 from __future__ import annotations
 
-import functools
 from typing import Any
-
-import sqlalchemy as sa
 
 from ironside.common import exception
 from ironside.db import models
 from ironside.db import resources
-from ironside.db import session as db_session
 
 NODE = models.Node.__table__
 
@@ -64,19 +60,8 @@ def list_of(kind: str, filters: dict[str, Any], limit: int | None = None,
         marker, sort_key, sort_dir)
 
 
-@functools.cache
-def _of_node_query(kind: str, sort_key: str) -> sa.Select:
-    resource = BY_KIND[kind]
-    query = resource.select().where(
-        resource.table.c.node_id == sa.bindparam('node_id'))
-    return db_session.paginate(query, resource.model, None, None, sort_key,
-                               'asc')
-
-
 def of_node(kind: str, node_id: int, sort_key: str = 'id'
             ) -> list[dict[str, Any]]:
     """All connectors or targets of one node, as :func:`list_of` gives
-    them: what a deploy validates, with a statement built once."""
-    with db_session.reader() as session:
-        return [dict(row._mapping) for row in session.connection().execute(
-            _of_node_query(kind, sort_key), {'node_id': node_id})]
+    them (:meth:`resources.Resource.of_node`)."""
+    return BY_KIND[kind].of_node(node_id, sort_key)

@@ -13,7 +13,9 @@ from collections.abc import Iterator
 
 import sqlalchemy as sa
 
+from ironside.conductor.step_state import StepState
 from ironside.db import history as history_db
+from ironside.db import models
 from ironside.db import nodes as nodes_db
 from ironside.db import session as db_session
 from tests import utils
@@ -109,3 +111,46 @@ def test_writers_of_one_process_take_turns(db):
         thread.join(10)
     assert db_session._WRITE_TURN.acquire(blocking=False)
     db_session._WRITE_TURN.release()
+
+
+def test_a_document_flags_its_node_only_when_it_changes(db):
+    node = nodes_db.create_node(utils.fake_node_values(
+        driver_internal_info={'kept': 1}))
+    state = sa.inspect(node)
+    node.driver_internal_info.pop('absent', None)
+    assert 'driver_internal_info' not in state.committed_state
+    assert node.driver_internal_info.pop('kept') == 1
+    assert 'driver_internal_info' in state.committed_state
+
+
+def test_step_state_written_again_unchanged_flags_nothing(db):
+    node = nodes_db.create_node(utils.fake_node_values())
+    StepState('deploy', steps=[{'step': 'deploy'}], index=0).save_to(node)
+    nodes_db.save_node(node)
+    state = sa.inspect(node)
+    assert 'driver_internal_info' not in state.committed_state
+    StepState.of(node, 'deploy').save_to(node)
+    assert 'driver_internal_info' not in state.committed_state
+    StepState('deploy', steps=[{'step': 'deploy'}], index=1).save_to(node)
+    assert node.driver_internal_info['deploy_step_index'] == 1
+    assert 'driver_internal_info' in state.committed_state
+
+
+def test_a_locked_node_is_the_node_a_query_loads(db):
+    node = nodes_db.create_node(utils.fake_node_values(
+        name='same', driver_internal_info={'a': [1]}, extra={'b': 2}))
+    loaded = nodes_db.get_node(node.uuid)
+    locked = nodes_db.reserve_node('host-a', node.uuid)
+    for column in models.Node.__table__.columns:
+        key = sa.inspect(models.Node).get_property_by_column(column).key
+        if key not in ('reservation', 'updated_at'):
+            assert getattr(locked, key) == getattr(loaded, key), key
+    assert sa.inspect(locked).detached
+    assert models.changed_columns(locked) == {}
+    locked.driver_internal_info['a'].append(2)
+    locked.name = 'renamed'
+    nodes_db.save_node(locked, release='host-a')
+    again = nodes_db.get_node(node.uuid)
+    assert again.driver_internal_info == {'a': [1, 2]}
+    assert again.name == 'renamed'
+    assert again.reservation is None
