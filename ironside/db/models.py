@@ -338,6 +338,11 @@ def detached_node(row: Sequence[Any]) -> Node:
     it. Like a loaded node once its session is gone, it is detached; its
     documents are not tracked (:func:`changed_columns` compares them).
     """
+    # A process whose first use of the ORM is this (a conductor just
+    # started, locking a node for its first RPC) must configure the
+    # mappers first: until then the attributes have no implementation.
+    # Once they are configured, this returns at once.
+    orm.configure_mappers()
     node = _NODE_MAPPER.class_manager.new_instance()
     values = node.__dict__
     for (key, wrap), value in zip(_NODE_ROW, row, strict=True):

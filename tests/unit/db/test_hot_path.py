@@ -8,6 +8,8 @@ sends, so a change that adds a read to the path shows up here.
 from __future__ import annotations
 
 import contextlib
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 
@@ -154,3 +156,24 @@ def test_a_locked_node_is_the_node_a_query_loads(db):
     assert again.driver_internal_info == {'a': [1, 2]}
     assert again.name == 'renamed'
     assert again.reservation is None
+
+
+def test_a_fresh_process_can_lock_before_any_query():
+    """A conductor restarted under load locks a node for its first RPC
+    before the ORM loaded anything: the node built from the lock's row
+    needs the mappers configured (it failed with "'NoneType' object has
+    no attribute 'get'", a 500 for each deploy the restarted conductor
+    got first; found by the conductor-killed-and-restarted fault test).
+    A new interpreter, since this one has configured them already."""
+    script = (
+        'from ironside.db import models\n'
+        'names = [c.name for c in models.Node.__table__.columns]\n'
+        'row = [None] * len(names)\n'
+        'row[names.index("id")] = 7\n'
+        'row[names.index("uuid")] = "u-7"\n'
+        'node = models.detached_node(row)\n'
+        'print(node.id, node.uuid)\n')
+    done = subprocess.run([sys.executable, '-c', script],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ['7', 'u-7']
