@@ -22,7 +22,6 @@ import logging
 import os
 import signal
 import sys
-import threading
 
 from oslo_config import cfg
 
@@ -211,20 +210,17 @@ def _api_process(ready_read: int) -> None:
 
 def _wait_for_signal_or_child(child: int) -> int | None:
     """Block until SIGTERM or SIGINT (None), or until the API process
-    ends (its wait status)."""
-    stop = threading.Event()
+    ends (its wait status, None for a clean exit)."""
+    ended: list[int] = []
 
-    def _handle(signum, _frame):
-        LOG.info('Signal %d received, stopping', signum)
-        stop.set()
-
-    signal.signal(signal.SIGTERM, _handle)
-    signal.signal(signal.SIGINT, _handle)
-    while not stop.wait(0.5):
+    def api_alive() -> bool:
         pid, status = os.waitpid(child, os.WNOHANG)
         if pid == child:
-            return status or None
-    return None
+            ended.append(status)
+        return not ended
+
+    api_cmd.wait_for_signal(api_alive, gone='the API process ended')
+    return ended[0] or None if ended else None
 
 
 def _end_child(child: int) -> None:

@@ -32,9 +32,11 @@ def start_api(rpcapi) -> api_server.ApiServer:
     return server
 
 
-def wait_for_signal(alive: Callable[[], bool] = lambda: True) -> None:
+def wait_for_signal(alive: Callable[[], bool] = lambda: True,
+                    gone: str = 'the process this one serves for ended'
+                    ) -> None:
     """Block until SIGTERM or SIGINT, or until ``alive()`` is false
-    (asked every half second)."""
+    (asked every half second; ``gone`` says why that stops this one)."""
     stop = threading.Event()
 
     def _handle(signum, _frame):
@@ -45,7 +47,7 @@ def wait_for_signal(alive: Callable[[], bool] = lambda: True) -> None:
     signal.signal(signal.SIGINT, _handle)
     while not stop.wait(0.5):
         if not alive():
-            LOG.warning('The process this one serves for ended; stopping')
+            LOG.warning('Stopping: %s', gone)
             return
 
 
