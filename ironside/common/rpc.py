@@ -11,7 +11,8 @@ TOPIC = 'ironside.conductor_manager'
 RPC_API_VERSION = '1.0'
 
 # Exceptions from these modules are re-raised in the API as the same class.
-ALLOWED_EXMODS = ['ironside.common.exception']
+ALLOWED_EXMODS = ['ironside.common.exception',
+                  'ironside.common.site_exceptions']
 
 _TRANSPORT = None
 

@@ -17,6 +17,7 @@ import sqlalchemy as sa
 
 from ironside.common import exception
 from ironside.db import models
+from ironside.db import node_rows
 from ironside.db import nodes as nodes_db
 from ironside.db import session as db_session
 
@@ -29,7 +30,7 @@ COLUMNS = frozenset(NODE.c.keys())
 JOINED = ('allocation_uuid', 'chassis_uuid')
 
 
-JSON_COLUMNS = frozenset(models.JSON_COLUMNS)
+JSON_COLUMNS = frozenset(node_rows.JSON_COLUMNS)
 BOOLEAN_COLUMNS = frozenset(c.key for c in NODE.c
                             if isinstance(c.type, sa.Boolean))
 TIME_COLUMNS = frozenset(c.key for c in NODE.c

@@ -18,6 +18,7 @@ from oslo_utils import uuidutils
 from ironside.common import exception
 from ironside.common import states
 from ironside.db import models
+from ironside.db import node_rows
 from ironside.db import session as db_session
 
 SORTABLE_COLUMNS = frozenset(c.key for c in models.Node.__table__.columns
@@ -50,7 +51,7 @@ def create_node(values: dict[str, Any]) -> models.Node:
             session.flush()
     except db_exc.DBDuplicateEntry as exc:
         raise _duplicate_error(exc, values) from None
-    models.snapshot_json(node)
+    node_rows.snapshot_json(node)
     return node
 
 
@@ -196,7 +197,7 @@ def save_node(node: models.Node,
     With ``release``, the lock that tag holds is given back in the same
     commit (NodeNotLocked after the commit if it did not hold it).
     """
-    changed = models.changed_columns(node)
+    changed = node_rows.changed_columns(node)
     if changed:
         node.updated_at = changed['updated_at'] = models.utcnow()
     records = [(record if isinstance(record, dict) else
@@ -224,7 +225,7 @@ def save_node(node: models.Node,
         raise _duplicate_error(exc, {'name': node.name, 'uuid': node.uuid,
                                      'instance_uuid': node.instance_uuid}
                                ) from None
-    models.mark_saved(node, changed)
+    node_rows.mark_saved(node, changed)
     if not released:
         raise _not_locked_error(node.id)
     return node
@@ -250,7 +251,7 @@ def update_node(ident: str | int, values: dict[str, Any]) -> models.Node:
             session.flush()
     except db_exc.DBDuplicateEntry as exc:
         raise _duplicate_error(exc, dict(values, uuid=str(ident))) from None
-    models.snapshot_json(node)
+    node_rows.snapshot_json(node)
     return node
 
 
@@ -367,7 +368,7 @@ def reserve_node(tag: str, ident: str | int) -> models.Node:
             row = connection.execute(_reserve_statement(kind, True),
                                      params).first()
             if row is not None:
-                return models.detached_node(row)
+                return node_rows.detached_node(row)
             raise _lock_refused(connection, kind, ident)
     with db_session.writer() as session:
         if session.execute(_reserve_statement(kind, False),

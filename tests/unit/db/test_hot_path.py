@@ -18,6 +18,7 @@ import sqlalchemy as sa
 from ironside.conductor.step_state import StepState
 from ironside.db import history as history_db
 from ironside.db import models
+from ironside.db import node_rows
 from ironside.db import nodes as nodes_db
 from ironside.db import session as db_session
 from tests import utils
@@ -148,7 +149,7 @@ def test_a_locked_node_is_the_node_a_query_loads(db):
         if key not in ('reservation', 'updated_at'):
             assert getattr(locked, key) == getattr(loaded, key), key
     assert sa.inspect(locked).detached
-    assert models.changed_columns(locked) == {}
+    assert node_rows.changed_columns(locked) == {}
     locked.driver_internal_info['a'].append(2)
     locked.name = 'renamed'
     nodes_db.save_node(locked, release='host-a')
@@ -166,12 +167,12 @@ def test_a_fresh_process_can_lock_before_any_query():
     got first; found by the conductor-killed-and-restarted fault test).
     A new interpreter, since this one has configured them already."""
     script = (
-        'from ironside.db import models\n'
+        'from ironside.db import models, node_rows\n'
         'names = [c.name for c in models.Node.__table__.columns]\n'
         'row = [None] * len(names)\n'
         'row[names.index("id")] = 7\n'
         'row[names.index("uuid")] = "u-7"\n'
-        'node = models.detached_node(row)\n'
+        'node = node_rows.detached_node(row)\n'
         'print(node.id, node.uuid)\n')
     done = subprocess.run([sys.executable, '-c', script],
                           capture_output=True, text=True, timeout=60)
