@@ -62,11 +62,16 @@ def fields_or_default(version: versions.Version,
 
 def answer(req, item_name: str, items: list[dict], page_size: int,
            resource: str, params: dict[str, Any],
-           key: str = 'uuid') -> dict[str, Any]:
-    """``{item_name: items}`` plus ``next`` when the page is full."""
+           key: str = 'uuid', marker: str | None = None
+           ) -> dict[str, Any]:
+    """``{item_name: items}`` plus ``next`` when the page is full.
+
+    ``marker`` is the last item's ``key``, for items that are encoded
+    already.
+    """
     body: dict[str, Any] = {item_name: items}
     next_href = links.next_link(req.context.public_url, resource, items,
-                                page_size, params, key)
+                                page_size, params, key, marker)
     if next_href:
         body['next'] = next_href
     return body

@@ -33,7 +33,8 @@ def self_and_bookmark(base: str, resource: str, args: str = ''
 
 
 def next_link(base: str, resource: str, items: list[dict], limit: int,
-              params: dict[str, Any], key: str = 'uuid') -> str | None:
+              params: dict[str, Any], key: str = 'uuid',
+              marker: str | None = None) -> str | None:
     """The link to the page after ``items``, if the page is full.
 
     ``params`` are the query parameters the client gave (filters, sort,
@@ -44,7 +45,7 @@ def next_link(base: str, resource: str, items: list[dict], limit: int,
     query = {name: value for name, value in params.items()
              if value is not None}
     query['limit'] = limit
-    query['marker'] = items[-1][key]
+    query['marker'] = items[-1][key] if marker is None else marker
     pairs = []
     for name, value in query.items():
         if isinstance(value, bool):

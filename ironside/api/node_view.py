@@ -21,6 +21,7 @@ from typing import Any
 import orjson
 
 from ironside.api import policy
+from ironside.api import rendered_nodes
 from ironside.api import versions
 from ironside.common import exception
 from ironside.common import states
@@ -219,6 +220,13 @@ def _getter(indices: list[int]):
     return operator.itemgetter(*indices)
 
 
+def _source(fingerprint: str, traits: list[str] | None,
+            conductor: str | None) -> tuple:
+    """What a node's rendering is made of, besides the view."""
+    return (fingerprint, None if traits is None else tuple(traits),
+            conductor)
+
+
 class NodeView:
     """Renders nodes for one request.
 
@@ -269,28 +277,99 @@ class NodeView:
         self._filtered = policy.enforced() and not policy.check(
             'baremetal:node:get:filter_threshold', self.context)
         self._redactions: dict[tuple, dict[str, bool]] = {}
+        # What, besides a node's row, its rendering depends on.
+        self._cache_view = (self.version, None if self.fields is None
+                            else tuple(self.fields), base,
+                            tuple(self._show_secrets.values()))
 
     def columns(self) -> list[str]:
         return columns_for(self.fields)
 
     def list(self, filters: dict[str, Any], limit: int | None,
              marker: str | None, sort_key: str, sort_dir: str,
-             conductor: str | None = None) -> list[dict[str, Any]]:
-        """A page of nodes, rendered (of one conductor, if named)."""
+             conductor: str | None = None
+             ) -> tuple[list[orjson.Fragment], str | None]:
+        """A page of nodes, encoded (of one conductor, if named), and the
+        UUID of its last node (the next page's marker).
+
+        Nodes are read as fingerprints first, and only those the
+        rendered-node cache does not hold for this view are read whole
+        and rendered (see rendered_nodes). Answers redacted for the
+        caller's project are rendered afresh.
+        """
         columns = self.columns()
         if conductor:
             columns += ['driver', 'conductor_group']
-        rows = node_views.select_nodes(
-            columns, filters, limit, marker, sort_key, sort_dir,
-            traits=self._traits, raw=True)
-        if conductor:
-            keys = rows.keys
-            uuid, driver, group = (keys.index('uuid'), keys.index('driver'),
-                                   keys.index('conductor_group'))
-            rows = rows._replace(rows=[
-                row for row in rows.rows if self.conductor_of(
-                    row[uuid], row[driver], row[group]) == conductor])
-        return self.render(rows)
+        cache = rendered_nodes.cache()
+        if self._filtered or not cache.capacity:
+            rows = node_views.select_nodes(
+                columns, filters, limit, marker, sort_key, sort_dir,
+                traits=self._traits, raw=True)
+            rows = self._of_conductor(rows, conductor)
+            return self.encode(rows), self._last_uuid(rows)
+        shown = ['uuid']
+        if conductor or self._conductor:
+            shown += ['driver', 'conductor_group']
+        marks = node_views.select_fingerprints(
+            columns, shown, filters, limit, marker, sort_key, sort_dir,
+            traits=self._traits)
+        marks = self._of_conductor(marks, conductor)
+        return self._cached_page(marks, cache), self._last_uuid(marks)
+
+    def _of_conductor(self, rows: node_views.Rows, conductor: str | None
+                      ) -> node_views.Rows:
+        """Only the rows of nodes ``conductor`` owns (all without one)."""
+        if not conductor:
+            return rows
+        keys = rows.keys
+        uuid, driver, group = (keys.index('uuid'), keys.index('driver'),
+                               keys.index('conductor_group'))
+        return rows._replace(rows=[
+            row for row in rows.rows if self.conductor_of(
+                row[uuid], row[driver], row[group]) == conductor])
+
+    @staticmethod
+    def _last_uuid(rows: node_views.Rows) -> str | None:
+        return rows.rows[-1][rows.keys.index('uuid')] if rows.rows else None
+
+    def _cached_page(self, marks: node_views.Rows,
+                     cache: rendered_nodes.RenderedNodes
+                     ) -> list[orjson.Fragment]:
+        """The nodes of ``marks`` (fingerprints), kept ones as kept; the
+        others read whole, rendered and kept under their own fingerprint
+        (the one read with them, should the node have changed since)."""
+        view = self._cache_view
+        extras = self._extras_of(marks)
+        mark_id, uuid_at, print_at = (marks.keys.index('id'),
+                                      marks.keys.index('uuid'),
+                                      marks.keys.index('fingerprint'))
+        found: dict[int, bytes] = {}
+        missing = []
+        for row in marks.rows:
+            traits, conductor = extras(row)
+            encoded = cache.get(view, row[uuid_at],
+                                _source(row[print_at], traits, conductor))
+            if encoded is None:
+                missing.append(row[mark_id])
+            else:
+                found[row[mark_id]] = encoded
+        if missing:
+            rows = node_views.select_nodes_by_id(self.columns(), missing,
+                                                 traits=self._traits)
+            node_of = self._renderer(rows.keys)
+            extras = self._extras_of(rows)
+            id_at, uuid_at, print_at = (rows.keys.index('id'),
+                                        rows.keys.index('uuid'),
+                                        rows.keys.index('fingerprint'))
+            for row in rows.rows:
+                traits, conductor = extras(row)
+                encoded = orjson.dumps(node_of(row, traits, conductor))
+                cache.put(view, row[uuid_at],
+                          _source(row[print_at], traits, conductor), encoded)
+                found[row[id_at]] = encoded
+        fragment = orjson.Fragment
+        return [fragment(found[row[mark_id]]) for row in marks.rows
+                if row[mark_id] in found]
 
     def select(self, ident: str) -> node_views.Rows:
         """The row of one node, as :meth:`render` takes it."""
@@ -345,7 +424,40 @@ class NodeView:
 
     def render(self, rows: node_views.Rows) -> list[dict[str, Any]]:
         """The answer's nodes, from raw rows (see node_views)."""
-        index = {key: i for i, key in enumerate(rows.keys)}
+        node_of = self._renderer(rows.keys)
+        extras = self._extras_of(rows)
+        return [node_of(row, *extras(row)) for row in rows.rows]
+
+    def encode(self, rows: node_views.Rows) -> list[orjson.Fragment]:
+        """The answer's nodes, each encoded."""
+        return [orjson.Fragment(orjson.dumps(node))
+                for node in self.render(rows)]
+
+    def _extras_of(self, rows: node_views.Rows):
+        """A function giving a row's traits and owning conductor, each
+        None unless the view shows it."""
+        keys = rows.keys
+        traits_of = rows.traits if self._traits else None
+        id_at = keys.index('id') if self._traits else None
+        routing = None
+        if self._conductor:
+            routing = (keys.index('uuid'), keys.index('driver'),
+                       keys.index('conductor_group'))
+
+        def extras(row: tuple) -> tuple[list[str] | None, str | None]:
+            traits = conductor = None
+            if traits_of is not None:
+                traits = traits_of[row[id_at]]
+            if routing is not None:
+                conductor = self.conductor_of(
+                    row[routing[0]], row[routing[1]], row[routing[2]])
+            return traits, conductor
+        return extras
+
+    def _renderer(self, keys: list[str]):
+        """A function rendering one row of ``keys`` (with its traits and
+        conductor) as the answer's dict; the row's layout is read once."""
+        index = {key: i for i, key in enumerate(keys)}
         scalars = _getter([index[name] for name in self._scalars])
         json_fields = [(name, index[name]) for name in self._json]
         booleans = [(name, index[name]) for name in self._booleans]
@@ -353,12 +465,11 @@ class NodeView:
         secrets = [(name, index[name]) for name in self._secrets]
         uuid_at, owner_at, lessee_at = (index['uuid'], index['owner'],
                                         index['lessee'])
-        id_at = index.get('id')
-        routing = (index.get('driver'), index.get('conductor_group'))
         names = self._scalars
         fragment = orjson.Fragment
-        nodes = []
-        for row in rows.rows:
+
+        def node_of(row: tuple, traits: list[str] | None,
+                    conductor: str | None) -> dict[str, Any]:
             node = dict(zip(names, scalars(row), strict=True))
             for name, at in json_fields:
                 raw = row[at]
@@ -372,10 +483,9 @@ class NodeView:
                 node[name] = self._secret(name, row[at])
             uuid = row[uuid_at]
             if self._traits:
-                node['traits'] = rows.traits[row[id_at]]
+                node['traits'] = traits
             if self._conductor:
-                node['conductor'] = self.conductor_of(
-                    uuid, row[routing[0]], row[routing[1]])
+                node['conductor'] = conductor
             if self._legacy and 'provision_state' in node:
                 node['provision_state'] = legacy_state(
                     self.version, node['provision_state'])
@@ -389,8 +499,8 @@ class NodeView:
                 node[name] = [
                     {'href': self_href + '/' + name, 'rel': 'self'},
                     {'href': bookmark_href + '/' + name, 'rel': 'bookmark'}]
-            nodes.append(node)
-        return nodes
+            return node
+        return node_of
 
     def _redact(self, node: dict, owner: str | None,
                 lessee: str | None) -> None:

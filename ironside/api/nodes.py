@@ -153,15 +153,16 @@ class NodeList:
         page_size = collection.limit(query['limit'])
         view = node_view.NodeView(req, fields, ring=self.rpcapi.ring)
         conductor = filters.pop('conductor', None)
-        nodes = view.list(filters, page_size, query['marker'], sort_key,
-                          collection.sort_dir(query['sort_dir']), conductor)
+        nodes, last = view.list(filters, page_size, query['marker'],
+                                sort_key, collection.sort_dir(
+                                    query['sort_dir']), conductor)
         params = {name: value for name, value in query.items()
                   if name not in ('limit', 'marker')}
         resource = 'nodes/detail' if self.detail else 'nodes'
         if filters.get('instance_uuid'):
             page_size = 0
         wire.send(resp, collection.answer(req, 'nodes', nodes, page_size,
-                                          resource, params))
+                                          resource, params, marker=last))
 
 
 

@@ -55,7 +55,8 @@ def _column(name: str, raw: bool):
     return column
 
 
-def _query(columns: Sequence[str], raw: bool = False) -> sa.Select:
+def _source(columns: Sequence[str], raw: bool) -> tuple[list, sa.FromClause]:
+    """The selected columns and the tables they come from."""
     selected = [_column(name, raw) for name in columns if name in COLUMNS]
     source = NODE
     if 'allocation_uuid' in columns:
@@ -65,7 +66,32 @@ def _query(columns: Sequence[str], raw: bool = False) -> sa.Select:
     if 'chassis_uuid' in columns:
         source = source.outerjoin(CHASSIS, NODE.c.chassis_id == CHASSIS.c.id)
         selected.append(CHASSIS.c.uuid.label('chassis_uuid'))
+    return selected, source
+
+
+def _query(columns: Sequence[str], raw: bool = False) -> sa.Select:
+    selected, source = _source(columns, raw)
     return sa.select(*selected).select_from(source)
+
+
+def _fingerprint(columns: Sequence[str]) -> sa.ColumnElement:
+    """One value per row that differs whenever any of ``columns`` does.
+
+    The values as a JSON array, built by the database: reading one
+    string per row costs a fraction of reading sixty columns as Python
+    objects, and telling whether a node changed needs no more. The same
+    set of columns gives the same fingerprint whatever their order (the
+    query's source must join what ``columns`` name).
+    """
+    names = sorted(set(columns))
+    values = [_column(name, raw=True) for name in names if name in COLUMNS]
+    if 'allocation_uuid' in names:
+        values.append(ALLOCATION.c.uuid)
+    if 'chassis_uuid' in names:
+        values.append(CHASSIS.c.uuid)
+    if db_session.get_engine().dialect.name == 'postgresql':
+        return sa.func.json_build_array(*values).label('fingerprint')
+    return sa.func.json_array(*values).label('fingerprint')
 
 
 def _filter_clauses(filters: dict[str, Any]) -> list:
@@ -141,6 +167,20 @@ def _select(query: sa.Select, traits: bool,
     return Rows(keys, rows, found)
 
 
+def _page(query: sa.Select, filters: dict[str, Any] | None,
+          limit: int | None, marker: str | None, sort_key: str,
+          sort_dir: str) -> sa.Select:
+    """``query`` narrowed to the nodes of one page, in order."""
+    if sort_key not in nodes_db.SORTABLE_COLUMNS:
+        raise exception.InvalidParameterValue(
+            err='The sort_key value "%s" is an invalid field for sorting'
+                % sort_key)
+    marker_id = nodes_db.node_id_for(marker) if marker else None
+    query = query.where(*_filter_clauses(filters or {}))
+    return db_session.paginate(query, models.Node, limit, marker_id,
+                               sort_key, sort_dir)
+
+
 def select_nodes(columns: Sequence[str],
                  filters: dict[str, Any] | None = None,
                  limit: int | None = None, marker: str | None = None,
@@ -152,15 +192,36 @@ def select_nodes(columns: Sequence[str],
     ``raw``, values are as stored (see :func:`_column`): JSON documents
     as text, booleans and timestamps as the driver gives them.
     """
-    if sort_key not in nodes_db.SORTABLE_COLUMNS:
-        raise exception.InvalidParameterValue(
-            err='The sort_key value "%s" is an invalid field for sorting'
-                % sort_key)
-    marker_id = nodes_db.node_id_for(marker) if marker else None
-    query = _query(_columns_for(columns, traits), raw).where(
-        *_filter_clauses(filters or {}))
-    query = db_session.paginate(query, models.Node, limit, marker_id,
-                                sort_key, sort_dir)
+    query = _query(_columns_for(columns, traits), raw)
+    return _select(_page(query, filters, limit, marker, sort_key,
+                         sort_dir), traits)
+
+
+def select_fingerprints(columns: Sequence[str], shown: Sequence[str],
+                        filters: dict[str, Any] | None = None,
+                        limit: int | None = None, marker: str | None = None,
+                        sort_key: str = 'id', sort_dir: str = 'asc',
+                        traits: bool = False) -> Rows:
+    """The page :func:`select_nodes` would read, as each node's id,
+    ``shown`` columns, traits if asked, and the ``fingerprint`` of its
+    ``columns`` (see :func:`_fingerprint`)."""
+    _, source = _source(columns, raw=True)
+    query = sa.select(NODE.c.id, *(NODE.c[name] for name in shown),
+                      _fingerprint(columns)).select_from(source)
+    return _select(_page(query, filters, limit, marker, sort_key,
+                         sort_dir), traits)
+
+
+def select_nodes_by_id(columns: Sequence[str], node_ids: Sequence[int],
+                       traits: bool = False) -> Rows:
+    """``columns`` of these nodes, raw, with the ``fingerprint`` of
+    ``columns`` (as :func:`select_fingerprints` gives it); a node deleted
+    meanwhile is left out."""
+    selected, source = _source(_columns_for(list(columns) + ['id'], traits),
+                               raw=True)
+    query = sa.select(*selected, _fingerprint(columns)).select_from(
+        source).where(
+        NODE.c.id.in_(sa.text(','.join(str(int(i)) for i in node_ids))))
     return _select(query, traits)
 
 

@@ -27,6 +27,11 @@ opts = [
                     'kernel holds while every server thread is busy. '
                     'cheroot\'s own default of 5 resets clients under a '
                     'burst (the kernel caps it at net.core.somaxconn).'),
+    cfg.IntOpt('rendered_node_cache_size', default=10000, min=0,
+               help='Nodes whose rendered JSON an API process keeps '
+                    'between list answers, each sent again while its row '
+                    'is unchanged (about 5 KiB each for a whole node). 0 '
+                    'renders every node of every answer.'),
     cfg.BoolOpt('allow_insecure_noauth', default=False,
                 help='Serve the noauth strategy on a non-loopback address. '
                      'Anyone who can reach the port controls every node.'),

@@ -1,0 +1,127 @@
+"""Node lists send kept renderings of unchanged nodes, and only those."""
+
+from __future__ import annotations
+
+import pytest
+
+from ironside.api import rendered_nodes
+from ironside.db import nodes as nodes_db
+from tests.unit.db.test_hot_path import statements
+
+
+def _fresh(api, conf, path, **kwargs):
+    """The answer with no kept renderings at all."""
+    conf.set('api', rendered_node_cache_size=0)
+    try:
+        return api.get(path, **kwargs).json
+    finally:
+        conf.set('api', rendered_node_cache_size=10000)
+
+
+def _reads_whole_nodes(sent: list[str]) -> bool:
+    return any('fingerprint' in s and 'IN (' in s for s in sent)
+
+
+def test_a_second_list_reads_fingerprints_only(api, create_node, conf):
+    for name in ('a', 'b', 'c'):
+        create_node(name=name, driver_info={'ipmi_password': 'p'})
+    with statements() as first_sent:
+        first = api.get('/v1/nodes/detail').json
+    with statements() as second_sent:
+        second = api.get('/v1/nodes/detail').json
+    assert _reads_whole_nodes(first_sent)
+    assert not _reads_whole_nodes(second_sent)
+    assert second == first == _fresh(api, conf, '/v1/nodes/detail')
+    assert [n['name'] for n in second['nodes']] == ['a', 'b', 'c']
+    assert second['nodes'][0]['driver_info'] == {'ipmi_password': '******'}
+
+
+def _patch_extra(api, uuid):
+    api.patch('/v1/nodes/%s' % uuid, [{'op': 'add', 'path': '/extra/k',
+                                       'value': 'v'}])
+
+
+def _add_trait(api, uuid):
+    assert api.put('/v1/nodes/%s/traits/CUSTOM_GOLD' % uuid).status_code \
+        == 204
+
+
+def _maintenance(api, uuid):
+    assert api.put('/v1/nodes/%s/maintenance' % uuid,
+                   {'reason': 'r'}).status_code == 202
+
+
+def _lock(api, uuid):
+    nodes_db.reserve_node('someone', uuid)
+
+
+def _secret(api, uuid):
+    nodes_db.update_node(uuid, {'driver_info': {'ipmi_password': 'x',
+                                                'ipmi_address': 'new'}})
+
+
+@pytest.mark.parametrize('change', [_patch_extra, _add_trait, _maintenance,
+                                    _lock, _secret])
+def test_every_change_shows_in_the_next_list(api, create_node, conf,
+                                             change):
+    node = create_node(name='changing')
+    create_node(name='still')
+    before = api.get('/v1/nodes/detail').json
+    change(api, node['uuid'])
+    after = api.get('/v1/nodes/detail').json
+    assert after == _fresh(api, conf, '/v1/nodes/detail')
+    assert after['nodes'][0] != before['nodes'][0]
+    assert after['nodes'][1] == before['nodes'][1]
+
+
+def test_views_keep_their_own_renderings(api, create_node, conf):
+    create_node(name='one', driver_info={'ipmi_password': 'p'})
+    for _ in range(2):
+        latest = api.get('/v1/nodes/detail').json['nodes'][0]
+        old = api.get('/v1/nodes/detail', version='1.1').json['nodes'][0]
+        named = api.get('/v1/nodes', fields='uuid,name').json['nodes'][0]
+        other_host = api.get('/v1/nodes/detail', headers={
+            'Host': 'elsewhere.example'}).json['nodes'][0]
+    assert 'name' in latest and 'name' not in old
+    assert set(named) == {'uuid', 'name', 'links'}
+    assert other_host['links'][0]['href'].startswith(
+        'http://elsewhere.example/')
+    assert latest['links'][0]['href'] != other_host['links'][0]['href']
+    assert api.get('/v1/nodes/detail', version='1.1').json == _fresh(
+        api, conf, '/v1/nodes/detail', version='1.1')
+
+
+def test_a_conductors_list_uses_the_kept_renderings(api, create_node):
+    create_node(name='idle')
+    first = api.get('/v1/nodes/detail', conductor='test-conductor').json
+    with statements() as sent:
+        second = api.get('/v1/nodes/detail', conductor='test-conductor').json
+    assert second == first
+    assert [n['name'] for n in second['nodes']] == ['idle']
+    assert not _reads_whole_nodes(sent)
+
+
+def test_pages_follow_each_other_from_kept_renderings(api, create_node):
+    for name in ('a', 'b', 'c'):
+        create_node(name=name)
+    api.get('/v1/nodes/detail')
+    page = api.get('/v1/nodes/detail', limit=2).json
+    assert [n['name'] for n in page['nodes']] == ['a', 'b']
+    assert page['next'].endswith('marker=%s' % page['nodes'][1]['uuid'])
+
+
+def test_the_cache_keeps_at_most_its_capacity():
+    cache = rendered_nodes.RenderedNodes(2)
+    for name in ('a', 'b', 'c'):
+        cache.put('view', name, ('fp-' + name,), name.encode())
+    assert len(cache) == 2
+    assert cache.get('view', 'a', ('fp-a',)) is None
+    assert cache.get('view', 'c', ('fp-c',)) == b'c'
+    assert cache.get('view', 'c', ('fp-other',)) is None
+    assert cache.get('other view', 'c', ('fp-c',)) is None
+    cache.put('view', 'c', ('fp-new',), b'new')
+    assert cache.get('view', 'c', ('fp-new',)) == b'new'
+    assert cache.get('view', 'c', ('fp-c',)) is None
+    empty = rendered_nodes.RenderedNodes(0)
+    empty.put('view', 'a', ('fp',), b'a')
+    assert len(empty) == 0
