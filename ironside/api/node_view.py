@@ -242,6 +242,8 @@ class NodeView:
         self.fields = None if fields is None else list(fields)
         self._ring = ring
         self._rings: dict | None = None
+        # Owners of whole rings (none, or one conductor), by route.
+        self._sole_owners: dict[tuple, str | None] = {}
         wanted = visible_fields(self.version)
         if self.fields is not None:
             wanted = wanted & set(self.fields)
@@ -338,7 +340,7 @@ class NodeView:
         """The nodes of ``marks`` (fingerprints), kept ones as kept; the
         others read whole, rendered and kept under their own fingerprint
         (the one read with them, should the node have changed since)."""
-        view = self._cache_view
+        view = cache.view_id(self._cache_view)
         extras = self._extras_of(marks)
         mark_id, uuid_at, print_at = (marks.keys.index('id'),
                                       marks.keys.index('uuid'),
@@ -383,14 +385,20 @@ class NodeView:
         The rings are taken once per request; with one conductor in a
         ring, it owns every node and no hashing is needed.
         """
+        route = (group, driver)
+        owner = self._sole_owners.get(route, self)
+        if owner is not self:
+            return owner
         if self._rings is None:
             self._rings = self._ring.rings if self._ring is not None \
                 else {}
         ring = self._rings.get(((group or '').lower(), driver))
         if ring is None:
+            self._sole_owners[route] = None
             return None
         if len(ring.nodes) == 1:
-            return next(iter(ring.nodes))
+            owner = self._sole_owners[route] = next(iter(ring.nodes))
+            return owner
         return next(iter(ring.get_nodes(uuid.encode())))
 
     def _redaction(self, owner: str | None, lessee: str | None

@@ -23,6 +23,9 @@ from oslo_config import cfg
 
 CONF = cfg.CONF
 
+# Views (version, fields, endpoint, secrets shown) told apart at once.
+MAX_VIEWS = 1024
+
 
 class RenderedNodes:
     """Encoded nodes by (view, UUID), each with the values it came from.
@@ -36,16 +39,35 @@ class RenderedNodes:
     def __init__(self, capacity: int) -> None:
         self.capacity = capacity
         self._entries: dict[tuple, tuple[tuple, bytes]] = {}
+        self._views: dict[Hashable, int] = {}
+        self._generation = 0
         self._lock = threading.Lock()
 
-    def get(self, view: Hashable, uuid: str, source: tuple) -> bytes | None:
+    def view_id(self, view: Hashable) -> int:
+        """A small number standing for ``view`` in this cache's keys (a
+        view is a tuple of several parts, hashed once per page, not once
+        per node)."""
+        found = self._views.get(view)
+        if found is None:
+            with self._lock:
+                if len(self._views) >= MAX_VIEWS:
+                    # Clients choose fields freely: start afresh rather
+                    # than number views without end.
+                    self._views.clear()
+                    self._entries.clear()
+                    self._generation += 1
+                found = self._views.setdefault(
+                    view, self._generation * MAX_VIEWS + len(self._views))
+        return found
+
+    def get(self, view: int, uuid: str, source: tuple) -> bytes | None:
         """The node's kept JSON if it was made from ``source``."""
         entry = self._entries.get((view, uuid))
         if entry is None or entry[0] != source:
             return None
         return entry[1]
 
-    def put(self, view: Hashable, uuid: str, source: tuple,
+    def put(self, view: int, uuid: str, source: tuple,
             encoded: bytes) -> None:
         if not self.capacity:
             return

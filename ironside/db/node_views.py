@@ -57,6 +57,15 @@ def _column(name: str, raw: bool):
 
 def _source(columns: Sequence[str], raw: bool) -> tuple[list, sa.FromClause]:
     """The selected columns and the tables they come from."""
+    selected, source = _built_source(tuple(columns), raw)
+    return list(selected), source
+
+
+@functools.lru_cache(maxsize=256)
+def _built_source(columns: tuple[str, ...], raw: bool
+                  ) -> tuple[tuple, sa.FromClause]:
+    """:func:`_source`, built once per set of columns: a list request
+    spent longer building its statement than SQLite took to run it."""
     selected = [_column(name, raw) for name in columns if name in COLUMNS]
     source = NODE
     if 'allocation_uuid' in columns:
@@ -66,7 +75,7 @@ def _source(columns: Sequence[str], raw: bool) -> tuple[list, sa.FromClause]:
     if 'chassis_uuid' in columns:
         source = source.outerjoin(CHASSIS, NODE.c.chassis_id == CHASSIS.c.id)
         selected.append(CHASSIS.c.uuid.label('chassis_uuid'))
-    return selected, source
+    return tuple(selected), source
 
 
 def _query(columns: Sequence[str], raw: bool = False) -> sa.Select:
@@ -83,13 +92,19 @@ def _fingerprint(columns: Sequence[str]) -> sa.ColumnElement:
     set of columns gives the same fingerprint whatever their order (the
     query's source must join what ``columns`` name).
     """
-    names = sorted(set(columns))
+    return _built_fingerprint(tuple(sorted(set(columns))),
+                              db_session.get_engine().dialect.name)
+
+
+@functools.lru_cache(maxsize=256)
+def _built_fingerprint(names: tuple[str, ...], dialect: str
+                       ) -> sa.ColumnElement:
     values = [_column(name, raw=True) for name in names if name in COLUMNS]
     if 'allocation_uuid' in names:
         values.append(ALLOCATION.c.uuid)
     if 'chassis_uuid' in names:
         values.append(CHASSIS.c.uuid)
-    if db_session.get_engine().dialect.name == 'postgresql':
+    if dialect == 'postgresql':
         return sa.func.json_build_array(*values).label('fingerprint')
     return sa.func.json_array(*values).label('fingerprint')
 

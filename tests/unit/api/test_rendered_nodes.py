@@ -112,16 +112,32 @@ def test_pages_follow_each_other_from_kept_renderings(api, create_node):
 
 def test_the_cache_keeps_at_most_its_capacity():
     cache = rendered_nodes.RenderedNodes(2)
+    view, other = cache.view_id(('1.99', None)), cache.view_id(('1.1', None))
+    assert view != other
+    assert cache.view_id(('1.99', None)) == view
     for name in ('a', 'b', 'c'):
-        cache.put('view', name, ('fp-' + name,), name.encode())
+        cache.put(view, name, ('fp-' + name,), name.encode())
     assert len(cache) == 2
-    assert cache.get('view', 'a', ('fp-a',)) is None
-    assert cache.get('view', 'c', ('fp-c',)) == b'c'
-    assert cache.get('view', 'c', ('fp-other',)) is None
-    assert cache.get('other view', 'c', ('fp-c',)) is None
-    cache.put('view', 'c', ('fp-new',), b'new')
-    assert cache.get('view', 'c', ('fp-new',)) == b'new'
-    assert cache.get('view', 'c', ('fp-c',)) is None
+    assert cache.get(view, 'a', ('fp-a',)) is None
+    assert cache.get(view, 'c', ('fp-c',)) == b'c'
+    assert cache.get(view, 'c', ('fp-other',)) is None
+    assert cache.get(other, 'c', ('fp-c',)) is None
+    cache.put(view, 'c', ('fp-new',), b'new')
+    assert cache.get(view, 'c', ('fp-new',)) == b'new'
+    assert cache.get(view, 'c', ('fp-c',)) is None
     empty = rendered_nodes.RenderedNodes(0)
-    empty.put('view', 'a', ('fp',), b'a')
+    empty.put(view, 'a', ('fp',), b'a')
     assert len(empty) == 0
+
+
+def test_views_without_end_start_the_cache_afresh(monkeypatch):
+    monkeypatch.setattr(rendered_nodes, 'MAX_VIEWS', 3)
+    cache = rendered_nodes.RenderedNodes(100)
+    first = cache.view_id('fields=a')
+    cache.put(first, 'node', ('fp',), b'a')
+    ids = {cache.view_id('fields=%d' % n) for n in range(2)}
+    assert cache.get(first, 'node', ('fp',)) == b'a'
+    renumbered = cache.view_id('fields=new')
+    assert renumbered not in ids | {first}
+    assert cache.get(first, 'node', ('fp',)) is None
+    assert cache.view_id('fields=a') not in ids | {first, renumbered}
