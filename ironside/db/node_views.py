@@ -182,6 +182,18 @@ def _select(query: sa.Select, traits: bool,
     return Rows(keys, rows, found)
 
 
+_ID_OF_UUID = sa.select(NODE.c.id).where(NODE.c.uuid == sa.bindparam('uuid'))
+
+
+def _marker_id(marker: str) -> int:
+    """The id of the node a page starts after (NodeNotFound)."""
+    with db_session.reader_connection() as connection:
+        node_id = connection.execute(_ID_OF_UUID, {'uuid': marker}).scalar()
+    if node_id is None:
+        raise exception.NodeNotFound(node=marker)
+    return node_id
+
+
 def _page(query: sa.Select, filters: dict[str, Any] | None,
           limit: int | None, marker: str | None, sort_key: str,
           sort_dir: str) -> sa.Select:
@@ -190,7 +202,7 @@ def _page(query: sa.Select, filters: dict[str, Any] | None,
         raise exception.InvalidParameterValue(
             err='The sort_key value "%s" is an invalid field for sorting'
                 % sort_key)
-    marker_id = nodes_db.node_id_for(marker) if marker else None
+    marker_id = _marker_id(marker) if marker else None
     query = query.where(*_filter_clauses(filters or {}))
     return db_session.paginate(query, models.Node, limit, marker_id,
                                sort_key, sort_dir)
