@@ -59,10 +59,10 @@ class _Plan(NamedTuple):
     # IN parameter or None, SQLAlchemy's bind processor or None).
     slots: tuple[tuple[str, int | None, Callable | None], ...]
     # Values SQLAlchemy fills in itself: the statement's own literals,
-    # and columns' Python defaults (``onupdate``), called at each run as
-    # SQLAlchemy calls them (read from the column each time).
+    # and columns' Python defaults (``onupdate``) called at each run
+    # (taken from the column once, as SQLAlchemy keeps them).
     fixed: dict[str, Any]
-    defaults: tuple[tuple[str, sa.ColumnDefault], ...]
+    defaults: tuple[tuple[str, Callable], ...]
     # Result processors of the returned columns (RETURNING, SELECT).
     results: tuple[Callable | None, ...] | None
 
@@ -103,7 +103,7 @@ def _compile(statement: sa.sql.ClauseElement, dialect: sa.Dialect,
         if default is None or not (default.is_callable or default.is_scalar):
             return None
         if default.is_callable:
-            defaults[column.key] = default
+            defaults[column.key] = default.arg
         else:
             fixed[column.key] = default.arg
     slots = []
@@ -195,7 +195,7 @@ def _values(plan: _Plan, row: Params) -> tuple:
         for name, default in plan.defaults:
             # No execution context: a default that needs one fails here,
             # and SQLAlchemy runs the statement instead.
-            values[name] = default.arg(None)
+            values[name] = default(None)
     args = []
     for name, index, process in plan.slots:
         value = values[name] if index is None else values[name][index]
