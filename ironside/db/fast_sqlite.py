@@ -220,22 +220,23 @@ def _run(connection: sa.Connection, statement: sa.sql.ClauseElement,
     driver's executemany does, so a failed row is known: the rows before
     it stay written, as they do when the driver's executemany fails.
     """
-    driver = _driver(connection)
+    driver = _driver(connection) if rows else None
     plan = _plan(connection, statement, rows) if driver is not None \
         else None
     if plan is None:
         return 0
     many = len(rows) > 1
-    try:
-        values = [_values(plan, row) for row in rows]
-    except Exception:
-        return 0
     cursor = driver.cursor()
     sql = plan.sql
-    parameters: Any = values if many else values[0]
-    for listener in connection.dispatch.before_cursor_execute:
-        sql, parameters = listener(connection, cursor, sql, parameters,
-                                   None, many)
+    try:
+        values = [_values(plan, row) for row in rows]
+        parameters: Any = values if many else values[0]
+        for listener in connection.dispatch.before_cursor_execute:
+            sql, parameters = listener(connection, cursor, sql, parameters,
+                                       None, many)
+    except Exception:
+        # Nothing was sent: SQLAlchemy fails as it does.
+        return 0
     rowcount = 0
     fetched: list[tuple] = []
     for done, args in enumerate(parameters if many else [parameters]):
