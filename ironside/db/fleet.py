@@ -41,6 +41,7 @@ from oslo_db import exception as db_exc
 from sqlalchemy import orm
 
 from ironside.common import exception
+from ironside.db import fast_sqlite
 from ironside.db import models
 from ironside.db import session as db_session
 
@@ -61,8 +62,8 @@ _COUNT = (sa.select(sa.func.count()).select_from(models.Node.__table__)
 
 def _lock(session: orm.Session, name: str) -> bool:
     """Take the cap's row lock; False if the row does not exist yet."""
-    result = session.connection().execute(_LOCK, {'cap': name})
-    return bool(result.rowcount)
+    return bool(fast_sqlite.execute(session.connection(), _LOCK,
+                                    {'cap': name}))
 
 
 def _create(name: str) -> None:
@@ -111,8 +112,8 @@ def _locked(name: str, decide: Callable[[orm.Session], T]) -> T:
 
 
 def count_nodes(session: orm.Session, states: Sequence[str]) -> int:
-    return session.connection().execute(
-        _COUNT, {'states': list(states)}).scalar_one()
+    return fast_sqlite.scalar_one(session.connection(), _COUNT,
+                                  {'states': list(states)})
 
 
 def admit(name: str, states: Sequence[str], limit: int, task_type: str,

@@ -17,6 +17,7 @@ from oslo_utils import uuidutils
 
 from ironside.common import exception
 from ironside.common import states
+from ironside.db import fast_sqlite
 from ironside.db import models
 from ironside.db import node_rows
 from ironside.db import session as db_session
@@ -212,13 +213,13 @@ def save_node(node: models.Node,
                 connection = stack.enter_context(
                     db_session.writer_connection())
             if changed:
-                connection.execute(
-                    _save_statement(tuple(sorted(changed))),
+                fast_sqlite.execute(
+                    connection, _save_statement(tuple(sorted(changed))),
                     {'node_id': node.id} | {'v_' + column: value
                                             for column, value in
                                             changed.items()})
             if records:
-                connection.execute(_INSERT_HISTORY, records)
+                fast_sqlite.execute(connection, _INSERT_HISTORY, records)
             if release is not None:
                 released = _clear_reservation(connection, release, node.id)
     except db_exc.DBDuplicateEntry as exc:
@@ -365,8 +366,8 @@ def reserve_node(tag: str, ident: str | int) -> models.Node:
     params = {'ident': ident, 'tag': tag}
     if db_session.get_engine().dialect.update_returning:
         with db_session.writer_connection() as connection:
-            row = connection.execute(_reserve_statement(kind, True),
-                                     params).first()
+            row = fast_sqlite.first(connection,
+                                    _reserve_statement(kind, True), params)
             if row is not None:
                 return node_rows.detached_node(row)
             raise _lock_refused(connection, kind, ident)
@@ -390,8 +391,8 @@ def _lock_refused(connection: sa.Connection, kind: str, ident: str | int
 
 def _clear_reservation(connection: sa.Connection, tag: str,
                        node_id: int) -> bool:
-    result = connection.execute(_RELEASE, {'node_id': node_id, 'tag': tag})
-    return result.rowcount == 1
+    return fast_sqlite.execute(connection, _RELEASE,
+                               {'node_id': node_id, 'tag': tag}) == 1
 
 
 def _not_locked_error(node_id: int) -> exception.IronsideException:
