@@ -299,22 +299,21 @@ class NodeView:
         and rendered (see rendered_nodes). Answers redacted for the
         caller's project are rendered afresh.
         """
-        columns = self.columns()
-        if conductor:
-            columns += ['driver', 'conductor_group']
+        routing = ['driver', 'conductor_group'] if conductor else []
         cache = rendered_nodes.cache()
         if self._filtered or not cache.capacity:
             rows = node_views.select_nodes(
-                columns, filters, limit, marker, sort_key, sort_dir,
-                traits=self._traits, raw=True)
+                self.columns() + routing, filters, limit, marker, sort_key,
+                sort_dir, traits=self._traits, raw=True)
             rows = self._of_conductor(rows, conductor)
             return self.encode(rows), self._last_uuid(rows)
         shown = ['uuid']
         if conductor or self._conductor:
             shown += ['driver', 'conductor_group']
+        # The fingerprint of the columns the nodes are read whole with.
         marks = node_views.select_fingerprints(
-            columns, shown, filters, limit, marker, sort_key, sort_dir,
-            traits=self._traits)
+            self.columns(), shown, filters, limit, marker, sort_key,
+            sort_dir, traits=self._traits)
         marks = self._of_conductor(marks, conductor)
         return self._cached_page(marks, cache), self._last_uuid(marks)
 

@@ -91,11 +91,16 @@ def test_views_keep_their_own_renderings(api, create_node, conf):
         api, conf, '/v1/nodes/detail', version='1.1')
 
 
-def test_a_conductors_list_uses_the_kept_renderings(api, create_node):
+@pytest.mark.parametrize('fields', [None, 'uuid,name'])
+def test_a_conductors_list_uses_the_kept_renderings(api, create_node,
+                                                    fields):
     create_node(name='idle')
-    first = api.get('/v1/nodes/detail', conductor='test-conductor').json
+    query = {'conductor': 'test-conductor'}
+    if fields:
+        query['fields'] = fields
+    first = api.get('/v1/nodes', detail=not fields, **query).json
     with statements() as sent:
-        second = api.get('/v1/nodes/detail', conductor='test-conductor').json
+        second = api.get('/v1/nodes', detail=not fields, **query).json
     assert second == first
     assert [n['name'] for n in second['nodes']] == ['idle']
     assert not _reads_whole_nodes(sent)
