@@ -89,20 +89,16 @@ def test_saving_nothing_sends_nothing(db):
     assert sent == []
 
 
-def test_writers_of_one_process_take_turns(db):
-    """A writer holds the process's turn until its transaction ends; a
-    nested writer joins its outer transaction without waiting for
-    itself."""
-    if not db_session._serialise_writers:
-        return  # only the writers of a SQLite file queue
+def assert_holds_the_writers_turn(block) -> None:
+    """While a thread is inside ``block()``, the process's writer turn is
+    taken; once it has left, the turn is free."""
     inside = threading.Event()
     proceed = threading.Event()
 
     def writer() -> None:
-        with db_session.writer():
-            with db_session.writer():
-                inside.set()
-                proceed.wait(10)
+        with block():
+            inside.set()
+            proceed.wait(10)
 
     thread = threading.Thread(target=writer)
     thread.start()
@@ -114,6 +110,22 @@ def test_writers_of_one_process_take_turns(db):
         thread.join(10)
     assert db_session._WRITE_TURN.acquire(blocking=False)
     db_session._WRITE_TURN.release()
+
+
+@contextlib.contextmanager
+def _nested_writers() -> Iterator[None]:
+    with db_session.writer():
+        with db_session.writer():
+            yield
+
+
+def test_writers_of_one_process_take_turns(db):
+    """A writer holds the process's turn until its transaction ends; a
+    nested writer joins its outer transaction without waiting for
+    itself."""
+    if not db_session._serialise_writers:
+        return  # only the writers of a SQLite file queue
+    assert_holds_the_writers_turn(_nested_writers)
 
 
 def test_a_document_flags_its_node_only_when_it_changes(db):

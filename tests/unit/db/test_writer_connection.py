@@ -6,7 +6,6 @@ an outer transaction and being joined."""
 from __future__ import annotations
 
 import sqlite3
-import threading
 
 import pytest
 import sqlalchemy as sa
@@ -15,6 +14,7 @@ from ironside.db import models
 from ironside.db import nodes as nodes_db
 from ironside.db import session as db_session
 from tests import utils
+from tests.unit.db.test_hot_path import assert_holds_the_writers_turn
 
 NODES = models.Node.__table__
 
@@ -83,24 +83,7 @@ def test_a_session_inside_it_on_sqlite_says_it_cannot_join(db):
 def test_it_holds_the_writers_turn(db):
     if not db_session._serialise_writers:
         return  # only the writers of a SQLite file queue
-    inside = threading.Event()
-    proceed = threading.Event()
-
-    def writer() -> None:
-        with db_session.writer_connection():
-            inside.set()
-            proceed.wait(10)
-
-    thread = threading.Thread(target=writer)
-    thread.start()
-    assert inside.wait(10)
-    try:
-        assert not db_session._WRITE_TURN.acquire(blocking=False)
-    finally:
-        proceed.set()
-        thread.join(10)
-    assert db_session._WRITE_TURN.acquire(blocking=False)
-    db_session._WRITE_TURN.release()
+    assert_holds_the_writers_turn(db_session.writer_connection)
 
 
 def test_it_takes_sqlites_write_lock_when_it_begins(db):
