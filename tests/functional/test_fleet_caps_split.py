@@ -126,6 +126,19 @@ def _slots_held():
             .where(models.FleetSlot.name == SITE_IN_FLIGHT)).all())
 
 
+def _placed(uuid: str, host: str) -> bool:
+    """Whether ``host`` owns the action, claiming it if not: a conductor
+    may claim a new action before the test does (it is anyone's until
+    then); it is then taken over as a conductor takes one over, and the
+    other conductor stops its runner when its heartbeat finds the action
+    no longer its own."""
+    row = site_db.get_action(uuid)
+    if row.owner == host:
+        return True
+    site_db.claim_action(row.id, host, row.owner, row.heartbeat_at)
+    return False
+
+
 def test_site_in_flight_cap_holds_across_conductors(split):
     split.sections['site'] = {'max_nodes_in_flight': 2,
                               'node_poll_interval': 0.05,
@@ -138,12 +151,13 @@ def test_site_in_flight_cap_holds_across_conductors(split):
             uuids.append(split.rpc.create_node(CTX, utils.fake_node_values(
                 name='%s-%d' % (tag, i), extra={'rack': tag, 'tags': [tag]},
                 driver_info={'fake_step_delay': 0.5})))
-    # One action for each conductor: placed by writing the owner before
-    # either sees it (a conductor resumes the actions it owns).
+    # One action for each conductor (a conductor resumes the actions it
+    # owns).
     for host, tag in zip(HOSTS, ('rack-a', 'rack-b'), strict=True):
         row = actions.create_action(backend, 'deploy_site', documents=[
             _strategy('deploy-' + tag, tag)])
-        assert site_db.claim_action(row.id, host, None, None)
+        wait_for(lambda u=row.uuid, h=host: _placed(u, h),
+                 what='the action placed')
 
     most_in_flight, hosts_seen, over = 0, set(), []
     stop = threading.Event()
