@@ -36,6 +36,7 @@ from ironside.api import nodes
 from ironside.api import openapi
 from ironside.api import portgroups
 from ironside.api import ports
+from ironside.api import ramdisk
 from ironside.api import root
 from ironside.api import runbooks
 from ironside.api import versions
@@ -52,7 +53,7 @@ RegisterFn = Callable[[falcon.App, str, object], None]
 RESOURCE_MODULES = (root, openapi, nodes, node_states, node_actions,
                     node_parts, ports, portgroups, drivers, conductors,
                     allocations, deploy_templates, runbooks, chassis, volume,
-                    inspection_rules, metrics, node_indicators)
+                    inspection_rules, metrics, node_indicators, ramdisk)
 
 REQUEST_ID_HEADER = 'X-OpenStack-Request-Id'
 # Set by the access log (ironside.api.access_log) when it runs first.

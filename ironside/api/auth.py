@@ -29,6 +29,7 @@ from oslo_middleware import basic_auth
 from ironside.api import access_log
 from ironside.api import errors
 from ironside.api import metrics
+from ironside.api import ramdisk
 from ironside.api import site as site_api
 from ironside.api import versions
 from ironside.api.site import web as site_web
@@ -168,9 +169,13 @@ class PublicRoutes:
         self.paths = PUBLIC_PATHS | frozenset(paths)
 
     def __call__(self, environ, start_response):
+        path = environ.get('PATH_INFO', '/')
         if environ.get('REQUEST_METHOD') in ('GET', 'HEAD') and \
-                environ.get('PATH_INFO', '/') in self.paths:
+                path in self.paths:
             environ[site_web.PUBLIC_ROUTE] = True
+            return self.app(environ, start_response)
+        if path.startswith(ramdisk.PUBLIC_PREFIXES):
+            # The agent has no credentials; its token proves it.
             return self.app(environ, start_response)
         return self.authenticated(environ, start_response)
 

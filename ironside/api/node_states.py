@@ -46,8 +46,6 @@ VERB_VERSIONS = {
 }
 DEPLOY_VERBS = ('active', 'deploy', 'rebuild')
 UNDEPLOY_VERBS = ('deleted', 'undeploy')
-# Verbs Ironic has and Ironside does not (yet) carry out.
-UNSUPPORTED_VERBS = ('adopt', 'rescue', 'unrescue', 'unhold')
 
 CONFIGDRIVE_SCHEMA = {'anyOf': [
     {'type': 'object',
@@ -296,12 +294,16 @@ class NodeProvision(base.Resource):
                     '"%s" is required when setting target provision state '
                     'to %s' % (field, target))
             start(context, node, _steps(field, body[field], schema))
-        elif target in ('manage', 'provide', 'inspect', 'abort'):
+        elif target == 'rescue':
+            password = body.get('rescue_password')
+            if not password or not password.strip():
+                raise exception.MissingParameterValue(
+                    err='A non-empty "rescue_password" is required when '
+                        'setting target provision state to rescue')
+            self.rpcapi.do_node_rescue(context, node, password)
+        elif target in ('manage', 'provide', 'inspect', 'abort', 'adopt',
+                        'unrescue', 'unhold'):
             self.rpcapi.do_provisioning_action(context, node, target)
-        elif target in UNSUPPORTED_VERBS:
-            raise exception.Invalid(
-                'The requested action "%s" is not supported by Ironside'
-                % target)
         else:
             raise exception.InvalidStateRequested(
                 'The requested action "%s" could not be understood.'

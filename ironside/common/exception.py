@@ -451,6 +451,47 @@ class RedfishError(BMCError):
     msg_fmt = "Redfish call to %(bmc)s failed: %(reason)s"
 
 
+class AgentConnectionFailed(IronsideException):
+    """The agent on a machine could not be reached."""
+
+    msg_fmt = ("The agent of node %(node)s at %(url)s could not be "
+               "reached: %(reason)s")
+    failure_reason = 'AgentUnreachable'
+
+
+class AgentAPIError(IronsideException):
+    """The agent answered a request with an error."""
+
+    msg_fmt = ("The agent of node %(node)s refused %(command)s (HTTP "
+               "%(status)s): %(error)s")
+    failure_reason = 'AgentError'
+
+
+class AgentInProgress(IronsideException):
+    """The agent runs another command and takes no new one."""
+
+    msg_fmt = ("The agent of node %(node)s is busy with another command "
+               "and refused %(command)s: %(error)s")
+    failure_reason = 'AgentBusy'
+
+
+class AgentCommandFailed(IronsideException):
+    """A command ended with an error on the agent; ``failure_reason`` is
+    the agent's error type (ImageChecksumError, ImageDownloadError...)."""
+
+    msg_fmt = "The agent of node %(node)s failed %(command)s: %(error)s"
+    failure_reason = 'AgentCommandFailed'
+
+
+class AgentTimeout(IronsideException):
+    msg_fmt = "%(what)s"
+    failure_reason = 'AgentTimeout'
+
+
+class ImageInvalid(Invalid):
+    msg_fmt = "Image %(image)s can not be used: %(reason)s"
+
+
 class DriverLoadError(IronsideException):
     msg_fmt = ("Driver, hardware type or interface %(driver)s could not be "
                "loaded. Reason: %(reason)s.")

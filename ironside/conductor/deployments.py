@@ -36,7 +36,7 @@ DEPLOY_VALIDATION = ('power', 'management', 'boot', 'deploy', 'storage')
 
 def _deploy_done(task: TaskManager) -> None:
     utils.clear_failure(task.node)
-    task.node.driver_internal_info.pop('user_deploy_steps', None)
+    steps.keep_user_steps(task, base.DEPLOY, None)
     task.record('Deploy finished', 'deploying')
     task.process_event('done', save=False)  # written as the lock goes
 
@@ -44,12 +44,14 @@ def _deploy_done(task: TaskManager) -> None:
 def fail_deploy(task: TaskManager, message: str, reason: str,
                 event: str = 'fail') -> None:
     """Deploy failed: ``deploy failed``, with ``deploy_step`` kept."""
-    step_flow.fail_step_flow(task, DEPLOY_FLOW, message, reason, event)
     try:
         task.driver.deploy.clean_up(task)
     except Exception as exc:
         LOG.warning('Clean up after the failed deploy of node %s failed: '
                     '%s', task.node.uuid, exc)
+    if CONF.deploy.power_off_after_deploy_failure:
+        utils.power_off_after_failure(task)
+    step_flow.fail_step_flow(task, DEPLOY_FLOW, message, reason, event)
 
 
 def _prepare_deploy(task: TaskManager) -> None:
@@ -57,11 +59,16 @@ def _prepare_deploy(task: TaskManager) -> None:
     task.node.conductor_affinity = task.conductor.conductor_id
 
 
+def _deploy_steps(task: TaskManager) -> list[dict]:
+    return steps.deploy_steps_for(task, steps.user_steps(task, base.DEPLOY))
+
+
 DEPLOY_FLOW = step_flow.register(step_flow.StepFlow(
     kind=base.DEPLOY, event_type='deploying',
     on_done=_deploy_done, on_fail=fail_deploy,
     callback_timeout=lambda: CONF.conductor.deploy_callback_timeout,
-    abort_waiting_step=True, prepare=_prepare_deploy))
+    abort_waiting_step=True, prepare=_prepare_deploy,
+    steps_for=_deploy_steps))
 
 
 def validate_interfaces(task: TaskManager, names: Sequence[str]) -> None:
@@ -85,11 +92,7 @@ def start_deploy(task: TaskManager, event: str = 'deploy',
     validate_interfaces(task, DEPLOY_VALIDATION)
     step_list = steps.deploy_steps_for(task, deploy_steps)
     node = task.node
-    info = node.driver_internal_info
-    if deploy_steps:
-        info['user_deploy_steps'] = list(deploy_steps)
-    else:
-        info.pop('user_deploy_steps', None)
+    steps.keep_user_steps(task, base.DEPLOY, deploy_steps)
     if configdrive is not None:
         node.instance_info['configdrive'] = configdrive
     utils.clear_failure(node)
@@ -149,8 +152,31 @@ def _do_node_tear_down(task: TaskManager) -> None:
     node.allocation_id = None
     node.deploy_step = {}
     StepState(base.DEPLOY).save_to(node)
-    node.driver_internal_info.pop('user_deploy_steps', None)
+    steps.keep_user_steps(task, base.DEPLOY, None)
     utils.clear_failure(node)
     task.record('Tear down finished', 'deleting')
     task.process_event('clean')
     cleaning.run_cleaning(task, None)
+
+
+def start_adopt(task: TaskManager, verb: str = 'adopt') -> None:
+    """manageable → adopting → active: take a machine that already runs
+    its instance as deployed, without writing anything (as Ironic: the
+    boot and deploy interfaces must validate)."""
+    task.check_transition('adopt', verb)
+    validate_interfaces(task, ('power', 'management', 'boot', 'deploy'))
+    task.record('Adoption requested', 'adopting')
+    task.process_event('adopt', callback=_do_adopt, verb=verb)
+
+
+def _do_adopt(task: TaskManager) -> None:
+    try:
+        task.driver.boot.prepare_instance(task)
+        task.driver.deploy.take_over(task)
+    except Exception as exc:
+        utils.fail_node(task, 'Adoption failed: %s' % utils.describe(exc),
+                        utils.reason_of(exc))
+        return
+    utils.clear_failure(task.node)
+    task.record('Node adopted', 'adopting')
+    task.process_event('done', save=False)

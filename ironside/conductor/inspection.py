@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from typing import Any
 
 import requests
+from oslo_utils import netutils
 from requests import adapters
 from urllib3.util import retry
 
@@ -30,6 +31,7 @@ from ironside.db import inspection_rules as rules_db
 from ironside.db import models
 from ironside.db import nodes as nodes_db
 from ironside.db import ports as ports_db
+from ironside.drivers import base
 
 if TYPE_CHECKING:
     from ironside.conductor.task_manager import TaskManager
@@ -67,21 +69,94 @@ def _do_inspect(task: TaskManager) -> None:
     node.inspection_finished_at = None
     try:
         found = task.driver.inspect.inspect_hardware(task)
-        inventory = found['inventory']
-        plugin_data = found.get('plugin_data') or {}
+        if isinstance(found, base.Wait):
+            task.record('Inspection waits for the agent\'s inventory',
+                        'inspecting')
+            task.process_event('wait', save=False)
+            return
+    except Exception as exc:
+        _failed(task, exc)
+        return
+    _finish(task, found)
+
+
+def continue_inspection(task: TaskManager, inventory: dict[str, Any],
+                        plugin_data: dict[str, Any]) -> None:
+    """Worker: the agent sent its inventory (the node is in inspect
+    wait); process it as any inspection's findings."""
+    task.process_event('resume', save=False)
+    try:
+        found = task.driver.inspect.continue_inspection(task, inventory,
+                                                        plugin_data)
+        add_ports(task, found['inventory'], found.get('plugin_data') or {})
+    except Exception as exc:
+        _failed(task, exc)
+        return
+    _finish(task, found)
+
+
+def inspect_wait_timed_out(task: TaskManager, timeout: int) -> None:
+    try:
+        task.driver.inspect.abort(task)
+    except Exception as exc:
+        LOG.warning('Could not end the inspection of node %s: %s',
+                    task.node.uuid, exc)
+    task.node.inspection_finished_at = models.utcnow()
+    utils.fail_node(task, 'Timeout reached while waiting for the agent\'s '
+                    'inventory (%ss, [conductor]inspect_wait_timeout)'
+                    % timeout, utils.STEP_TIMEOUT)
+
+
+def _failed(task: TaskManager, exc: Exception) -> None:
+    task.node.inspection_finished_at = models.utcnow()
+    message = exc.message if isinstance(
+        exc, exception.HardwareInspectionFailure) else \
+        'Failed to inspect hardware: %s' % utils.describe(exc)
+    try:
+        task.driver.inspect.abort(task)
+    except Exception as abort_exc:
+        LOG.warning('Could not end the inspection of node %s: %s',
+                    task.node.uuid, abort_exc)
+    utils.fail_node(task, message, utils.reason_of(exc))
+
+
+def _finish(task: TaskManager, found: base.Inspected) -> None:
+    node = task.node
+    inventory = found['inventory']
+    plugin_data = found.get('plugin_data') or {}
+    try:
         apply_rules(task, inventory, plugin_data)
     except Exception as exc:
-        node.inspection_finished_at = models.utcnow()
-        message = exc.message if isinstance(
-            exc, exception.HardwareInspectionFailure) else \
-            'Failed to inspect hardware: %s' % utils.describe(exc)
-        utils.fail_node(task, message, utils.reason_of(exc))
+        _failed(task, exc)
         return
     rules_db.store_inventory(node.id, inventory, plugin_data)
     node.inspection_finished_at = models.utcnow()
     utils.clear_failure(node)
     task.record('Node inspected', 'inspecting')
     task.process_event('done', save=False)  # written as the lock goes
+
+
+def add_ports(task: TaskManager, inventory: dict[str, Any],
+              plugin_data: dict[str, Any]) -> None:
+    """A port for each MAC of the inventory the node has none for; the
+    one the agent booted from is PXE-enabled (Ironic's ``ports`` hook)."""
+    booted = str(plugin_data.get('boot_interface') or
+                 (inventory.get('boot') or {}).get('pxe_interface') or ''
+                 ).lower().replace('-', ':')
+    if booted.startswith('01:') and len(booted) == 20:
+        booted = booted[3:]  # PXELINUX's BOOTIF form
+    known = {port['address'] for port in task.ports}
+    for interface in inventory.get('interfaces') or ():
+        mac = str(interface.get('mac_address') or '').lower()
+        if not mac or mac in known or not netutils.is_valid_mac(mac):
+            continue
+        ports_db.create({'node_id': task.node.id, 'address': mac,
+                         'pxe_enabled': mac == booted or not booted,
+                         'extra': {'inspected_name':
+                                   str(interface.get('name') or '')}})
+        known.add(mac)
+        task.record('Inspection added port %s (%s)' % (
+            mac, interface.get('name')), 'inspecting')
 
 
 def _built_in_rules() -> list[dict[str, Any]]:

@@ -20,14 +20,16 @@ from ironside.common import rpc
 from ironside.common import states
 from ironside.common.conf.default import INTERFACE_TYPES
 from ironside.common.context import RequestContext
+from ironside.conductor import agent_callbacks
 from ironside.conductor import allocations
 from ironside.conductor import base_manager
 from ironside.conductor import boot_settings
 from ironside.conductor import cleaning
 from ironside.conductor import deployments
-from ironside.conductor import inspection
 from ironside.conductor import ports
 from ironside.conductor import power
+from ironside.conductor import provisioning
+from ironside.conductor import rescue
 from ironside.conductor import retirement
 from ironside.conductor import servicing
 from ironside.conductor import step_flow
@@ -191,35 +193,17 @@ class ConductorManager(base_manager.BaseConductorManager):
     @utils.rpc_endpoint
     def do_provisioning_action(self, context: RequestContext, node_id: str,
                                action: str) -> None:
-        """manage, provide, inspect, abort (the verbs without arguments)."""
+        """manage, provide, inspect, adopt, unhold, unrescue, abort (the
+        verbs without arguments)."""
         with self.acquire(context, node_id,
                           purpose='provision action %s' % action) as task:
-            node = task.node
-            if action == 'manage':
-                if node.provision_state == states.ENROLL:
-                    power.start_verify(task, verb=action)
-                else:
-                    task.process_event('manage', verb=action)
-            elif action == 'provide':
-                cleaning.start_provide(task, verb=action)
-            elif action == 'inspect':
-                inspection.start_inspect(task, verb=action)
-            elif action == 'abort':
-                self._abort(task)
-            else:
-                raise exception.InvalidParameterValue(
-                    err='Unsupported provision action %s' % action)
+            provisioning.act(task, action)
 
-    def _abort(self, task: TaskManager) -> None:
-        node = task.node
-        task.check_transition('abort', 'abort')
-        waiting = step_flow.wait_states().get(node.provision_state)
-        if waiting is not None:
-            step_flow.abort(task, waiting)
-        else:
-            utils.set_failure(task, 'Aborted by request in state "%s"'
-                              % node.provision_state, utils.ABORTED)
-            task.process_event('abort', verb='abort')
+    @utils.rpc_endpoint
+    def do_node_rescue(self, context: RequestContext, node_id: str,
+                       rescue_password: str) -> None:
+        with self.acquire(context, node_id, purpose='node rescue') as task:
+            rescue.start_rescue(task, rescue_password)
 
     @utils.rpc_endpoint
     def continue_node_deploy(self, context: RequestContext, node_id: str
@@ -249,6 +233,37 @@ class ConductorManager(base_manager.BaseConductorManager):
                     action='continue %s' % flow.event_type,
                     node=task.node.uuid, state=task.node.provision_state)
             task.spawn_after(step_flow.resume, flow)
+
+    # The agent on a machine
+
+    @utils.rpc_endpoint
+    def get_node_with_token(self, context: RequestContext, node_id: str
+                            ) -> str:
+        """The token the agent looking the node up is given."""
+        with self.acquire(context, node_id, purpose='agent lookup') as task:
+            return agent_callbacks.give_token(task)
+
+    @utils.rpc_endpoint
+    def heartbeat(self, context: RequestContext, node_id: str,
+                  callback_url: str, agent_version: str | None = None,
+                  agent_token: str | None = None,
+                  agent_verify_ca: str | None = None,
+                  agent_status: str | None = None,
+                  agent_status_message: str | None = None) -> None:
+        agent_callbacks.take_heartbeat(self, context, node_id, {
+            'callback_url': callback_url, 'agent_version': agent_version,
+            'agent_token': agent_token, 'agent_verify_ca': agent_verify_ca,
+            'agent_status': agent_status,
+            'agent_status_message': agent_status_message})
+
+    @utils.rpc_endpoint
+    def continue_inspection(self, context: RequestContext, node_id: str,
+                            inventory: dict[str, Any],
+                            plugin_data: dict[str, Any]) -> None:
+        with self.acquire(context, node_id, patient=True,
+                          purpose='continue inspection') as task:
+            agent_callbacks.start_continue_inspection(task, inventory,
+                                                      plugin_data)
 
     # Power and management
 

@@ -24,7 +24,9 @@ from ironside.common import metrics
 from ironside.common import process_identity
 from ironside.common import states
 from ironside.common.conf import CONF
+from ironside.conductor import inspection
 from ironside.conductor import power
+from ironside.conductor import rescue
 from ironside.conductor import step_flow
 from ironside.conductor import utils
 from ironside.db import conductors as conductors_db
@@ -162,10 +164,23 @@ def take_over(manager: BaseConductorManager) -> None:
             _recover(manager, row.id, None)
 
 
+def _waits() -> list[tuple[str, int, Callable[[TaskManager, int], None]]]:
+    """(wait state, its timeout, what fails a node past it)."""
+    found = [(state, flow.callback_timeout(),
+              lambda task, timeout, flow=flow: step_flow.timed_out(
+                  task, flow, timeout))
+             for state, flow in step_flow.wait_states().items()]
+    found.append((states.INSPECTWAIT, CONF.conductor.inspect_wait_timeout,
+                  inspection.inspect_wait_timed_out))
+    found.append((states.RESCUEWAIT, CONF.conductor.rescue_callback_timeout,
+                  rescue.rescue_wait_timed_out))
+    return found
+
+
 def check_wait_timeouts(manager: BaseConductorManager) -> None:
-    """Fail nodes that waited for their asynchronous step too long."""
-    for state, flow in step_flow.wait_states().items():
-        timeout = flow.callback_timeout()
+    """Fail nodes that waited for their asynchronous step (or agent) too
+    long."""
+    for state, timeout, on_timeout in _waits():
         if not timeout:
             continue
         deadline = models.utcnow() - datetime.timedelta(seconds=timeout)
@@ -177,7 +192,7 @@ def check_wait_timeouts(manager: BaseConductorManager) -> None:
                                      retry=False) as task:
                     if task.node.provision_state != state:
                         continue
-                    step_flow.timed_out(task, flow, timeout)
+                    on_timeout(task, timeout)
             except (exception.NodeLocked, exception.NodeNotFound):
                 continue
 
@@ -210,12 +225,7 @@ def poll_waiting_node(manager: BaseConductorManager, node_uuid: str) -> None:
         flow = step_flow.wait_states().get(node.provision_state)
         if flow is None or not step_flow.state_of(node, flow).polling:
             return
-        done = step_flow.poll(task, flow)
-        if done:
-            step_flow.resume(task, flow)
-        elif done is False:
-            manager.schedule_poll(node_uuid, step_flow.poll_interval(
-                step_flow.state_of(node, flow)))
+        step_flow.poll_and_resume(task, flow)
 
 
 SYNC_EXCLUDED_STATES = sorted(states.WORKING_STATES | states.WAIT_STATES |

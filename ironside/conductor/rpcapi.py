@@ -153,6 +153,11 @@ class ConductorAPI:
         self._call_node(context, node_ident, 'do_provisioning_action',
                         action=action)
 
+    def do_node_rescue(self, context: RequestContext, node_ident: NodeIdent,
+                       rescue_password: str) -> None:
+        self._call_node(context, node_ident, 'do_node_rescue',
+                        rescue_password=rescue_password)
+
     def continue_node_deploy(self, context: RequestContext, node_ident: str
                             ) -> None:
         self._call_node(context, node_ident, 'continue_node_deploy')
@@ -164,6 +169,32 @@ class ConductorAPI:
     def continue_node_service(self, context: RequestContext, node_ident: str
                              ) -> None:
         self._call_node(context, node_ident, 'continue_node_service')
+
+    # The agent on a machine
+
+    def get_node_with_token(self, context: RequestContext,
+                            node_ident: NodeIdent) -> str:
+        """The agent's token, the first time; ``******`` later."""
+        return self._call_node(context, node_ident, 'get_node_with_token')
+
+    def heartbeat(self, context: RequestContext, node_ident: NodeIdent,
+                  callback_url: str, agent_version: str | None = None,
+                  agent_token: str | None = None,
+                  agent_verify_ca: str | None = None,
+                  agent_status: str | None = None,
+                  agent_status_message: str | None = None) -> None:
+        self._call_node(context, node_ident, 'heartbeat',
+                        callback_url=callback_url,
+                        agent_version=agent_version, agent_token=agent_token,
+                        agent_verify_ca=agent_verify_ca,
+                        agent_status=agent_status,
+                        agent_status_message=agent_status_message)
+
+    def continue_inspection(self, context: RequestContext,
+                            node_ident: NodeIdent, inventory: dict[str, Any],
+                            plugin_data: dict[str, Any]) -> None:
+        self._call_node(context, node_ident, 'continue_inspection',
+                        inventory=inventory, plugin_data=plugin_data)
 
     # Power and management
 

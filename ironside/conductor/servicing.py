@@ -10,6 +10,7 @@ as in Ironic.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -25,10 +26,14 @@ from ironside.drivers import base
 if TYPE_CHECKING:
     from ironside.conductor.task_manager import TaskManager
 
+LOG = logging.getLogger(__name__)
+
 SERVICE_VALIDATION = ('power', 'management')
 
 
 def _service_done(task: TaskManager) -> None:
+    steps.keep_user_steps(task, base.SERVICE, None)
+    _tear_down_service(task)
     utils.clear_failure(task.node)
     firmware.cache_components(task)
     task.record('Servicing finished', 'servicing')
@@ -37,14 +42,30 @@ def _service_done(task: TaskManager) -> None:
 
 def fail_servicing(task: TaskManager, message: str, reason: str,
                    event: str = 'fail') -> None:
+    _tear_down_service(task)
     step_flow.fail_step_flow(task, SERVICE_FLOW, message, reason, event)
+
+
+def _service_steps(task: TaskManager) -> list[dict]:
+    return steps.validate_steps(task, base.SERVICE,
+                                steps.user_steps(task, base.SERVICE) or [])
+
+
+def _tear_down_service(task: TaskManager) -> None:
+    try:
+        task.driver.deploy.tear_down_service(task)
+    except Exception as exc:
+        LOG.warning('Tear down of servicing failed on node %s: %s',
+                    task.node.uuid, exc)
 
 
 SERVICE_FLOW = step_flow.register(step_flow.StepFlow(
     kind=base.SERVICE, event_type='servicing',
     on_done=_service_done, on_fail=fail_servicing,
     callback_timeout=lambda: CONF.conductor.service_callback_timeout,
-    abort_waiting_step=True))
+    abort_waiting_step=True,
+    prepare=lambda task: task.driver.deploy.prepare_service(task),
+    steps_for=_service_steps))
 
 
 def start_servicing(task: TaskManager, service_steps: Sequence[dict],
@@ -58,6 +79,7 @@ def start_servicing(task: TaskManager, service_steps: Sequence[dict],
     for name in SERVICE_VALIDATION:
         task.driver.interfaces[name].validate(task)
     step_list = steps.validate_steps(task, base.SERVICE, service_steps)
+    steps.keep_user_steps(task, base.SERVICE, service_steps)
     task.record('Servicing requested with %d steps' % len(step_list),
                 'servicing')
     task.process_event('service', callback=run_servicing,

@@ -27,7 +27,9 @@ from typing import Any
 
 from ironside.common import exception
 from ironside.common import metrics
+from ironside.common import states
 from ironside.common.conf import CONF
+from ironside.conductor import reserved_steps
 from ironside.conductor import steps as steps_mod
 from ironside.conductor import utils
 from ironside.conductor.step_state import StepState
@@ -54,9 +56,14 @@ class StepFlow:
     # Whether a user's abort stops a waiting step at once (otherwise only
     # a step marked abortable; the others stop after the step).
     abort_waiting_step: bool = False
+    # The flow's steps, computed again where the steps available change
+    # (once the flow's preparation or a step that booted the agent ends).
+    steps_for: Callable[[TaskManager], list[dict]] | None = None
     # Called before the first step (to boot a ramdisk, say), with the
-    # lock held; if it raises, the flow fails before any step runs.
-    prepare: Callable[[TaskManager], None] | None = None
+    # lock held; if it raises, the flow fails before any step runs. A
+    # Wait it returns holds the flow in its wait state, with no step yet,
+    # until the deploy interface's poll_prepared says it is ready.
+    prepare: Callable[[TaskManager], base.Wait | None] | None = None
 
     @property
     def working_state(self) -> str:
@@ -65,6 +72,10 @@ class StepFlow:
     @property
     def wait_state(self) -> str:
         return base.FLOW_STATES[self.kind][1]
+
+    @property
+    def hold_state(self) -> str:
+        return HOLD_STATES[self.kind]
 
     @property
     def step_field(self) -> str:
@@ -76,6 +87,8 @@ class StepFlow:
 
 
 _FLOWS: dict[str, StepFlow] = {}
+HOLD_STATES = {base.DEPLOY: states.DEPLOYHOLD, base.CLEAN: states.CLEANHOLD,
+               base.SERVICE: states.SERVICEHOLD}
 
 
 def register(flow: StepFlow) -> StepFlow:
@@ -101,18 +114,42 @@ def clear_async_flags(node: models.Node, flow: StepFlow) -> None:
 
 def start(task: TaskManager, flow: StepFlow, step_list: list[dict]) -> None:
     """Prepare the node for the flow, store the step list and run it from
-    the first step."""
+    the first step (or, if the preparation goes on, once it ended)."""
+    setattr(task.node, flow.step_field, {})
+    wait = None
     if flow.prepare is not None:
         try:
-            flow.prepare(task)
+            wait = _wait_of(flow.prepare(task), flow)
         except Exception as exc:
             flow.on_fail(task, '%s preparation failed: %s'
                          % (flow.kind.capitalize(), utils.describe(exc)),
                          utils.reason_of(exc))
             return
-    StepState(flow.kind, steps=step_list).save_to(task.node)
-    setattr(task.node, flow.step_field, {})
-    run_steps(task, flow, 0)
+    state = StepState(flow.kind, steps=step_list)
+    if wait is None:
+        state.save_to(task.node)
+        run_steps(task, flow, 0)
+        return
+    _wait(task, flow, state, wait, 'preparation')
+
+
+def _wait(task: TaskManager, flow: StepFlow, state: StepState,
+          wait: base.Wait, what: str) -> None:
+    """Leave the flow waiting for ``what`` (a step's name)."""
+    node = task.node
+    task.record('%s %s is running asynchronously'
+                % (flow.kind.capitalize(), what), flow.event_type)
+    LOG.info('Node %s (%s) %s %s is running asynchronously', node.uuid,
+             node.name, flow.kind, what)
+    state = dataclasses.replace(state, polling=wait.poll,
+                                poll_interval=wait.interval,
+                                refresh_steps=wait.refresh_steps)
+    state.save_to(node)
+    # Written as the lock goes; a poll or callback that comes sooner
+    # finds the node locked and retries.
+    task.process_event('wait', save=False)
+    if wait.poll:
+        task.conductor.schedule_poll(node.uuid, poll_interval(state))
 
 
 def _wait_of(result: Any, flow: StepFlow) -> base.Wait | None:
@@ -150,10 +187,13 @@ def run_steps(task: TaskManager, flow: StepFlow, start_index: int) -> None:
         iface = task.driver.interfaces.get(step['interface'])
         started = time.monotonic()
         try:
-            if iface is None:
+            if reserved_steps.is_reserved(step):
+                result = reserved_steps.execute(task, step)
+            elif iface is None:
                 raise exception.InvalidParameterValue(
                     err='node has no %s interface' % step['interface'])
-            result = flow.execute(iface, task, step)
+            else:
+                result = flow.execute(iface, task, step)
         except Exception as exc:
             LOG.info('Node %s (%s) %s step %s failed: %s', node.uuid,
                      node.name, flow.kind, name, utils.describe(exc),
@@ -165,20 +205,12 @@ def run_steps(task: TaskManager, flow: StepFlow, start_index: int) -> None:
                          % (flow.kind.capitalize(), name,
                             utils.describe(exc)), utils.reason_of(exc))
             return
+        if result is reserved_steps.HOLD:
+            _hold(task, flow, state, name)
+            return
         wait = _wait_of(result, flow)
         if wait is not None:
-            task.record('%s step %s is running asynchronously'
-                        % (flow.kind.capitalize(), name), flow.event_type)
-            LOG.info('Node %s (%s) %s step %s is running asynchronously',
-                     node.uuid, node.name, flow.kind, name)
-            state = dataclasses.replace(state, polling=wait.poll,
-                                        poll_interval=wait.interval)
-            state.save_to(node)
-            # Written as the lock goes; a poll or callback that comes
-            # sooner finds the node locked and retries.
-            task.process_event('wait', save=False)
-            if wait.poll:
-                task.conductor.schedule_poll(node.uuid, poll_interval(state))
+            _wait(task, flow, state, wait, 'step %s' % name)
             return
         if result is not None:
             flow.on_fail(task, '%s step %s returned %r; a step returns '
@@ -205,8 +237,50 @@ def poll_interval(state: StepState) -> float:
     return CONF.conductor.async_step_poll_interval
 
 
+def _hold(task: TaskManager, flow: StepFlow, state: StepState,
+          name: str) -> None:
+    """A ``hold`` step: the flow stays in its hold state until a user's
+    ``unhold`` (which resumes after it) or ``abort``."""
+    dataclasses.replace(state, step_finished=True).save_to(task.node)
+    task.record('%s held by step %s; "unhold" goes on'
+                % (flow.kind.capitalize(), name), flow.event_type)
+    task.process_event('hold', save=False)
+
+
+def _refreshed(task: TaskManager, flow: StepFlow, state: StepState,
+               step: dict) -> tuple[StepState, int] | None:
+    """The flow's steps computed again, and the index of ``step`` (or,
+    with no step, -1: the flow starts). None if that failed (the flow is
+    failed already)."""
+    try:
+        if flow.steps_for is None:
+            raise exception.IronsideException(
+                'the %s flow cannot compute its steps again' % flow.kind)
+        step_list = flow.steps_for(task)
+    except Exception as exc:
+        flow.on_fail(task, 'Could not compute the %s steps: %s'
+                     % (flow.kind, utils.describe(exc)),
+                     utils.reason_of(exc))
+        return None
+    index = -1
+    if step:
+        keys = [(s.get('interface'), s.get('step')) for s in step_list]
+        key = (step.get('interface'), step.get('step'))
+        if key not in keys:
+            flow.on_fail(task, 'Step %s is no longer among the %s steps '
+                         'of the node' % (steps_mod.step_name(step),
+                                          flow.kind), utils.INTERNAL_ERROR)
+            return None
+        index = keys.index(key)
+    LOG.info('Node %s (%s) %s steps now: %s', task.node.uuid,
+             task.node.name, flow.kind,
+             ', '.join(steps_mod.step_name(s) for s in step_list))
+    return dataclasses.replace(state, steps=step_list, index=index), index
+
+
 def resume(task: TaskManager, flow: StepFlow) -> None:
-    """Continue after the asynchronous step finished (callback or poll).
+    """Continue after the asynchronous step finished (callback or poll),
+    or after the flow's preparation finished.
 
     The node is in the flow's wait state and the lock is held.
     """
@@ -216,10 +290,20 @@ def resume(task: TaskManager, flow: StepFlow) -> None:
     name = steps_mod.step_name(step)
     skip = state.step_finished is not False
     index = state.index
-    if index is None:
-        flow.on_fail(task, 'Cannot resume %s: no step was running'
-                     % flow.event_type, utils.INTERNAL_ERROR)
-        return
+    # A step that is run again keeps the steps it started with.
+    if index is None or (state.refresh_steps and skip):
+        refreshed = _refreshed(task, flow, state,
+                               step if index is not None else {})
+        if refreshed is None:
+            return
+        state, index = refreshed
+        if index < 0:
+            task.record('%s preparation finished'
+                        % flow.kind.capitalize(), flow.event_type)
+            state.waiting_cleared().save_to(node)
+            task.process_event('resume', save=False)
+            run_steps(task, flow, 0)
+            return
     state = state.waiting_cleared()
     state.save_to(node)
     if skip:
@@ -244,19 +328,37 @@ def poll(task: TaskManager, flow: StepFlow) -> bool | None:
     None if the step failed (the node is failed already).
     """
     step = current_step(task, flow)
-    iface = task.driver.interfaces.get(step.get('interface'))
+    preparing = state_of(task.node, flow).index is None
     try:
+        if preparing:
+            return bool(task.driver.deploy.poll_prepared(task, flow.kind))
+        if reserved_steps.is_reserved(step):
+            return True
+        iface = task.driver.interfaces.get(step.get('interface'))
         return bool(iface.poll_async_step(task, step))
     except Exception as exc:
-        LOG.info('Node %s (%s) %s step %s failed: %s', task.node.uuid,
-                 task.node.name, flow.kind, steps_mod.step_name(step),
-                 utils.describe(exc))
-        metrics.step_finished(flow.kind, step, 'failed',
-                              since=task.node.provision_updated_at)
-        flow.on_fail(task, '%s step %s failed: %s'
-                     % (flow.kind.capitalize(), steps_mod.step_name(step),
-                        utils.describe(exc)), utils.reason_of(exc))
+        what = 'preparation' if preparing else \
+            'step %s' % steps_mod.step_name(step)
+        LOG.info('Node %s (%s) %s %s failed: %s', task.node.uuid,
+                 task.node.name, flow.kind, what, utils.describe(exc))
+        if not preparing:
+            metrics.step_finished(flow.kind, step, 'failed',
+                                  since=task.node.provision_updated_at)
+        flow.on_fail(task, '%s %s failed: %s'
+                     % (flow.kind.capitalize(), what, utils.describe(exc)),
+                     utils.reason_of(exc))
         return None
+
+
+def poll_and_resume(task: TaskManager, flow: StepFlow) -> None:
+    """Ask whether the waiting step (or preparation) finished; go on if it
+    did, ask again later if not. The lock is held."""
+    done = poll(task, flow)
+    if done:
+        resume(task, flow)
+    elif done is False:
+        task.conductor.schedule_poll(task.node.uuid, poll_interval(
+            state_of(task.node, flow)))
 
 
 def abort(task: TaskManager, flow: StepFlow) -> None:
@@ -267,11 +369,15 @@ def abort(task: TaskManager, flow: StepFlow) -> None:
     """
     step = current_step(task, flow)
     name = steps_mod.step_name(step)
-    if flow.abort_waiting_step or step.get('abortable'):
+    held = task.node.provision_state == flow.hold_state
+    if flow.abort_waiting_step or step.get('abortable') or not step or held:
         clear_async_flags(task.node, flow)
+        what = ('held after step %s' % name) if held else \
+            ('while step %s was running' % name) if step else \
+            'while it was being prepared'
         utils.set_failure(
-            task, '%s aborted by request while step %s was running'
-            % (flow.event_type.capitalize(), name), utils.ABORTED)
+            task, '%s aborted by request %s'
+            % (flow.event_type.capitalize(), what), utils.ABORTED)
         flow.on_fail(task, task.node.last_error, utils.ABORTED,
                      event='abort')
         return
@@ -305,11 +411,24 @@ def fail_step_flow(task: TaskManager, flow: StepFlow, message: str,
                         abort_after_step=False).save_to(node)
     if node.last_error != message:
         utils.set_failure(task, message, reason, flow.event_type)
-    if node.provision_state in (flow.working_state, flow.wait_state) and \
-            task.fsm.can(event):
+    if node.provision_state in (flow.working_state, flow.wait_state,
+                                flow.hold_state) and task.fsm.can(event):
         task.process_event(event, target_state=target_state)
     else:
         task.save()
+
+
+def unhold(task: TaskManager, flow: StepFlow, verb: str = 'unhold'
+           ) -> None:
+    """A held flow goes on after its hold step (in a worker)."""
+    task.record('%s goes on after its hold' % flow.kind.capitalize(),
+                flow.event_type)
+    task.process_event('unhold', callback=resume, call_args=(flow,),
+                       verb=verb)
+
+
+def hold_states() -> dict[str, StepFlow]:
+    return {flow.hold_state: flow for flow in _FLOWS.values()}
 
 
 def wait_states() -> dict[str, StepFlow]:

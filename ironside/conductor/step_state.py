@@ -1,9 +1,11 @@
 """The control state of a node's step flow, as one typed record.
 
 A deploy, clean or service flow keeps, between the steps it runs and
-across conductors, the step list, the index of the current step, whether
-the waiting step is polled and how often, whether it finished (Ironic's
-``skip_current_*_step``) and whether an abort waits for it to end. They
+across conductors, the step list, the index of the current step (None
+while the flow's preparation, such as booting the agent, is awaited),
+whether the waiting step is polled and how often, whether it finished
+(Ironic's ``skip_current_*_step``), whether an abort waits for it to end
+and whether the step list is computed again once it ends. They
 live in the node's ``driver_internal_info`` under Ironic's keys, so that
 clients and tools that read them still can; this module is the one
 place that spells those keys. Everything else reads and writes a
@@ -23,11 +25,12 @@ _KEYS = {
     'poll_interval': '%s_poll_interval',
     'step_finished': 'skip_current_%s_step',
     'abort_after_step': '%s_abort_after',
+    'refresh_steps': '%s_refresh_steps',
 }
 # Values that are not kept (the key is removed instead).
 _EMPTY: dict[str, Any] = {'steps': None, 'index': None, 'polling': False,
                           'poll_interval': None, 'step_finished': None,
-                          'abort_after_step': False}
+                          'abort_after_step': False, 'refresh_steps': False}
 
 
 def _same(old: Any, new: Any) -> bool:
@@ -45,6 +48,9 @@ class StepState:
     # said, which counts as over, as Ironic's default).
     step_finished: bool | None = None
     abort_after_step: bool = False      # abort once the step ends
+    # Compute the step list again once the waiting step ends (the agent
+    # it booted brings steps of its own).
+    refresh_steps: bool = False
 
     @classmethod
     def of(cls, node: Any, kind: str) -> StepState:
@@ -74,7 +80,7 @@ class StepState:
     def waiting_cleared(self) -> StepState:
         """The state without what a waiting step asked for."""
         return dataclasses.replace(self, polling=False, poll_interval=None,
-                                   step_finished=None)
+                                   step_finished=None, refresh_steps=False)
 
     def cleared(self) -> StepState:
         """No flow running: nothing kept."""

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 from typing import Any
 
 from ironside.common import exception
+from ironside.conductor import reserved_steps
 from ironside.db import deploy_templates as templates_db
 from ironside.db import nodes as nodes_db
 from ironside.drivers import base
@@ -112,14 +113,25 @@ def validate_steps(task: TaskManager, kind: str, steps: Sequence[dict],
                 err='Step %s: unknown interface "%s"'
                     % (step_name(step), step['interface']))
         key = (step['interface'], step['step'])
-        if key not in known:
+        if reserved_steps.is_reserved(step):
+            normalised = {'interface': step['interface'],
+                          'step': step['step'], 'priority': 0,
+                          'args': reserved_steps.check(step)}
+        elif key in known:
+            normalised = dict(known[key])
+            normalised['args'] = _check_args(step, known[key])
+        elif _accepts_unknown(task, kind, step['interface']):
+            # Checked again once the agent said which steps it has.
+            normalised = {'interface': step['interface'],
+                          'step': step['step'], 'priority': 0,
+                          'args': _check_args(step, {'argsinfo': {
+                              name: {} for name in step.get('args') or {}}})}
+        else:
             raise exception.InvalidParameterValue(
                 err='Node %s has no %s step %s (%s step)'
                     % (task.node.uuid, kind, step_name(step), source))
-        normalised = dict(known[key])
-        normalised['args'] = _check_args(step, known[key])
         if kind == DEPLOY or 'priority' in step:
-            priority = step.get('priority', known[key]['priority'])
+            priority = step.get('priority', normalised['priority'])
             if isinstance(priority, bool) or not isinstance(priority, int) \
                     or priority < 0:
                 raise exception.InvalidParameterValue(
@@ -128,6 +140,11 @@ def validate_steps(task: TaskManager, kind: str, steps: Sequence[dict],
             normalised['priority'] = priority
         result.append(normalised)
     return result
+
+
+def _accepts_unknown(task: TaskManager, kind: str, interface: str) -> bool:
+    iface = task.driver.interfaces.get(interface)
+    return iface is not None and iface.accepts_unknown_steps(task, kind)
 
 
 def matching_templates(task: TaskManager) -> list:
@@ -177,3 +194,21 @@ def manual_clean_steps_for(task: TaskManager, user_steps: Sequence[dict]
         raise exception.InvalidParameterValue(
             err='Manual cleaning needs clean_steps')
     return validate_steps(task, CLEAN, user_steps)
+
+
+# Where the steps a user asked for are kept while their flow runs, so
+# that the step list can be computed again (driver_internal_info).
+USER_STEPS_KEY = 'user_%s_steps'
+
+
+def user_steps(task: TaskManager, kind: str) -> list[dict] | None:
+    return task.node.driver_internal_info.get(USER_STEPS_KEY % kind)
+
+
+def keep_user_steps(task: TaskManager, kind: str,
+                    steps: Sequence[dict] | None) -> None:
+    info = task.node.driver_internal_info
+    if steps:
+        info[USER_STEPS_KEY % kind] = [dict(step) for step in steps]
+    else:
+        info.pop(USER_STEPS_KEY % kind, None)

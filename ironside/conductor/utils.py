@@ -100,6 +100,23 @@ def fail_node(task: TaskManager, message: str, reason: str,
         task.save()
 
 
+def power_off_after_failure(task: TaskManager) -> None:
+    """Power a machine off whose operation failed, so that nothing
+    half-written runs; a failure to do so is recorded, not raised."""
+    node = task.node
+    try:
+        task.driver.power.set_power_state(task, states.POWER_OFF)
+    except Exception as exc:
+        LOG.warning('Could not power off node %s after its failure: %s',
+                    node.uuid, describe(exc))
+        task.record('Could not power the node off after the failure: %s'
+                    % describe(exc), EVENT_TYPES.get(node.provision_state,
+                                                     'provisioning'),
+                    severity=history_db.ERROR)
+        return
+    node.power_state = states.POWER_OFF
+
+
 def fail_unexpectedly(task: TaskManager, exc: BaseException) -> None:
     """A worker died of an error nobody handled: never leave it silent."""
     LOG.error('Unexpected error while %s on node %s', task.purpose,

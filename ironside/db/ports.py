@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import sqlalchemy as sa
+
 from ironside.common import exception
 from ironside.common import vifs
 from ironside.db import models
 from ironside.db import resources
+from ironside.db import session as db_session
 
 NODE = models.Node.__table__
 PORTGROUP = models.Portgroup.__table__
@@ -58,3 +61,15 @@ def list_ports(filters: dict[str, Any], limit: int | None = None,
     return PORTS.list(filter_clauses(filters), limit, marker, sort_key,
                       sort_dir)
 
+
+
+def nodes_with_addresses(addresses: list[str]) -> list[str]:
+    """UUIDs of the nodes that have a port with one of ``addresses``
+    (MACs, lower case), each once."""
+    if not addresses:
+        return []
+    query = sa.select(NODE.c.uuid).distinct().select_from(
+        PORT.join(NODE, PORT.c.node_id == NODE.c.id)).where(
+        PORT.c.address.in_(addresses))
+    with db_session.reader() as session:
+        return [row[0] for row in session.execute(query)]

@@ -267,6 +267,13 @@ class BaseInterface(abc.ABC):
         """Run a clean step; None when done, a Wait when it goes on."""
         return self._execute_step(task, step)
 
+    def accepts_unknown_steps(self, task: Task, kind: str) -> bool:
+        """Whether a step of ``kind`` this interface does not list yet
+        may be asked for: an interface whose steps come from the agent
+        knows them only once the agent ran on the machine, so steps named
+        before that are checked again then."""
+        return False
+
     def poll_async_step(self, task: Task, step: StepInfo) -> bool:
         """Whether an asynchronous step that asked for polling has finished.
 
@@ -290,6 +297,9 @@ class Wait:
 
     poll: bool
     interval: float | None = None
+    # Whether the step list is computed again once this step ends: the
+    # agent's own steps are known only once it runs on the machine.
+    refresh_steps: bool = False
 
 
 def poll_later(task: Task, interval: float | None = None) -> Wait:
@@ -397,8 +407,16 @@ class ManagementInterface(BaseInterface, boot_modes.BootModeMethods,
 class BootInterface(BaseInterface):
     interface_type = 'boot'
 
-    def prepare_ramdisk(self, task: Task, ramdisk_params: dict) -> None:
-        """Make the node boot into the deploy/clean ramdisk."""
+    def validate_ramdisk(self, task: Task, purpose: str = 'deploy') -> None:
+        """Check the node can boot the agent's ``purpose`` ramdisk
+        (deploy or rescue) this way."""
+        raise exception.UnsupportedDriverExtension(
+            driver=task.node.driver, extension='booting a ramdisk')
+
+    def prepare_ramdisk(self, task: Task, ramdisk_params: dict,
+                        purpose: str = 'deploy') -> None:
+        """Make the node boot into the agent's ``purpose`` ramdisk (deploy
+        or rescue) with ``ramdisk_params`` on its kernel command line."""
 
     def clean_up_ramdisk(self, task: Task) -> None:
         """Undo prepare_ramdisk."""
@@ -413,6 +431,10 @@ class BootInterface(BaseInterface):
 class DeployInterface(BaseInterface):
     interface_type = 'deploy'
 
+    # Whether deploying boots the agent's ramdisk (the boot interface then
+    # checks it can, when it validates).
+    needs_ramdisk: ClassVar[bool] = False
+
     def prepare(self, task: Task) -> None:
         """Get ready to deploy (before any deploy step runs)."""
 
@@ -426,11 +448,27 @@ class DeployInterface(BaseInterface):
     def take_over(self, task: Task) -> None:
         """Another conductor took this node over; re-establish state."""
 
-    def prepare_cleaning(self, task: Task) -> str | None:
-        """Get ready to clean; may return CLEANWAIT like a step."""
+    def prepare_cleaning(self, task: Task) -> Wait | None:
+        """Get ready to clean. A :class:`Wait` (booting the agent, say)
+        holds the cleaning in ``clean wait`` until
+        :meth:`poll_prepared` says it is ready; then the clean steps are
+        computed and run."""
 
     def tear_down_cleaning(self, task: Task) -> None:
         """Undo prepare_cleaning."""
+
+    def prepare_service(self, task: Task) -> Wait | None:
+        """Get ready to service a deployed node; as prepare_cleaning."""
+
+    def tear_down_service(self, task: Task) -> None:
+        """Undo prepare_service."""
+
+    def poll_prepared(self, task: Task, kind: str) -> bool:
+        """Whether a preparation that returned a :class:`Wait` is over
+        (``kind``: clean or service); raise if it failed."""
+        raise NotImplementedError(
+            'deploy interface %s did not say how to wait for its %s '
+            'preparation' % (type(self).__name__, kind))
 
 
 class ConsoleInterface(BaseInterface):
@@ -450,10 +488,24 @@ class RescueInterface(BaseInterface):
     interface_type = 'rescue'
 
     @abc.abstractmethod
-    def rescue(self, task: Task) -> str | None: ...
+    def rescue(self, task: Task) -> Wait | None:
+        """Boot the node into a rescue system; None when it is in rescue,
+        a :class:`Wait` when :meth:`poll_rescue` will say."""
+
+    def poll_rescue(self, task: Task) -> bool:
+        """Whether the rescue that returned a Wait is done; raise if it
+        failed."""
+        raise NotImplementedError(
+            'rescue interface %s did not say how to wait for a rescue'
+            % type(self).__name__)
 
     @abc.abstractmethod
-    def unrescue(self, task: Task) -> str | None: ...
+    def unrescue(self, task: Task) -> None:
+        """Boot the node back into its instance."""
+
+    def clean_up(self, task: Task) -> None:
+        """Undo what a rescue set up (after a failed rescue, or a tear
+        down of a rescued node)."""
 
 
 class Inspected(TypedDict):
@@ -469,9 +521,23 @@ class InspectInterface(BaseInterface):
     interface_type = 'inspect'
 
     @abc.abstractmethod
-    def inspect_hardware(self, task: Task) -> Inspected:
+    def inspect_hardware(self, task: Task) -> Inspected | Wait:
         """Discover the hardware: set the node's properties and return what
-        was found (the conductor stores it and applies inspection rules)."""
+        was found (the conductor stores it and applies inspection rules),
+        or a :class:`Wait` when an agent on the machine will send it
+        (``continue_inspection``)."""
+
+    def continue_inspection(self, task: Task, inventory: dict[str, Any],
+                            plugin_data: dict[str, Any]) -> Inspected:
+        """What an agent sent, after a Wait: set the node's properties
+        from it, end what inspect_hardware started (power the machine
+        off), and return it."""
+        raise exception.UnsupportedDriverExtension(
+            driver=task.node.driver, extension='inventory from an agent')
+
+    def abort(self, task: Task) -> None:
+        """End an inspection that failed or was aborted while it waited
+        (power the machine off, undo its boot configuration)."""
 
 
 class NetworkInterface(BaseInterface):

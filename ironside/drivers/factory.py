@@ -65,6 +65,9 @@ def _load(namespace: str, enabled: list[str] | None) -> dict[str, Any]:
     return loaded
 
 
+AGENT_DEPLOY = 'direct'
+
+
 class DriverFactory:
     def __init__(self) -> None:
         self.hardware_types: dict[str, base.HardwareType] = _load(
@@ -89,6 +92,12 @@ class DriverFactory:
             if rank is not None:
                 ranked.append((rank, name))
         names = [name for _, name in sorted(ranked)]
+        if iface == 'deploy' and AGENT_DEPLOY in names and \
+                CONF.conductor.deploy_kernel and CONF.conductor.deploy_ramdisk:
+            # With an agent ramdisk for every node, the agent's deploy
+            # (which writes an image) is the default, as in Ironic.
+            names.remove(AGENT_DEPLOY)
+            names.insert(0, AGENT_DEPLOY)
         default = getattr(CONF, 'default_%s_interface' % iface)
         if default in names:
             names.remove(default)

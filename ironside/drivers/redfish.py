@@ -7,6 +7,9 @@ from ironside.drivers.modules import fake
 from ironside.drivers.modules import noop
 from ironside.drivers.modules import pxe
 from ironside.drivers.modules import ramdisk
+from ironside.drivers.modules.agent import deploy as agent_deploy
+from ironside.drivers.modules.agent import inspect as agent_inspect
+from ironside.drivers.modules.agent import rescue as agent_rescue
 from ironside.drivers.modules.redfish import bios
 from ironside.drivers.modules.redfish import boot
 from ironside.drivers.modules.redfish import common
@@ -21,15 +24,16 @@ from ironside.drivers.modules.redfish import vendor
 class RedfishHardware(base.HardwareType):
     supported_interfaces = generic.with_optional_defaults({
         'bios': [bios.RedfishBIOS],
-        'boot': [pxe.PXEBoot, boot.RedfishVirtualMediaBoot],
+        'boot': [pxe.PXEBoot, boot.RedfishVirtualMediaBoot, pxe.IPXEBoot],
         # Ironic's generic types accept a fake console besides none.
         'console': [noop.NoConsole, fake.FakeConsole],
-        'deploy': [ramdisk.RamdiskDeploy],
+        'deploy': [ramdisk.RamdiskDeploy, agent_deploy.AgentDeploy],
         'firmware': [firmware.RedfishFirmware],
-        'inspect': [inspect.RedfishInspect],
+        'inspect': [inspect.RedfishInspect, agent_inspect.AgentInspect],
         'management': [management.RedfishManagement],
         'power': [power.RedfishPower],
         'raid': [raid.RedfishRAID],
+        'rescue': [agent_rescue.AgentRescue],
         'vendor': [vendor.RedfishVendor],
     })
 

@@ -4,10 +4,12 @@ import oslo_messaging
 from oslo_config import cfg
 from oslo_messaging import transport as messaging_transport
 
+from ironside.common.conf import agent
 from ironside.common.conf import api
 from ironside.common.conf import conductor
 from ironside.common.conf import database
 from ironside.common.conf import default
+from ironside.common.conf import deploy
 from ironside.common.conf import inspection_rules
 from ironside.common.conf import ipmi
 from ironside.common.conf import json_rpc
@@ -20,9 +22,11 @@ from ironside.common.conf import ssh_tasks
 CONF = cfg.CONF
 
 default.register_opts(CONF)
+agent.register_opts(CONF)
 api.register_opts(CONF)
 conductor.register_opts(CONF)
 database.register_opts(CONF)
+deploy.register_opts(CONF)
 inspection_rules.register_opts(CONF)
 ipmi.register_opts(CONF)
 json_rpc.register_opts(CONF)

@@ -32,6 +32,23 @@ opts = [
                     'between list answers, each sent again while its row '
                     'is unchanged (about 5 KiB each for a whole node). 0 '
                     'renders every node of every answer.'),
+    cfg.BoolOpt('restrict_lookup', default=True,
+                help='Answer an agent\'s lookup only for nodes in a state '
+                     'in which an agent is expected to run (deploying, '
+                     'cleaning, inspecting, rescuing, servicing and their '
+                     'waits), as Ironic does.'),
+    cfg.IntOpt('ramdisk_heartbeat_timeout', default=300, min=10,
+               help='Seconds an agent may go without heartbeating; agents '
+                    'heartbeat every 0.3 to 0.6 times this (sent to them '
+                    'at lookup).'),
+    cfg.IntOpt('ramdisk_rate_limit', default=20, min=1,
+               help='Requests to the agent routes (lookup, heartbeat, '
+                    'continue_inspection) one node or address may send in '
+                    'a burst; more are answered 429 until it slows to '
+                    'ramdisk_rate_limit_per_second.'),
+    cfg.FloatOpt('ramdisk_rate_limit_per_second', default=2.0, min=0.01,
+                 help='Sustained rate of agent requests per node or '
+                      'address.'),
     cfg.BoolOpt('allow_insecure_noauth', default=False,
                 help='Serve the noauth strategy on a non-loopback address. '
                      'Anyone who can reach the port controls every node.'),

@@ -46,6 +46,29 @@ opts = [
     cfg.IntOpt('service_callback_timeout', default=1800, min=0,
                help='Seconds a node may stay in "service wait" before '
                     'the servicing fails. 0 disables the check.'),
+    cfg.IntOpt('inspect_wait_timeout', default=1800, min=0,
+               help='Seconds a node may stay in "inspect wait" (its agent '
+                    'has not sent the inventory) before the inspection '
+                    'fails. 0 disables the check.'),
+    cfg.IntOpt('rescue_callback_timeout', default=1800, min=0,
+               help='Seconds a node may stay in "rescue wait" before the '
+                    'rescue fails. 0 disables the check.'),
+    cfg.StrOpt('deploy_kernel',
+               help='URL or absolute path of the kernel of the agent\'s '
+                    'ramdisk, for nodes whose driver_info names none. With '
+                    'deploy_ramdisk set, new ipmi and redfish nodes get '
+                    'the direct deploy interface by default.'),
+    cfg.StrOpt('deploy_ramdisk',
+               help='URL or absolute path of the agent\'s ramdisk (initrd), '
+                    'for nodes whose driver_info names none.'),
+    cfg.StrOpt('rescue_kernel',
+               help='Kernel of the rescue ramdisk, for nodes whose '
+                    'driver_info names none. Unset means deploy_kernel.'),
+    cfg.StrOpt('rescue_ramdisk',
+               help='The rescue ramdisk, for nodes whose driver_info names '
+                    'none. Unset means deploy_ramdisk.'),
+    cfg.IntOpt('max_wait_step_seconds', default=30, min=0,
+               help='Most seconds a "wait" step with "seconds" waits.'),
     cfg.IntOpt('check_provision_state_interval', default=60, min=1,
                help='Seconds between checks for nodes that waited too '
                     'long.'),

@@ -1,9 +1,11 @@
 """Option listing for oslo-config-generator."""
 
+from ironside.common.conf import agent
 from ironside.common.conf import api
 from ironside.common.conf import conductor
 from ironside.common.conf import database
 from ironside.common.conf import default
+from ironside.common.conf import deploy
 from ironside.common.conf import inspection_rules
 from ironside.common.conf import ipmi
 from ironside.common.conf import json_rpc
@@ -17,13 +19,16 @@ from ironside.common.conf import ssh_tasks
 def list_opts():
     return [
         ('DEFAULT', default.opts),
+        ('agent', agent.opts),
         ('api', api.opts),
         ('conductor', conductor.opts),
         ('database', database.opts),
+        ('deploy', deploy.deploy_opts),
         ('inspection_rules', inspection_rules.opts),
         ('ipmi', ipmi.opts),
         ('json_rpc', json_rpc.opts),
         ('metrics', metrics.opts),
+        ('pxe', deploy.pxe_opts),
         ('redeploy', redeploy.opts),
         ('redfish', redfish.opts),
         ('site', site.opts),

@@ -405,10 +405,10 @@ class FakeInspect(FakeInterfaceMixin, base.InspectInterface):
 
 
 class FakeRescue(FakeInterfaceMixin, base.RescueInterface):
-    def rescue(self, task: base.Task) -> str | None:
+    def rescue(self, task: base.Task) -> base.Wait | None:
         return None
 
-    def unrescue(self, task: base.Task) -> str | None:
+    def unrescue(self, task: base.Task) -> None:
         return None
 
 

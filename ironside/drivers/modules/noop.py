@@ -62,10 +62,10 @@ class NoRAID(_Refusing, base.RAIDInterface):
 
 
 class NoRescue(_Refusing, base.RescueInterface):
-    def rescue(self, task: base.Task) -> str | None:
+    def rescue(self, task: base.Task) -> base.Wait | None:
         _unsupported(task, 'rescue')
 
-    def unrescue(self, task: base.Task) -> str | None:
+    def unrescue(self, task: base.Task) -> None:
         _unsupported(task, 'rescue')
 
 

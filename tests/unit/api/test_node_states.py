@@ -193,14 +193,85 @@ def test_abort_a_waiting_deploy_needs_1_110(api, available_node):
     assert 'write_image' in shown['last_error']
 
 
-def test_unsupported_verbs_say_so(api, available_node):
-    node = available_node()
+def _wait_state(node, state):
+    wait_for(lambda: nodes_db.get_node(node['uuid']).provision_state ==
+             state, what='node to reach %s' % state)
+
+
+def test_rescue_and_unrescue(api, available_node):
+    node = available_node(rescue_interface='fake')
     nodes_db.update_node(node['uuid'], {'provision_state': 'active'})
+    missing = _provision(api, node, {'target': 'rescue'})
+    assert missing.status_code == 400
+    assert 'rescue_password' in error_of(missing)
+    assert _provision(api, node, {'target': 'rescue',
+                                  'rescue_password': '  '}
+                      ).status_code == 400
+    assert _provision(api, node, {'target': 'rescue',
+                                  'rescue_password': 'p4ss'},
+                      version='1.37').status_code == 406
     response = _provision(api, node, {'target': 'rescue',
-                                      'rescue_password': 'p'})
-    assert response.status_code == 400
-    assert error_of(response) == \
-        'The requested action "rescue" is not supported by Ironside'
+                                      'rescue_password': 'p4ss'})
+    assert response.status_code == 202, response.text
+    _wait_state(node, 'rescue')
+    shown = api.get('/v1/nodes/%s' % node['uuid']).json
+    assert 'p4ss' not in str(shown)
+    assert _provision(api, node, {'target': 'unrescue'}
+                      ).status_code == 202
+    _wait_state(node, 'active')
+
+
+def test_adopt(api, create_node):
+    node = create_node()
+    nodes_db.update_node(node['uuid'], {'provision_state': 'manageable'})
+    assert _provision(api, node, {'target': 'adopt'}, version='1.16'
+                      ).status_code == 406
+    assert _provision(api, node, {'target': 'adopt'}).status_code == 202
+    _wait_state(node, 'active')
+
+
+def _held(api, available_node):
+    """A node whose deploy is held by a hold step."""
+    node = available_node()
+    hold = [{'interface': 'deploy', 'step': 'hold', 'priority': 70,
+             'args': {}}]
+    response = _provision(api, node, {'target': 'active',
+                                      'deploy_steps': hold})
+    assert response.status_code == 202, response.text
+    _wait_state(node, 'deploy hold')
+    return node
+
+
+def test_hold_step_and_unhold(api, available_node):
+    node = _held(api, available_node)
+    assert nodes_db.get_node(node['uuid']).deploy_step['step'] == 'hold'
+    assert _provision(api, node, {'target': 'unhold'}, version='1.84'
+                      ).status_code == 406
+    assert _provision(api, node, {'target': 'unhold'}).status_code == 202
+    _wait_state(node, 'active')
+
+
+def test_abort_a_held_deploy(api, available_node):
+    node = _held(api, available_node)
+    assert _provision(api, node, {'target': 'abort'}).status_code == 202
+    _wait_state(node, 'deploy failed')
+    failed = nodes_db.get_node(node['uuid'])
+    assert failed.failure_reason == 'Aborted'
+    assert 'held after step deploy.hold' in failed.last_error
+
+
+def test_wait_step_with_seconds(api, available_node):
+    node = available_node()
+    wait = [{'interface': 'deploy', 'step': 'wait', 'priority': 70,
+             'args': {'seconds': 1}}]
+    assert _provision(api, node, {'target': 'active',
+                                  'deploy_steps': wait}).status_code == 202
+    _wait_state(node, 'active')
+    bad = [{'interface': 'deploy', 'step': 'wait', 'priority': 70,
+            'args': {'seconds': 'soon'}}]
+    node2 = available_node()
+    assert _provision(api, node2, {'target': 'active',
+                                   'deploy_steps': bad}).status_code == 400
 
 
 # Power

@@ -1,0 +1,58 @@
+"""[deploy] and [pxe] options: images, boot files and how machines boot
+the agent's ramdisk."""
+
+from oslo_config import cfg
+
+deploy_opts = [
+    cfg.StrOpt('http_root', default='/httpboot',
+               help='Directory the boot files (iPXE scripts, deploy kernels '
+                    'and ramdisks, boot ISOs) are written to, served to the '
+                    'machines at [deploy]http_url by a web server.'),
+    cfg.StrOpt('http_url',
+               help='URL at which [deploy]http_root is served to machines '
+                    'and BMCs, e.g. http://192.0.2.1:8080. Needed by the '
+                    'pxe, ipxe and redfish-virtual-media boot interfaces '
+                    'to boot the agent.'),
+    cfg.IntOpt('erase_devices_priority',
+               help='Priority of the agent\'s erase_devices clean step in '
+                    'automated cleaning (it shreds every disk). Unset '
+                    'keeps the agent\'s own (10); 0 leaves it to manual '
+                    'cleaning.'),
+    cfg.IntOpt('erase_devices_metadata_priority',
+               help='Priority of the agent\'s erase_devices_metadata clean '
+                    'step (it removes partition tables and file system '
+                    'signatures). Unset keeps the agent\'s own (99).'),
+    cfg.BoolOpt('power_off_after_deploy_failure', default=True,
+                help='Power a machine off when its deploy fails, so that '
+                     'nothing half-written boots.'),
+    cfg.StrOpt('image_cache', default='/var/lib/ironside/images',
+               help='Directory where downloaded deploy kernels, ramdisks '
+                    'and ISOs are kept between nodes.'),
+    cfg.StrOpt('isolinux_bin',
+               help='ISOLINUX boot loader put in the boot ISOs Ironside '
+                    'builds for virtual media, so that BIOS machines boot '
+                    'them (Debian: /usr/lib/ISOLINUX/isolinux.bin).'),
+    cfg.StrOpt('ldlinux_c32',
+               help='ISOLINUX\'s ldlinux.c32, put beside isolinux_bin '
+                    '(Debian: /usr/lib/syslinux/modules/bios/ldlinux.c32).'),
+    cfg.StrOpt('esp_image',
+               help='EFI system partition image (FAT, holding a signed '
+                    'shim and GRUB) put in the boot ISOs, so that UEFI '
+                    'machines boot them.'),
+]
+
+pxe_opts = [
+    cfg.StrOpt('kernel_append_params', default='nofb vga=normal',
+               help='Kernel parameters every ramdisk the pxe, ipxe and '
+                    'redfish-virtual-media boot interfaces boot gets, '
+                    'before the agent\'s own. A node\'s driver_info '
+                    'kernel_append_params replaces it.'),
+    cfg.IntOpt('ipxe_timeout', default=0, min=0,
+               help='Seconds iPXE waits for each boot file; 0 waits as '
+                    'long as iPXE does by default.'),
+]
+
+
+def register_opts(conf):
+    conf.register_opts(deploy_opts, group='deploy')
+    conf.register_opts(pxe_opts, group='pxe')
