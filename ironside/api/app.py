@@ -21,6 +21,7 @@ import falcon
 from oslo_utils import uuidutils
 
 from ironside.api import allocations
+from ironside.api import boot_files
 from ironside.api import chassis
 from ironside.api import conductors
 from ironside.api import deploy_templates
@@ -53,7 +54,8 @@ RegisterFn = Callable[[falcon.App, str, object], None]
 RESOURCE_MODULES = (root, openapi, nodes, node_states, node_actions,
                     node_parts, ports, portgroups, drivers, conductors,
                     allocations, deploy_templates, runbooks, chassis, volume,
-                    inspection_rules, metrics, node_indicators, ramdisk)
+                    inspection_rules, metrics, node_indicators, ramdisk,
+                    boot_files)
 
 REQUEST_ID_HEADER = 'X-OpenStack-Request-Id'
 # Set by the access log (ironside.api.access_log) when it runs first.

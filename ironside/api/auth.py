@@ -27,6 +27,7 @@ import webob.exc
 from oslo_middleware import basic_auth
 
 from ironside.api import access_log
+from ironside.api import boot_files
 from ironside.api import errors
 from ironside.api import metrics
 from ironside.api import ramdisk
@@ -174,8 +175,10 @@ class PublicRoutes:
                 path in self.paths:
             environ[site_web.PUBLIC_ROUTE] = True
             return self.app(environ, start_response)
-        if path.startswith(ramdisk.PUBLIC_PREFIXES):
-            # The agent has no credentials; its token proves it.
+        if path.startswith(ramdisk.PUBLIC_PREFIXES +
+                           boot_files.public_prefixes()):
+            # Machines have no credentials: the agent's token proves it,
+            # and boot files are what any machine may boot.
             return self.app(environ, start_response)
         return self.authenticated(environ, start_response)
 

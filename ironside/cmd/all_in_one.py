@@ -85,11 +85,26 @@ def main(argv: list[str] | None = None) -> None:
     CONF.set_default('connection', 'sqlite:///%s' % os.path.join(
         state_dir, 'ironside.sqlite'), group='database')
     CONF.set_override('rpc_transport', 'local')
+    _agent_defaults(state_dir)
     migration.upgrade()
     if CONF.single_process:
         _serve_in_one_process()
     else:
         _serve_in_two_processes()
+
+
+def _agent_defaults(state_dir: str) -> None:
+    """The all-in-one serves its own boot files, under its state
+    directory, and tells agents its own address, unless told otherwise."""
+    api_url = 'http://%s:%d' % (CONF.api.host_ip, CONF.api.port)
+    CONF.set_default('api_url', api_url, group='agent')
+    if not CONF.deploy.http_url:
+        CONF.set_default('serve_boot_files', True, group='deploy')
+        CONF.set_default('http_url', api_url + '/boot', group='deploy')
+    CONF.set_default('http_root', os.path.join(state_dir, 'httpboot'),
+                     group='deploy')
+    CONF.set_default('image_cache', os.path.join(state_dir, 'images'),
+                     group='deploy')
 
 
 class _Conductor:

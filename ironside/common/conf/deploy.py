@@ -22,6 +22,14 @@ deploy_opts = [
                help='Priority of the agent\'s erase_devices_metadata clean '
                     'step (it removes partition tables and file system '
                     'signatures). Unset keeps the agent\'s own (99).'),
+    cfg.BoolOpt('serve_boot_files', default=False,
+                help='Serve [deploy]http_root from the API itself, at '
+                     '/boot/, without authentication (machines and BMCs '
+                     'have no credentials). For an all-in-one service, '
+                     'where the API and the conductor share a disk; the '
+                     'all-in-one turns it on, with http_url pointing '
+                     'there, unless http_url is set. Elsewhere, serve '
+                     'http_root with a web server.'),
     cfg.BoolOpt('power_off_after_deploy_failure', default=True,
                 help='Power a machine off when its deploy fails, so that '
                      'nothing half-written boots.'),

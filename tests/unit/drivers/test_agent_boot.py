@@ -1,0 +1,186 @@
+"""What the agent is booted and fed with: iPXE scripts in Ironic's
+layout, boot ISOs and config drives (built with the real xorriso, read
+back with it), and the checks of what a deploy writes."""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+import os
+import subprocess
+import types
+
+import pytest
+
+from ironside.common import exception
+from ironside.drivers.modules import boot_files
+from ironside.drivers.modules import boot_iso
+from ironside.drivers.modules import pxe
+from ironside.drivers.modules.agent import images
+
+UUID = '1be26c0b-03f2-4d2e-ae87-c02d7f33c123'
+MAC = '52:54:00:ab:cd:ef'
+
+
+def _iso_file(iso: str, path: str) -> str:
+    """A file of an ISO, read with xorriso."""
+    out = iso + '.extracted'
+    subprocess.run(['xorriso', '-osirrox', 'on', '-indev', iso, '-extract',
+                    path, out], capture_output=True, check=True)
+    try:
+        with open(out) as stream:
+            return stream.read()
+    finally:
+        os.chmod(out, 0o600)
+        os.unlink(out)
+
+
+class _Management:
+    def __init__(self) -> None:
+        self.boot = []
+
+    def set_boot_device(self, task, device, persistent=False):
+        self.boot.append((device, persistent))
+
+
+def _task(tmp_path, **driver_info):
+    kernel = tmp_path / 'ipa.kernel'
+    ramdisk = tmp_path / 'ipa.initramfs'
+    kernel.write_text('kernel')
+    ramdisk.write_text('ramdisk')
+    info = {'deploy_kernel': str(kernel),
+            'deploy_ramdisk': 'file://%s' % ramdisk}
+    info.update(driver_info)
+    node = types.SimpleNamespace(uuid=UUID, driver_info=info,
+                                 instance_info={}, driver='ipmi')
+    return types.SimpleNamespace(
+        node=node, ports=[{'address': MAC}],
+        driver=types.SimpleNamespace(management=_Management()),
+        context=None)
+
+
+@pytest.fixture
+def http_root(tmp_path, conf):
+    root = tmp_path / 'httpboot'
+    conf.set('deploy', http_root=str(root), http_url='http://192.0.2.1/b',
+             image_cache=str(tmp_path / 'cache'))
+    return root
+
+
+def test_ipxe_layout_is_ironics(tmp_path, http_root):
+    task = _task(tmp_path, kernel_append_params='console=ttyS0')
+    pxe.IPXEBoot().prepare_ramdisk(task, {'ipa-api-url': 'http://api'})
+    boot = (http_root / 'boot.ipxe').read_text()
+    assert 'chain http://192.0.2.1/b/pxelinux.cfg/${mac:hexhyp}' in boot
+    link = http_root / 'pxelinux.cfg' / '52-54-00-ab-cd-ef'
+    assert os.readlink(link) == '../%s/config' % UUID
+    script = link.read_text()
+    assert ('kernel http://192.0.2.1/b/%s/deploy_kernel console=ttyS0 '
+            'ipa-api-url=http://api BOOTIF=${mac} initrd=deploy_ramdisk'
+            % UUID) in script
+    assert 'initrd http://192.0.2.1/b/%s/deploy_ramdisk' % UUID in script
+    assert (http_root / UUID / 'deploy_ramdisk').read_text() == 'ramdisk'
+    assert task.driver.management.boot == [('pxe', False)]
+    pxe.IPXEBoot().prepare_instance(task)
+    assert not link.exists() and not (http_root / UUID).exists()
+    assert task.driver.management.boot[-1] == ('disk', True)
+
+
+def test_a_ramdisk_must_be_named(tmp_path, http_root, conf):
+    task = _task(tmp_path)
+    task.node.driver_info = {}
+    with pytest.raises(exception.MissingParameterValue) as error:
+        pxe.IPXEBoot().validate_ramdisk(task)
+    assert 'deploy_kernel' in str(error.value)
+    conf.set('conductor', deploy_kernel='http://x/k',
+             deploy_ramdisk='relative/path')
+    with pytest.raises(exception.InvalidParameterValue) as error:
+        pxe.IPXEBoot().validate_ramdisk(task)
+    assert 'deploy_ramdisk' in str(error.value)
+    conf.set('deploy', http_url=None)
+    conf.set('conductor', deploy_ramdisk='http://x/r')
+    with pytest.raises(exception.InvalidParameterValue) as error:
+        pxe.IPXEBoot().validate_ramdisk(task)
+    assert 'http_url' in str(error.value)
+
+
+def test_boot_iso_carries_the_kernel_line(tmp_path):
+    kernel = tmp_path / 'k'
+    ramdisk = tmp_path / 'r'
+    kernel.write_text('kernel')
+    ramdisk.write_text('ramdisk')
+    iso = str(tmp_path / 'boot.iso')
+    boot_iso.build(str(kernel), str(ramdisk),
+                   'ipa-api-url=http://api boot_method=vmedia', iso)
+    grub = _iso_file(iso, '/boot/grub/grub.cfg')
+    assert 'linux /vmlinuz ipa-api-url=http://api boot_method=vmedia' \
+        in grub
+    assert 'initrd=/initrd text ipa-api-url=http://api' in \
+        _iso_file(iso, '/isolinux/isolinux.cfg')
+    assert _iso_file(iso, '/initrd') == 'ramdisk'
+    label = subprocess.run(['xorriso', '-indev', iso, '-pvd_info'],
+                           capture_output=True, text=True).stdout
+    assert boot_iso.VOLUME_ID in label
+
+
+def test_config_drive_from_an_object(tmp_path):
+    node = types.SimpleNamespace(uuid=UUID, instance_info={'configdrive': {
+        'meta_data': {'public_keys': {'0': 'ssh-ed25519 AAAA test'},
+                      'hostname': 'vm-1'},
+        'user_data': '#cloud-config\n',
+        'network_data': {'links': []}}})
+    encoded = images.config_drive(node)
+    iso = tmp_path / 'cd.iso'
+    iso.write_bytes(gzip.decompress(base64.b64decode(encoded)))
+    meta = json.loads(_iso_file(str(iso), '/openstack/latest/meta_data.json'))
+    assert meta == {'public_keys': {'0': 'ssh-ed25519 AAAA test'},
+                    'hostname': 'vm-1', 'uuid': UUID}
+    assert _iso_file(str(iso), '/openstack/latest/user_data') == \
+        '#cloud-config\n'
+    label = subprocess.run(['xorriso', '-indev', str(iso), '-pvd_info'],
+                           capture_output=True, text=True).stdout
+    assert 'config-2' in label
+    # Nova's (a string) goes to the agent as it came.
+    node.instance_info['configdrive'] = 'H4sIAAAA'
+    assert images.config_drive(node) == 'H4sIAAAA'
+
+
+@pytest.mark.parametrize('instance_info,message', [
+    ({}, 'missing image_source'),
+    ({'image_source': 'glance-uuid'}, 'must be an http(s) URL'),
+    ({'image_source': 'http://i/disk.raw'}, 'image_os_hash_algo'),
+    ({'image_source': 'http://i/disk.raw', 'image_os_hash_algo': 'crc',
+      'image_os_hash_value': 'x'}, 'must be one of'),
+    ({'image_source': 'http://i/disk.raw', 'image_checksum': 'abc',
+      'image_disk_format': 'iso9660'}, 'image_disk_format'),
+])
+def test_image_checks(instance_info, message):
+    node = types.SimpleNamespace(uuid=UUID, instance_info=instance_info)
+    with pytest.raises(exception.InvalidParameterValue) as error:
+        images.validate(node)
+    assert message in str(error.value)
+
+
+def test_image_info():
+    node = types.SimpleNamespace(uuid=UUID, instance_info={
+        'image_source': 'http://i/images/disk.qcow2',
+        'image_os_hash_algo': 'sha256', 'image_os_hash_value': 'ab' * 32,
+        'image_disk_format': 'qcow2'})
+    images.validate(node)
+    info = images.image_info(node)
+    assert info['urls'] == ['http://i/images/disk.qcow2']
+    assert info['id'] == 'disk.qcow2'
+    assert (info['os_hash_algo'], info['disk_format']) == ('sha256', 'qcow2')
+    assert 'checksum' not in info
+
+
+def test_boot_files_are_whole_or_absent(tmp_path, http_root):
+    path = str(http_root / 'x' / 'file')
+    boot_files.write_text(path, 'one')
+    with pytest.raises(RuntimeError):
+        with boot_files.atomic_path(path) as tmp:
+            open(tmp, 'w').write('half')
+            raise RuntimeError('interrupted')
+    assert open(path).read() == 'one'
+    assert os.listdir(os.path.dirname(path)) == ['file']
