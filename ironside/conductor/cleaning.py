@@ -94,17 +94,20 @@ def automated_clean_enabled(node: models.Node) -> bool:
     return CONF.conductor.automated_clean
 
 
-def _validate(task: TaskManager) -> None:
+def _validate(task: TaskManager, cleans: bool) -> None:
     utils.ensure_not_in_maintenance(task, 'cleaning')
     for name in CLEAN_VALIDATION:
         task.driver.interfaces[name].validate(task)
+    if cleans and task.driver.deploy.needs_ramdisk:
+        # Cleaning boots the agent: refuse now what would fail then.
+        task.driver.boot.validate_ramdisk(task)
 
 
 def start_provide(task: TaskManager, verb: str | None = None) -> None:
     """manageable → cleaning (automated) → available."""
     task.check_transition('provide', verb)
     retirement.check_provide(task.node)
-    _validate(task)
+    _validate(task, automated_clean_enabled(task.node))
     task.process_event('provide', callback=run_cleaning, call_args=(None,),
                        verb=verb)
 
@@ -113,7 +116,7 @@ def start_manual_clean(task: TaskManager, clean_steps: Sequence[dict],
                        verb: str | None = None) -> None:
     """manageable → cleaning (the given steps) → manageable."""
     task.check_transition('clean', verb)
-    _validate(task)
+    _validate(task, True)
     step_list = steps.manual_clean_steps_for(task, clean_steps)
     steps.keep_user_steps(task, base.CLEAN, clean_steps)
     task.record('Manual cleaning requested with %d steps' % len(step_list),

@@ -13,15 +13,17 @@ deploy_opts = [
                     'and BMCs, e.g. http://192.0.2.1:8080. Needed by the '
                     'pxe, ipxe and redfish-virtual-media boot interfaces '
                     'to boot the agent.'),
-    cfg.IntOpt('erase_devices_priority',
+    cfg.IntOpt('erase_devices_priority', default=0, min=0,
                help='Priority of the agent\'s erase_devices clean step in '
-                    'automated cleaning (it shreds every disk). Unset '
-                    'keeps the agent\'s own (10); 0 leaves it to manual '
-                    'cleaning.'),
-    cfg.IntOpt('erase_devices_metadata_priority',
+                    'automated cleaning. It overwrites every disk whole, '
+                    'which takes hours on large ones, so it runs only when '
+                    'asked for (manual cleaning) unless given a priority '
+                    'here (the agent\'s own is 10).'),
+    cfg.IntOpt('erase_devices_metadata_priority', min=0,
                help='Priority of the agent\'s erase_devices_metadata clean '
-                    'step (it removes partition tables and file system '
-                    'signatures). Unset keeps the agent\'s own (99).'),
+                    'step, which removes partition tables and file system '
+                    'signatures in automated cleaning. Unset keeps the '
+                    'agent\'s own (99); 0 leaves it to manual cleaning.'),
     cfg.BoolOpt('serve_boot_files', default=False,
                 help='Serve [deploy]http_root from the API itself, at '
                      '/boot/, without authentication (machines and BMCs '
