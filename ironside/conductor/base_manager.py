@@ -24,6 +24,7 @@ from ironside.common.context import RequestContext
 from ironside.conductor import async_poller
 from ironside.conductor import periodics as conductor_periodics
 from ironside.conductor import power as conductor_power
+from ironside.conductor import step_watchers
 from ironside.conductor import task_manager
 from ironside.conductor import utils as conductor_utils
 from ironside.db import conductors as conductors_db
@@ -47,6 +48,7 @@ class BaseConductorManager:
         self._periodic_worker: periodics.PeriodicWorker | None = None
         self._periodic_thread: threading.Thread | None = None
         self.poller: async_poller.AsyncStepPoller | None = None
+        self.watchers: step_watchers.StepWatchers | None = None
         self.power_failures = conductor_power.SyncFailures()
         self._started = False
 
@@ -71,6 +73,9 @@ class BaseConductorManager:
         self.poller = async_poller.AsyncStepPoller(self.spawn_worker,
                                                    self.poll_node)
         self.poller.start()
+        self.watchers = step_watchers.StepWatchers(
+            lambda node_uuid: self.schedule_poll(node_uuid, 0),
+            CONF.conductor.step_watchers)
 
     def register_and_start(self) -> None:
         """Join the hash ring, recover after a crash, start periodics."""
@@ -100,6 +105,8 @@ class BaseConductorManager:
             self._periodic_thread.join(timeout=10)
         if self.poller is not None:
             self.poller.stop()
+        if self.watchers is not None:
+            self.watchers.stop()
         if self._executor is not None:
             self._wait_for_workers(timeout=60)
             # Idle workers notice the shutdown within a second by themselves.
@@ -160,6 +167,10 @@ class BaseConductorManager:
 
     def schedule_poll(self, node_uuid: str, delay: float) -> None:
         self.poller.schedule(node_uuid, delay)
+
+    def watch_step(self, node_uuid: str,
+                   watch: Callable[[float], bool]) -> None:
+        self.watchers.watch(node_uuid, watch)
 
     def acquire(self, context: RequestContext, node_id: int | str, **kwargs
                ) -> task_manager.TaskManager:

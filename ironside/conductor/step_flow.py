@@ -150,6 +150,8 @@ def _wait(task: TaskManager, flow: StepFlow, state: StepState,
     task.process_event('wait', save=False)
     if wait.poll:
         task.conductor.schedule_poll(node.uuid, poll_interval(state))
+    if wait.watch is not None:
+        task.conductor.watch_step(node.uuid, wait.watch)
 
 
 def _wait_of(result: Any, flow: StepFlow) -> base.Wait | None:
@@ -397,9 +399,11 @@ def _abort_after_step(task: TaskManager, flow: StepFlow, name: str) -> None:
 
 def timed_out(task: TaskManager, flow: StepFlow, timeout: int) -> None:
     step = current_step(task, flow)
-    flow.on_fail(task, 'Timeout reached while waiting for %s step %s to '
-                 'finish (%ss)' % (flow.kind, steps_mod.step_name(step),
-                                   timeout), utils.STEP_TIMEOUT)
+    what = ('%s step %s to finish' % (flow.kind, steps_mod.step_name(step))
+            if step else 'the %s preparation (booting the agent) to finish'
+            % flow.kind)
+    flow.on_fail(task, 'Timeout reached while waiting for %s (%ss)'
+                 % (what, timeout), utils.STEP_TIMEOUT)
 
 
 def fail_step_flow(task: TaskManager, flow: StepFlow, message: str,

@@ -51,6 +51,11 @@ class ConductorServices(Protocol):
     def schedule_poll(self, node_uuid: str, delay: float) -> None:
         """Poll the asynchronous step of a node after ``delay`` seconds."""
 
+    def watch_step(self, node_uuid: str,
+                   watch: Callable[[float], bool]) -> None:
+        """Call ``watch`` outside the lock until it says the waiting step
+        may have ended, then poll the node at once."""
+
 
 class TaskManager:
     """A task on a node given by id, UUID or name.

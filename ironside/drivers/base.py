@@ -300,6 +300,13 @@ class Wait:
     # Whether the step list is computed again once this step ends: the
     # agent's own steps are known only once it runs on the machine.
     refresh_steps: bool = False
+    # A call the conductor makes outside the node's lock, again and
+    # again, each time waiting at most the seconds it is given: True
+    # when the step may have ended, and the conductor polls at once
+    # (an agent's command is watched this way, so that nothing waits for
+    # the next poll). Only a hint: polls decide.
+    watch: Callable[[float], bool] | None = dataclasses.field(
+        default=None, compare=False)
 
 
 def poll_later(task: Task, interval: float | None = None) -> Wait:

@@ -76,6 +76,10 @@ opts = [
                  help='Seconds between polls of an asynchronous step that '
                       'a driver reports through polling, unless the driver '
                       'asks for another interval.'),
+    cfg.IntOpt('step_watchers', default=100, min=0,
+               help='Asynchronous steps (an agent\'s command) a conductor '
+                    'watches at once, so that it goes on the moment one '
+                    'ends; steps beyond are polled on their interval.'),
     cfg.IntOpt('takeover_interval', default=10, min=1,
                help='Seconds between checks for nodes whose conductor '
                     'died, and for waiting nodes this conductor now owns.'),

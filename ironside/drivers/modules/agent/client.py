@@ -20,13 +20,14 @@ import logging
 import os
 import tempfile
 import time
+from collections.abc import Callable
 from typing import Any
+from urllib import parse
 
 import requests
 
 from ironside.common import exception
 from ironside.common.conf import CONF
-from ironside.common.secrets import mask_secrets
 
 LOG = logging.getLogger(__name__)
 
@@ -154,7 +155,7 @@ class AgentClient:
         """Send ``command`` (``extension.name``); with ``wait`` the agent
         answers once it ended. Returns the command's result record."""
         LOG.debug('Sending %s to the agent of node %s (params %s)', command,
-                  self.node_uuid, mask_secrets(params))
+                  self.node_uuid, ', '.join(sorted(params)))
         response = self._request(
             'POST', '/v1/commands/', 'sending %s' % command,
             params=self._params(wait='true' if wait else 'false'),
@@ -179,6 +180,30 @@ class AgentClient:
                 status=response.status_code,
                 error='the answer has no list of commands')
         return commands
+
+    def watcher(self, command_id: str) -> Callable[[float], bool]:
+        """A call that waits (at most the seconds given) for the command
+        to end: True once it ended, or once the agent cannot say."""
+        url = '%s/v1/commands/%s' % (self.url, parse.quote(command_id))
+        params = self._params(wait='true')
+        verify = self._verify
+
+        def ended(seconds: float) -> bool:
+            try:
+                response = _SESSION.get(
+                    url, params=params, verify=verify,
+                    timeout=(CONF.agent.command_timeout, seconds))
+            except requests.ReadTimeout:
+                return False
+            except requests.RequestException:
+                return True
+            if response.status_code != 200:
+                return True
+            try:
+                return response.json().get('command_status') != RUNNING
+            except ValueError:
+                return True
+        return ended
 
     def run_and_wait(self, command: str, params: dict[str, Any]
                      ) -> dict[str, Any]:

@@ -154,7 +154,9 @@ def execute(task: base.Task, kind: str, step: dict[str, Any]) -> base.Wait:
     node.driver_internal_info[STARTED_KEY] = _now().isoformat()
     if result.get('command_status') == client.FAILED:
         _raise_failed(node, step, result)
-    return base.poll_later(task, CONF.agent.step_poll_interval)
+    command_id = result.get('id')
+    return base.Wait(poll=True, interval=CONF.agent.step_poll_interval,
+                     watch=agent.watcher(command_id) if command_id else None)
 
 
 def _raise_failed(node: Any, step: dict[str, Any],
