@@ -167,7 +167,8 @@ class Lookup(base.Resource):
         token = None
         if version.allows(AGENT_TOKEN):
             token = self.rpcapi.get_node_with_token(
-                req.context.ctx, _route(row))
+                req.context.ctx, _route(row),
+                seen_state=row['provision_state'])
         wire.send(resp, lookup_view(row, token))
 
 

@@ -48,15 +48,25 @@ def _now() -> str:
     return datetime.datetime.now(datetime.timezone.utc).isoformat()
 
 
-def give_token(task: TaskManager) -> str:
+def give_token(task: TaskManager, seen_state: str | None = None) -> str:
     """The agent's token: made and kept at the first lookup; every later
     lookup gets ``******`` (an agent that lost its token cannot get it
-    again, as in Ironic)."""
+    again, as in Ironic).
+
+    ``seen_state`` is the state the lookup was answered for: a node that
+    moved on meanwhile (its inspection ended and its cleaning booted a new
+    agent, say) keeps its token for the agent of its new state, not for
+    the one of the old, whose lookup arrived late.
+    """
     node = task.node
     if CONF.api.restrict_lookup and node.provision_state not in AGENT_STATES:
         raise exception.NodeNotFound(
             'Node %s is in state "%s", in which no agent should run'
             % (node.uuid, node.provision_state))
+    if seen_state is not None and node.provision_state != seen_state:
+        raise exception.NodeNotFound(
+            'Node %s moved from "%s" to "%s" while its agent looked it up'
+            % (node.uuid, seen_state, node.provision_state))
     info = node.driver_internal_info
     if info.get(client.AGENT_TOKEN):
         return MASKED_TOKEN

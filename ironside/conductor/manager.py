@@ -237,11 +237,11 @@ class ConductorManager(base_manager.BaseConductorManager):
     # The agent on a machine
 
     @utils.rpc_endpoint
-    def get_node_with_token(self, context: RequestContext, node_id: str
-                            ) -> str:
+    def get_node_with_token(self, context: RequestContext, node_id: str,
+                            seen_state: str | None = None) -> str:
         """The token the agent looking the node up is given."""
         with self.acquire(context, node_id, purpose='agent lookup') as task:
-            return agent_callbacks.give_token(task)
+            return agent_callbacks.give_token(task, seen_state)
 
     @utils.rpc_endpoint
     def heartbeat(self, context: RequestContext, node_id: str,

@@ -173,9 +173,11 @@ class ConductorAPI:
     # The agent on a machine
 
     def get_node_with_token(self, context: RequestContext,
-                            node_ident: NodeIdent) -> str:
+                            node_ident: NodeIdent,
+                            seen_state: str | None = None) -> str:
         """The agent's token, the first time; ``******`` later."""
-        return self._call_node(context, node_ident, 'get_node_with_token')
+        return self._call_node(context, node_ident, 'get_node_with_token',
+                               seen_state=seen_state)
 
     def heartbeat(self, context: RequestContext, node_ident: NodeIdent,
                   callback_url: str, agent_version: str | None = None,
