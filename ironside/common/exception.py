@@ -490,6 +490,7 @@ class AgentTimeout(IronsideException):
 
 class ImageInvalid(Invalid):
     msg_fmt = "Image %(image)s can not be used: %(reason)s"
+    failure_reason = 'ImageInvalid'
 
 
 class DriverLoadError(IronsideException):

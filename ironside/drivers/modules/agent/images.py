@@ -5,7 +5,8 @@ The image is ``instance_info['image_source']``, an http(s) URL the agent
 downloads itself, with ``image_os_hash_algo`` and ``image_os_hash_value``
 (or ``image_checksum``) to verify it, and ``image_disk_format`` (``raw``
 is streamed to the disk; anything else, qcow2 included, is converted by
-qemu-img on the machine). Whole-disk images only: the image holds its
+qemu-img on the machine; unset, it is read off the image's first bytes).
+Whole-disk images only: the image holds its
 own partition table and boot loader.
 
 The config drive is what the deploy request carried
@@ -28,6 +29,8 @@ import subprocess
 import tempfile
 from typing import Any
 from urllib import parse
+
+import requests
 
 from ironside.common import exception
 
@@ -80,6 +83,31 @@ def validate(node: Any) -> None:
                 % node.uuid)
 
 
+# The first bytes of the disk formats the agent converts (qemu-img's
+# names); an image with none of them is raw.
+_MAGIC = ((b'QFI\xfb', 'qcow2'), (b'KDMV', 'vmdk'), (b'vhdxfile', 'vhdx'),
+          (b'QED\x00', 'qed'), (b'conectix', 'vhd'))
+
+
+def sniff_disk_format(url: str) -> str:
+    """The format of the image at ``url``, from its first bytes (one
+    ranged GET): an image whose format nobody gave is otherwise named
+    after its partition table by the agent, which then cannot read it."""
+    try:
+        with requests.get(url, headers={'Range': 'bytes=0-511'},
+                          stream=True, timeout=30) as response:
+            if response.status_code not in (200, 206):
+                raise exception.ImageInvalid(
+                    image=url, reason='HTTP %d' % response.status_code)
+            head = response.raw.read(512)
+    except requests.RequestException as exc:
+        raise exception.ImageInvalid(image=url, reason=str(exc)) from None
+    for magic, name in _MAGIC:
+        if head.startswith(magic):
+            return name
+    return 'raw'
+
+
 def image_info(node: Any, stream_raw: bool = True) -> dict[str, Any]:
     """The ``image_info`` of the agent's write_image step."""
     info = node.instance_info or {}
@@ -87,7 +115,8 @@ def image_info(node: Any, stream_raw: bool = True) -> dict[str, Any]:
     result: dict[str, Any] = {
         'id': source.rstrip('/').rsplit('/', 1)[-1] or node.uuid,
         'urls': [source],
-        'disk_format': info.get('image_disk_format'),
+        'disk_format': info.get('image_disk_format') or
+        sniff_disk_format(source),
         'container_format': info.get('image_container_format', 'bare'),
         'stream_raw_images': stream_raw,
         'node_uuid': node.uuid,
