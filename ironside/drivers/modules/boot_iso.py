@@ -72,6 +72,7 @@ def build(kernel: str, ramdisk: str, params: str, output: str) -> None:
                             os.path.join(tree, 'EFI/BOOT/efiboot.img'))
             args += ['-eltorito-alt-boot', '-e', 'EFI/BOOT/efiboot.img',
                      '-no-emul-boot']
+        os.makedirs(os.path.dirname(output), exist_ok=True)
         with boot_files.atomic_path(output) as tmp:
             result = subprocess.run(args + ['-o', tmp, tree],
                                     capture_output=True, text=True,
