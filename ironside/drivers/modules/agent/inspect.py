@@ -1,7 +1,8 @@
 """The ``agent`` inspect interface: the agent inventories the machine.
 
 Inspecting boots the agent's ramdisk with
-``ipa-inspection-callback-url`` pointing at ``/v1/continue_inspection``;
+``ipa-inspection-callback-url`` pointing at ``/v1/continue_inspection``
+(naming the node, so that a machine with no port yet is found);
 the agent posts its inventory there (cpu, memory, disks, interfaces,
 system vendor, BMC address, how it booted) and the inspection goes on
 with it: the node's ``cpus``, ``cpu_arch``, ``memory_mb`` and
@@ -65,9 +66,12 @@ class AgentInspect(base.InspectInterface):
         ramdisk.api_url()
 
     def inspect_hardware(self, task: base.Task) -> base.Wait:
+        # The node is named in the callback: a machine with no port yet
+        # (booted from virtual media) is found by it, not by its MACs.
         ramdisk.boot_ramdisk(task, **{
             'ipa-inspection-callback-url':
-                ramdisk.api_url() + '/v1/continue_inspection'})
+                '%s/v1/continue_inspection?node_uuid=%s'
+                % (ramdisk.api_url(), task.node.uuid)})
         return base.await_callback(task)
 
     def continue_inspection(self, task: base.Task, inventory: dict[str, Any],
