@@ -183,3 +183,17 @@ def test_continue_inspection_needs_a_node_in_inspect_wait(api, waiting_node):
                     version='1.84').status_code == 400
     assert api.post('/v1/continue_inspection', {'inventory': inventory},
                     version='1.83').status_code == 404
+
+
+def test_a_node_that_moved_on_takes_no_heartbeat(api, waiting_node):
+    token = _token(api, waiting_node)
+    assert api.put('/v1/nodes/%s/states/provision' % waiting_node,
+                   {'target': 'abort'}).status_code == 202
+    utils.wait_for(lambda: nodes_db.get_node(waiting_node).provision_state
+                   == 'deploy failed', what='the deploy to fail')
+    response = _heartbeat(api, waiting_node, agent_token=token)
+    assert response.status_code == 409
+    assert 'deploy failed' in error_of(response)
+    node = nodes_db.get_node(waiting_node)
+    assert node.provision_state == 'deploy failed'
+    assert 'agent_url' not in node.driver_internal_info
