@@ -218,8 +218,11 @@ class AgentDeploy(base.DeployInterface):
         """Nothing before the steps: deploy.deploy boots the agent."""
 
     def clean_up(self, task: base.Task) -> None:
+        """After a deploy (failed or torn down): no boot files, and no
+        agent the node would take heartbeats or commands from."""
         task.driver.boot.clean_up_ramdisk(task)
         task.node.driver_internal_info.pop(in_band.STARTED_KEY, None)
+        ramdisk.forget_agent(task.node)
 
     def tear_down(self, task: base.Task) -> None:
         ramdisk.power_off(task)
