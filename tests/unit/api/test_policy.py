@@ -15,17 +15,6 @@ from tests import utils
 from tests.unit.api.conftest import error_of
 from tests.unit.api.conftest import identity
 
-
-@pytest.fixture
-def keystone(conf):
-    conf.set(auth_strategy='keystone')
-    policy.reset()
-    yield
-    policy.reset()
-
-
-
-
 SYSTEM_ADMIN = identity(['admin', 'member', 'reader'], system=True)
 SYSTEM_READER = identity(['reader'], system=True)
 OWNER_MEMBER = identity(['member', 'reader'], project='p1')

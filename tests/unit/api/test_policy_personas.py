@@ -20,7 +20,6 @@ from typing import Any
 import pytest
 import yaml
 
-from ironside.api import policy
 from ironside.db import allocations as allocations_db
 from ironside.db import history as history_db
 from ironside.db import inspection_rules as inspection_rules_db
@@ -49,14 +48,6 @@ ADMIN = HEADERS['system_admin']
 _PLACEHOLDER = re.compile(r'{(\w+)}')
 VIF = 'vif-walker'
 TRAIT = 'CUSTOM_WALK'
-
-
-@pytest.fixture
-def keystone(conf):
-    conf.set(auth_strategy='keystone')
-    policy.reset()
-    yield
-    policy.reset()
 
 
 class Objects:
