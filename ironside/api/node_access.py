@@ -3,6 +3,10 @@
 A node is named by UUID or, from 1.5, by name. A caller whose policy
 does not let them see a node gets 404, as if it did not exist; one who
 may see it but not act on it gets 403.
+
+With ``[api]project_admin_can_manage_own_nodes`` (the default), a
+project admin creates nodes for its own project and deletes the nodes
+its project owns, as in Ironic.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from ironside.api import policy
 from ironside.api import versions
 from ironside.api import wire
 from ironside.common import exception
+from ironside.common.conf import CONF
 from ironside.db import node_views
 
 ALL_COLUMNS = tuple(sorted(node_views.COLUMNS)) + node_views.JOINED
@@ -76,3 +81,45 @@ def show_node(req, rpcapi, ident: str, rule: str | None = None,
         row = dict(zip(rows.keys, rows.rows[0], strict=True))
         authorize_node(req, rule, row, ident)
     return view.render(rows)[0]
+
+
+def authorize_create(req) -> bool:
+    """403 unless the caller may create nodes; whether it creates them
+    for its own project (``baremetal:node:create:self_owned_node``).
+
+    Only under keystone: without it nobody has a project (Ironic would
+    refuse every ``owner`` then).
+    """
+    context = req.context.ctx
+    if CONF.api.project_admin_can_manage_own_nodes and policy.enforced() \
+            and policy.check('baremetal:node:create:self_owned_node',
+                             context):
+        return True
+    policy.authorize('baremetal:node:create', context)
+    return False
+
+
+def claim_for_project(req, values: dict[str, Any]) -> None:
+    """Make a project-scoped caller's new node its project's: naming
+    another owner is a 400. System-scoped callers name any owner."""
+    context = req.context.ctx
+    if context.system_scope == 'all':
+        return
+    project = context.project_id
+    if values.get('owner') and values['owner'] != project:
+        raise exception.Invalid(
+            'Cannot create a node as a project scoped admin with an owner '
+            'other than your own project.')
+    values['owner'] = project
+
+
+def node_uuid_to_delete(req, ident: str) -> str:
+    """The UUID of the node a DELETE names, once the caller may delete
+    it: as anyone who passes ``baremetal:node:delete``, or as the admin
+    of the project that owns it."""
+    try:
+        return node_uuid(req, ident, 'baremetal:node:delete')
+    except exception.NotAuthorized:
+        if not CONF.api.project_admin_can_manage_own_nodes:
+            raise
+    return node_uuid(req, ident, 'baremetal:node:delete:self_owned_node')

@@ -15,6 +15,7 @@ from ironside.api import policy
 from ironside.api import schemas
 from ironside.api import wire
 from ironside.common import exception
+from ironside.db import node_views
 
 
 def authorize(req, rule: str, row: dict[str, Any],
@@ -29,12 +30,30 @@ def authorize(req, rule: str, row: dict[str, Any],
     raise not_found
 
 
+_BODY_NODE_COLUMNS = ['id', 'uuid', 'owner', 'lessee', 'provision_state',
+                      'maintenance']
+
+
 def node_for_body(req, ident: str, rule: str) -> dict[str, Any]:
-    """The node a create or update names: 400 if there is none."""
+    """The node a create names: 400 if there is none, 403 unless the
+    caller passes ``rule`` on it (as Ironic checks a create: on the
+    node, without first hiding a node the caller may not see)."""
+    ident = node_access.check_ident(req.context.version, ident)
     try:
-        return node_access.get_node(
-            req, ident, rule, ['id', 'uuid', 'owner', 'lessee',
-                               'provision_state', 'maintenance'])
+        row = node_views.get_node(ident, _BODY_NODE_COLUMNS)
+    except exception.NodeNotFound as exc:
+        exc.code = 400
+        raise
+    policy.authorize(rule, req.context.ctx,
+                     policy.node_target(row['owner'], row['lessee']))
+    return row
+
+
+def _linked_node(req, ident: str, rule: str) -> dict[str, Any]:
+    """The node an update moves an object to: 400 if there is none or
+    the caller may not see it."""
+    try:
+        return node_access.get_node(req, ident, rule, _BODY_NODE_COLUMNS)
     except exception.NodeNotFound as exc:
         exc.code = 400
         raise
@@ -78,7 +97,7 @@ def patched(req, row: dict[str, Any], document_fields: Iterable[str],
 
 def node_uuid_to_id(values: dict[str, Any], req, rule: str) -> None:
     if 'node_uuid' in values:
-        node = node_for_body(req, wire.as_uuid('node_uuid',
+        node = _linked_node(req, wire.as_uuid('node_uuid',
                                                values.pop('node_uuid')),
                              rule)
         values['node_id'] = node['id']

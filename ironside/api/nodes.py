@@ -172,12 +172,14 @@ class NodeCollection(NodeList):
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         wire.query(req, {})
         context = req.context.ctx
-        policy.authorize('baremetal:node:create', context)
+        own_project = node_access.authorize_create(req)
         version = req.context.version
         body = wire.read_json(req)
         schemas.validate('node', body, node_schema.CREATE)
         values = _normalized(body)
         _reject_newer(version, values)
+        if own_project:
+            node_access.claim_for_project(req, values)
         values.setdefault('uuid', uuidutils.generate_uuid())
         values['conductor_group'] = (values.get('conductor_group') or
                                      '').lower()
@@ -308,8 +310,7 @@ class Node(base.Resource):
     def on_delete(self, req: falcon.Request, resp: falcon.Response,
                   node_ident: str) -> None:
         wire.query(req, {})
-        uuid = node_access.node_uuid(req, node_ident,
-                                     'baremetal:node:delete')
+        uuid = node_access.node_uuid_to_delete(req, node_ident)
         self.rpcapi.destroy_node(req.context.ctx, uuid)
         wire.no_content(resp)
 

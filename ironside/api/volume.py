@@ -21,6 +21,7 @@ from ironside.api import links
 from ironside.api import node_access
 from ironside.api import node_owned
 from ironside.api import nodes
+from ironside.api import policy
 from ironside.api import schemas
 from ironside.api import versions
 from ironside.api import views
@@ -87,7 +88,9 @@ class Volume:
         wire.query(req, {})
         base = req.context.public_url
         prefix = 'volume'
-        if node_ident is not None:
+        if node_ident is None:
+            policy.authorize('baremetal:volume:get', req.context.ctx)
+        else:
             node_access.get_node(req, node_ident, 'baremetal:node:get',
                                  ['uuid'])
             prefix = 'nodes/%s/volume' % node_ident

@@ -13,7 +13,10 @@ one process, the API calling the conductor in-process (``rpc_transport
 The database defaults to SQLite under the state directory (WAL: the API
 process reads while the conductor writes) and its schema is upgraded at
 start. ``--enroll-fake-nodes N`` enrolls N fake-hardware nodes named
-fake-0 ... fake-<N-1> (those missing), for trying things.
+fake-0 ... fake-<N-1> (those missing), for trying things, and
+``--fake-nodes-available`` makes them ``available`` before the API
+serves. ``--host`` and ``--port`` say where the API listens
+(``[api]host_ip`` and ``[api]port`` otherwise).
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ from oslo_config import cfg
 
 from ironside.cmd import api as api_cmd
 from ironside.cmd import conductor as conductor_cmd
-from ironside.common import context as ironside_context
+from ironside.cmd import fake_nodes
 from ironside.common import exception
 from ironside.common import json_rpc
 from ironside.common import metrics
@@ -36,7 +39,6 @@ from ironside.common.conf import CONF
 from ironside.conductor import rpcapi as conductor_rpcapi
 from ironside.conductor import service as conductor_service
 from ironside.db import migration
-from ironside.db import nodes as nodes_db
 from ironside.db import session as db_session
 from ironside.strategy import service as site_service
 
@@ -54,32 +56,28 @@ cli_opts = [
     cfg.IntOpt('enroll-fake-nodes', default=0, min=0,
                help='Enroll this many fake-hardware nodes, named fake-0, '
                     'fake-1, ..., unless they exist.'),
+    cfg.BoolOpt('fake-nodes-available', default=False,
+                help='Take the fake nodes of --enroll-fake-nodes to '
+                     'available (manage, then provide) before serving.'),
+    # Not "host": [DEFAULT]host names the conductor.
+    cfg.HostAddressOpt('host', dest='listen_host',
+                       help='Address the API listens on (overrides '
+                            '[api]host_ip).'),
+    cfg.PortOpt('port', dest='listen_port',
+                help='Port the API listens on (overrides [api]port).'),
     cfg.BoolOpt('single-process', default=False,
                 help='Run the API in the conductor\'s process, calling it '
                      'in-process, instead of in a process of its own.'),
 ]
 
 
-def enroll_fake_nodes(rpcapi, count: int) -> None:
-    context = ironside_context.get_admin_context()
-    for index in range(count):
-        name = 'fake-%d' % index
-        try:
-            nodes_db.get_node(name)
-            continue
-        except exception.NodeNotFound:
-            pass
-        rpcapi.create_node(context, {
-            'name': name, 'driver': 'fake-hardware',
-            'resource_class': 'baremetal',
-            'properties': {'cpus': 2, 'memory_mb': 4096, 'local_gb': 40,
-                           'cpu_arch': 'x86_64'}})
-        LOG.info('Enrolled fake node %s', name)
-
-
 def main(argv: list[str] | None = None) -> None:
     CONF.register_cli_opts(cli_opts)
     service.prepare_service(argv)
+    if CONF.listen_host:
+        CONF.set_override('host_ip', CONF.listen_host, group='api')
+    if CONF.listen_port is not None:
+        CONF.set_override('port', CONF.listen_port, group='api')
     state_dir = os.path.abspath(os.path.expanduser(CONF.state_dir))
     os.makedirs(state_dir, exist_ok=True)
     CONF.set_default('connection', 'sqlite:///%s' % os.path.join(
@@ -123,7 +121,9 @@ class _Conductor:
         self.site_actions.start()
         self.rpcapi = conductor_rpcapi.ConductorAPI(
             local_manager=self.conductor.manager)
-        enroll_fake_nodes(self.rpcapi, CONF.enroll_fake_nodes)
+        fake_nodes.enroll(self.rpcapi, CONF.enroll_fake_nodes)
+        if CONF.fake_nodes_available:
+            fake_nodes.make_available(self.rpcapi, CONF.enroll_fake_nodes)
 
     def stop(self) -> None:
         if self.site_actions is not None:

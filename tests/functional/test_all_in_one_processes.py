@@ -8,6 +8,7 @@ import json
 import os
 import pathlib
 import signal
+import socket
 
 import pytest
 
@@ -98,6 +99,28 @@ def test_single_process_serves_alone(tmp_path):
     with server:
         assert children(server.process.process.pid) == []
         manage(server, 'fake-0')
+    assert server.process.process.returncode == 0
+
+
+def test_host_and_port_on_the_command_line(tmp_path):
+    """``ironside --host H --port P`` listens there, whatever the
+    configuration file says; with ``--fake-nodes-available`` the fake
+    nodes are available once it serves."""
+    server = ironside_process.AllInOne(tmp_path, enroll_fake_nodes=3)
+    configured = services.free_port()
+    server.sections['api'] = {'host_ip': '127.0.0.2', 'port': configured}
+    server.process.args += ('--host', '127.0.0.1', '--port',
+                            str(server.port), '--fake-nodes-available')
+    with server:
+        status, body = server.api('GET', '/v1/nodes?fields=name,'
+                                  'provision_state,power_state')
+        assert status == 200, body
+        assert [(n['name'], n['provision_state'], n['power_state'])
+                for n in body['nodes']] == [
+            ('fake-%d' % index, 'available', 'power off')
+            for index in range(3)]
+        with pytest.raises(OSError):
+            socket.create_connection(('127.0.0.2', configured), timeout=2)
     assert server.process.process.returncode == 0
 
 

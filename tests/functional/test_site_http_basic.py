@@ -7,7 +7,7 @@ password, and the endpoint). The site API, its web view and /v1 share
 the one authentication layer.
 
 Keystone is exercised by tests/functional/test_site_keystone.py
-(against a keystone emulator); the policy of each persona by
+(against the real Keystone); the policy of each persona by
 tests/unit/strategy/test_site_policy.py.
 """
 

@@ -1,13 +1,15 @@
 """``openstack site`` and ``openstack baremetal`` against an all-in-one
-under ``auth_strategy = keystone``.
+under ``auth_strategy = keystone``, with the real Keystone.
 
-Keystone itself cannot run on these machines: the identity service is
-the keystone emulator of ``tests/functional/fixtures/keystone_emulator.py``
-(real HTTP, keystone's JSON). Everything else is real: keystoneauth's
-password plugin in the CLI gets a token and finds Ironside in the token's
-catalog; keystonemiddleware's ``auth_token`` in Ironside gets a service
-token and validates the callers' tokens; the policy reads the roles and
-scope it vouches for.
+Keystone (from PyPI: SQLite, fernet tokens, ``keystone-manage
+bootstrap``, its own process; ``fixtures/keystone.py``) is started once
+for the module, with system- and project-scoped admins, members and
+readers and Ironside's service user. Everything is real: keystoneauth's
+password plugin in the CLI gets a scoped token; keystonemiddleware's
+``auth_token`` in Ironside gets a service token and validates the
+callers' tokens; the policy reads the roles and scope keystone vouches
+for, with ``[oslo_policy] enforce_scope`` and ``enforce_new_defaults``
+(Ironic 39's defaults).
 """
 
 from __future__ import annotations
@@ -17,66 +19,54 @@ import pytest
 from tests.functional import site_cli_flow
 from tests.functional.fixtures import clients
 from tests.functional.fixtures import ironside_process
-from tests.functional.fixtures import keystone_emulator
+from tests.functional.fixtures import keystone as keystone_fixture
 
-USERS = [
-    keystone_emulator.User('ironside', 'service-secret', ('service', 'admin'),
-                           project='service'),
-    keystone_emulator.User('operator', 'op-secret', ('admin',)),
-    keystone_emulator.User('auditor', 'aud-secret', ('reader',)),
-    keystone_emulator.User('tenant', 'ten-secret', ('member',),
-                           project='tenant'),
-]
+# One keystone and one Ironside for the module: its tests on one worker.
+pytestmark = [pytest.mark.functional,
+              pytest.mark.xdist_group('site_keystone')]
 
 
-@pytest.fixture
-def deployment(tmp_path):
-    with keystone_emulator.KeystoneEmulator(USERS, '') as keystone:
-        ironside = ironside_process.AllInOne(tmp_path / 'ironside', options={
-            'DEFAULT': {'auth_strategy': 'keystone'},
-            'keystone_authtoken': {
-                'www_authenticate_uri': keystone.url + '/v3',
-                'auth_url': keystone.url + '/v3',
-                'auth_type': 'password',
-                'username': 'ironside', 'password': 'service-secret',
-                'project_name': 'service',
-                'user_domain_name': 'Default',
-                'project_domain_name': 'Default'},
-            'site': {'action_check_interval': 0.2,
-                     'node_poll_interval': 0.1}})
-        keystone.baremetal_url = ironside.endpoint
-        with ironside:
-            yield ironside, keystone
-        assert ironside.process.process.returncode == 0, ironside.log()
+@pytest.fixture(scope='module')
+def keystone(tmp_path_factory):
+    with keystone_fixture.Keystone(
+            tmp_path_factory.mktemp('keystone')) as server:
+        yield server
 
 
-def _cli(deployment, prefix: str, user: str, password: str,
-         system: bool = True) -> clients.InProcessCli:
-    ironside, keystone = deployment
-    auth = {'OS_AUTH_TYPE': 'password', 'OS_AUTH_URL': keystone.url + '/v3',
-            'OS_IDENTITY_API_VERSION': '3', 'OS_USERNAME': user,
-            'OS_PASSWORD': password, 'OS_USER_DOMAIN_NAME': 'Default',
-            'OS_INTERFACE': 'public', 'OS_REGION_NAME': 'RegionOne'}
-    if system:
-        auth['OS_SYSTEM_SCOPE'] = 'all'
-    else:
-        auth.update(OS_PROJECT_NAME=user, OS_PROJECT_DOMAIN_NAME='Default')
-    return clients.InProcessCli(ironside.endpoint, prefix, auth)
+@pytest.fixture(scope='module')
+def deployment(tmp_path_factory, keystone):
+    options = keystone.authtoken_options()
+    options['site'] = {'action_check_interval': 0.2,
+                       'node_poll_interval': 0.1}
+    server = ironside_process.AllInOne(tmp_path_factory.mktemp('ironside'),
+                                       options=options)
+    keystone.set_endpoint('baremetal', server.endpoint)
+    with server:
+        yield server
+    assert server.process.process.returncode == 0, server.log()
 
 
-def test_openstack_site_under_keystone(deployment, tmp_path):
-    _ironside, keystone = deployment
-    wrong = _cli(deployment, 'site', 'operator', 'nope')('strategy', 'list',
-                                                        check=False)
+def _cli(deployment, keystone, prefix: str, user: str,
+         password: str | None = None) -> clients.InProcessCli:
+    auth = keystone.client_env(user)
+    if password is not None:
+        auth['OS_PASSWORD'] = password
+    return clients.InProcessCli(deployment.endpoint, prefix, auth)
+
+
+def test_openstack_site_under_keystone(deployment, keystone, tmp_path):
+    wrong = _cli(deployment, keystone, 'site', 'system-admin', 'nope')(
+        'strategy', 'list', check=False)
     assert isinstance(wrong, clients.CliFailed)
     assert '401' in wrong.stderr
 
     uuid = site_cli_flow.deploy_a_rack(
-        _cli(deployment, 'baremetal', 'operator', 'op-secret'),
-        _cli(deployment, 'site', 'operator', 'op-secret'), tmp_path, 'keyed')
+        _cli(deployment, keystone, 'baremetal', 'system-admin'),
+        _cli(deployment, keystone, 'site', 'system-admin'), tmp_path,
+        'keyed')
 
     # A system reader reads the site but starts nothing.
-    auditor = _cli(deployment, 'site', 'auditor', 'aud-secret')
+    auditor = _cli(deployment, keystone, 'site', 'system-reader')
     assert [s['Name'] for s in auditor('strategy', 'list', '-f', 'json')] \
         == ['keyed']
     assert [a['UUID'] for a in auditor('action', 'list', '-f', 'json')] == \
@@ -86,7 +76,44 @@ def test_openstack_site_under_keystone(deployment, tmp_path):
     assert isinstance(refused, clients.CliFailed)
     assert 'HTTP 403' in refused.stderr
     # A project's member sees none of the system's nodes.
-    tenant = _cli(deployment, 'site', 'tenant', 'ten-secret', system=False)
+    tenant = _cli(deployment, keystone, 'site', 'project-member')
     assert tenant('node', 'status', '-f', 'json') == []
     # Ironside's middleware validated the callers' tokens with keystone.
-    assert ('GET', '/v3/auth/tokens') in keystone.requests
+    assert ('GET', '/v3/auth/tokens', 200) in keystone.requests()
+
+
+def test_personas_under_keystone(deployment, keystone):
+    """Ironic's defaults with keystone's own tokens: the service user
+    sees only its project's nodes; a project admin creates and deletes
+    its project's nodes; the system reads everything."""
+    def baremetal(user: str) -> clients.InProcessCli:
+        return _cli(deployment, keystone, 'baremetal', user)
+
+    system_admin = baremetal('system-admin')
+    system_admin('node', 'create', '--driver', 'fake-hardware', '--name',
+                 'system-node', '-f', 'json')
+    # The service project's service user is not elevated by default.
+    assert baremetal('ironside')('node', 'list', '-f', 'json') == []
+    # A project admin's node is its project's.
+    project_admin = baremetal('project-admin')
+    node = project_admin('node', 'create', '--driver', 'fake-hardware',
+                         '--name', 'tenant-node', '-f', 'json')
+    assert node['owner'] == keystone.projects['tenant']
+    assert [n['name'] for n in baremetal('project-reader')(
+        'node', 'list', '-f', 'json')] == ['tenant-node']
+    refused = baremetal('project-member')(
+        'node', 'create', '--driver', 'fake-hardware', check=False)
+    assert 'HTTP 403' in refused.stderr
+    outsider = baremetal('other-admin')
+    assert outsider('node', 'list', '-f', 'json') == []
+    missing = outsider('node', 'delete', 'tenant-node', check=False)
+    assert isinstance(missing, clients.CliFailed)
+    assert {'system-node', 'tenant-node'} <= {n['name'] for n in baremetal(
+        'system-reader')('node', 'list', '-f', 'json')}
+    refused = baremetal('system-member')('node', 'delete', 'tenant-node',
+                                         check=False)
+    assert 'HTTP 403' in refused.stderr
+    project_admin('node', 'delete', 'tenant-node')
+    # The system's rules refuse a project's token (scope).
+    refused = project_admin('driver', 'list', check=False)
+    assert 'HTTP 403' in refused.stderr

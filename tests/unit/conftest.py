@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from ironside.api import policy
 from ironside.common import context as ironside_context
 from ironside.conductor import manager as conductor_manager
 from ironside.conductor import rpcapi
@@ -50,3 +51,13 @@ def make_node(rpc, context):
         uuid = rpc.create_node(context, utils.fake_node_values(**overrides))
         return nodes_db.get_node(uuid)
     return _make
+
+
+@pytest.fixture
+def keystone(conf):
+    """``auth_strategy = keystone``: the policy is enforced (requests
+    carry the identity headers keystonemiddleware would set)."""
+    conf.set(auth_strategy='keystone')
+    policy.reset()
+    yield
+    policy.reset()

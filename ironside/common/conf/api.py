@@ -52,6 +52,12 @@ opts = [
     cfg.BoolOpt('allow_insecure_noauth', default=False,
                 help='Serve the noauth strategy on a non-loopback address. '
                      'Anyone who can reach the port controls every node.'),
+    cfg.BoolOpt('project_admin_can_manage_own_nodes', default=True,
+                mutable=True,
+                help='Let project-scoped admins create nodes (owned by '
+                     'their project) and delete the nodes their project '
+                     'owns (the rules baremetal:node:create:self_owned_node '
+                     'and baremetal:node:delete:self_owned_node).'),
 ]
 
 

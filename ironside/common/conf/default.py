@@ -44,6 +44,17 @@ opts = [
                default='/etc/ironside/htpasswd',
                help='Apache htpasswd file (bcrypt entries) for the '
                     'http_basic auth strategy.'),
+    cfg.BoolOpt('rbac_service_role_elevated_access',
+                default=False,
+                help='Let users with the service role in the project '
+                     'named by rbac_service_project_name act on every '
+                     'node, as system-scoped users do (Ironic\'s option). '
+                     'Off: a service user acts on the nodes its project '
+                     'owns, like any project.'),
+    cfg.StrOpt('rbac_service_project_name',
+               default='service',
+               help='The project whose service-role users are elevated by '
+                    'rbac_service_role_elevated_access.'),
 ]
 
 for _iface in INTERFACE_TYPES:

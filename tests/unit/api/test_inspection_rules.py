@@ -154,7 +154,6 @@ def keystone_api(keystone, api):
     return api, test_policy.SYSTEM_ADMIN, test_policy.SYSTEM_READER
 
 
-keystone = test_policy.keystone
 
 
 def _inspect(api, node):

@@ -9,21 +9,11 @@ from __future__ import annotations
 import pytest
 
 from ironside.api import policy
+from ironside.common import context as ironside_context
 from ironside.db import nodes as nodes_db
 from tests import utils
 from tests.unit.api.conftest import error_of
 from tests.unit.api.conftest import identity
-
-
-@pytest.fixture
-def keystone(conf):
-    conf.set(auth_strategy='keystone')
-    policy.reset()
-    yield
-    policy.reset()
-
-
-
 
 SYSTEM_ADMIN = identity(['admin', 'member', 'reader'], system=True)
 SYSTEM_READER = identity(['reader'], system=True)
@@ -115,10 +105,108 @@ def test_no_role_no_list(api, nodes):
     assert response.status_code == 403
 
 
-def test_service_role_acts_as_system(api, nodes):
-    service = identity(['service'], project='svc-id')
-    service['X-Project-Name'] = 'service'
-    assert _names(api, service) == ['other', 'owned']
+SERVICE = dict(identity(['service'], project='svc-id'),
+               **{'X-Project-Name': 'service'})
+
+
+def test_service_role_sees_only_its_projects_nodes(api, nodes):
+    """Ironic elevates the service project's service users only with
+    [DEFAULT]rbac_service_role_elevated_access (off by default)."""
+    assert _names(api, SERVICE) == []
+    response = api.get('/v1/nodes/other', headers=SERVICE)
+    assert response.status_code == 404
+    response = api.patch('/v1/nodes/other', [
+        {'op': 'add', 'path': '/extra/a', 'value': 1}], headers=SERVICE)
+    assert response.status_code == 404
+    response = api.get('/v1/nodes', project='p9', headers=SERVICE)
+    assert response.status_code == 403
+    api.patch('/v1/nodes/other', [{'op': 'replace', 'path': '/owner',
+                                   'value': 'svc-id'}], headers=SYSTEM_ADMIN)
+    assert _names(api, SERVICE) == ['other']
+
+
+def test_service_role_elevated_by_the_option(api, nodes, conf):
+    conf.set(rbac_service_role_elevated_access=True)
+    assert _names(api, SERVICE) == ['other', 'owned']
+    assert api.get('/v1/nodes/owned', headers=SERVICE).json[
+        'last_error'] == 'BMC 10.0.0.1 down'
+    # Only the service project's service users.
+    elsewhere = dict(SERVICE, **{'X-Project-Name': 'tenant'})
+    assert _names(api, elsewhere) == []
+    conf.set(rbac_service_project_name='services')
+    assert _names(api, SERVICE) == []
+
+
+OWNER_ADMIN = identity(['admin', 'member', 'reader'], project='p1')
+LESSEE_ADMIN = identity(['admin', 'member', 'reader'], project='p2')
+
+
+def test_project_admin_creates_and_deletes_its_own_nodes(api, nodes):
+    response = api.post('/v1/nodes', utils.fake_node_values(name='mine'),
+                        headers=OWNER_ADMIN)
+    assert response.status_code == 201, response.text
+    assert response.json['owner'] == 'p1'
+    response = api.post('/v1/nodes', utils.fake_node_values(owner='p9'),
+                        headers=OWNER_ADMIN)
+    assert response.status_code == 400
+    assert error_of(response) == ('Cannot create a node as a project scoped '
+                                  'admin with an owner other than your own '
+                                  'project.')
+    # A system admin still names any owner.
+    response = api.post('/v1/nodes', utils.fake_node_values(
+        name='theirs', owner='p9'), headers=SYSTEM_ADMIN)
+    assert response.json['owner'] == 'p9'
+    # The lessee's admin may see the node but not delete it.
+    response = api.delete('/v1/nodes/owned', headers=LESSEE_ADMIN)
+    assert response.status_code == 403
+    assert error_of(response) == (
+        'Access was denied to the following resource: '
+        'baremetal:node:delete:self_owned_node')
+    assert api.delete('/v1/nodes/other',
+                      headers=OWNER_ADMIN).status_code == 404
+    assert api.delete('/v1/nodes/mine', headers=OWNER_ADMIN).status_code \
+        == 204
+    assert api.delete('/v1/nodes/owned', headers=OWNER_ADMIN).status_code \
+        == 204
+    assert _names(api, SYSTEM_READER) == ['other', 'theirs']
+
+
+def test_project_admins_manage_no_nodes_without_the_option(api, nodes,
+                                                           conf):
+    conf.set('api', project_admin_can_manage_own_nodes=False)
+    response = api.post('/v1/nodes', utils.fake_node_values(),
+                        headers=OWNER_ADMIN)
+    assert response.status_code == 403
+    response = api.delete('/v1/nodes/owned', headers=OWNER_ADMIN)
+    assert response.status_code == 403
+    assert error_of(response) == ('Access was denied to the following '
+                                  'resource: baremetal:node:delete')
+
+
+LESSEE_MEMBER = identity(['member', 'reader'], project='p2')
+
+
+def test_lessee_sets_boot_mode_and_secure_boot_and_reads_indicators(
+        api, nodes):
+    path = '/v1/nodes/owned/'
+    for what, target in (('boot_mode', 'bios'), ('secure_boot', True)):
+        response = api.put(path + 'states/' + what, {'target': target},
+                           headers=LESSEE_MEMBER)
+        assert response.status_code == 202, response.text
+        utils.wait_for(lambda w=what, t=target: getattr(
+            nodes_db.get_node(nodes[0]['uuid']), w) == t)
+    response = api.get(path + 'management/indicators', headers=LESSEE_READER)
+    assert response.status_code == 200, response.text
+    response = api.get(path + 'management/indicators/led@system',
+                       headers=LESSEE_READER)
+    assert response.json == {'state': 'OFF'}
+    # Setting an indicator stays the owner's and the system's.
+    response = api.put(path + 'management/indicators/led@system',
+                       {'state': 'ON'}, headers=LESSEE_MEMBER)
+    assert response.status_code == 403
+    response = api.put(path + 'states/boot_mode', {'target': 'uefi'},
+                       headers=LESSEE_READER)
+    assert response.status_code == 403
 
 
 def test_ports_follow_their_node(api, nodes):
@@ -238,3 +326,62 @@ def test_volume_follows_its_node_and_target_properties_are_redacted(
         'targets': []}
     assert api.delete(path, headers=LESSEE_READER).status_code == 403
     assert api.delete(path, headers=SYSTEM_ADMIN).status_code == 204
+
+
+# Ironic's roles before scopes: a baremetal_admin of the baremetal project.
+LEGACY_ADMIN = dict(identity(['baremetal_admin'], project='p5'),
+                    **{'X-Project-Name': 'baremetal',
+                       'X-Project-Domain-Id': 'default'})
+
+
+def test_old_defaults_come_back_without_enforce_new_defaults(api, nodes,
+                                                            conf):
+    response = api.get('/v1/nodes', headers=LEGACY_ADMIN)
+    assert response.status_code == 403
+    policy.get_enforcer()       # registers [oslo_policy]
+    conf.set('oslo_policy', enforce_new_defaults=False)
+    policy.reset()
+    assert _names(api, LEGACY_ADMIN) == ['other', 'owned']
+    response = api.post('/v1/nodes', utils.fake_node_values(name='old'),
+                        headers=LEGACY_ADMIN)
+    assert response.status_code == 201, response.text
+    assert api.delete('/v1/nodes/old',
+                      headers=LEGACY_ADMIN).status_code == 204
+    assert policy.evaluate('baremetal:node:vendor_passthru',
+                           policy_context(LEGACY_ADMIN),
+                           policy.node_target('p1', None))
+    # Scopes still hold: the system's rules refuse a project's token.
+    assert not policy.evaluate('baremetal:events:post',
+                               policy_context(LEGACY_ADMIN))
+
+
+def policy_context(headers: dict):
+    """The request context the API makes of keystone's headers."""
+    environ = {'HTTP_' + name.upper().replace('-', '_'): value
+               for name, value in headers.items()}
+    return ironside_context.RequestContext.from_environ(environ)
+
+
+@pytest.mark.parametrize('rule, allowed, refused', [
+    ('baremetal:node:vendor_passthru', [SYSTEM_ADMIN], [
+        SYSTEM_READER, OWNER_ADMIN, identity(['member'], system=True)]),
+    ('baremetal:driver:vendor_passthru', [SYSTEM_ADMIN], [OWNER_ADMIN]),
+    ('baremetal:events:post', [SYSTEM_ADMIN],
+     [identity(['member', 'reader'], system=True), OWNER_ADMIN]),
+    ('baremetal:node:set_provision_state:service_steps',
+     [SYSTEM_ADMIN, OWNER_MEMBER, LESSEE_ADMIN],
+     [LESSEE_MEMBER, LESSEE_READER, SYSTEM_READER]),
+    ('baremetal:node:ipa_heartbeat', [{}, NOBODY], []),
+    ('baremetal:driver:ipa_lookup', [{}, NOBODY], []),
+    ('baremetal:driver:ipa_continue_inspection', [{}, NOBODY], []),
+    ('baremetal:node:vmedia:attach', [OWNER_MEMBER, LESSEE_MEMBER],
+     [LESSEE_READER]),
+])
+def test_ironic_rules_with_their_defaults(keystone, rule, allowed, refused):
+    target = policy.node_target('p1', 'p2')
+    for headers in allowed:
+        assert policy.evaluate(rule, policy_context(headers), target), \
+            headers
+    for headers in refused:
+        assert not policy.evaluate(rule, policy_context(headers), target), \
+            headers

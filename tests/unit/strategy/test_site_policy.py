@@ -29,8 +29,6 @@ from tests.unit.strategy.design_fixtures import stage_example
 BASE = '/site/v1'
 
 
-
-
 SYSTEM_ADMIN = identity(['admin', 'manager', 'member', 'reader'],
                          system=True)
 SYSTEM_MEMBER = identity(['member', 'reader'], system=True)
@@ -51,14 +49,6 @@ RACK1 = {'schema': 'shipyard/DeploymentStrategy/v1',
                             'node_tags': ['compute']}],
              'success_criteria': {'percent_successful_nodes': 50}}]}}
 P1_NODES = ['cmp-r1-01', 'cmp-r1-02', 'cmp-r1-03', 'cmp-r1-04']
-
-
-@pytest.fixture
-def keystone(conf):
-    conf.set(auth_strategy='keystone')
-    policy.reset()
-    yield
-    policy.reset()
 
 
 def _owners(name):
