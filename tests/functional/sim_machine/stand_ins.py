@@ -152,6 +152,13 @@ class RamdiskAPI:
                             'heartbeat_timeout': heartbeat_timeout,
                             'token_given': False}
 
+    def power_cycled(self, uuid: str) -> None:
+        """A new token for the node's next lookup, as Ironic makes one
+        when it powers a node off or reboots it."""
+        with self._lock:
+            self.nodes[uuid].update(token=secrets.token_urlsafe(32),
+                                    token_given=False)
+
     @property
     def url(self) -> str:
         return 'http://127.0.0.1:%d' % self._server.server_port
@@ -251,7 +258,8 @@ class AgentClient:
         self.token = token
         self.verify: str | bool = True
         if heartbeat.get('agent_verify_ca'):
-            ca = directory / 'agent-ca.pem'
+            ca = directory / ('agent-ca-%s.pem' % urllib.parse.urlparse(
+                self.url).port)
             ca.write_text(heartbeat['agent_verify_ca'])
             self.verify = str(ca)
 
