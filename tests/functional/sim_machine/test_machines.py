@@ -244,11 +244,14 @@ def test_pxe_boot_looks_up_heartbeats_writes_images_and_boots_the_os(
 
 
 def test_virtual_media_boot_reads_the_kernel_line_from_the_iso(site):
+    """The kernel line comes from the ISO's grub.cfg; with an inspection
+    callback in it the agent posts the machine's inventory first."""
     redfish = site.sims[0]
     iso = stand_ins.make_boot_iso(
         site.http_root / 'boot.iso', site.sims.deploy_kernel,
         site.sims.deploy_ramdisk,
-        'ipa-api-url=%s boot_method=vmedia' % site.api.url)
+        'ipa-api-url=%s boot_method=vmedia ipa-inspection-callback-url='
+        '%s/v1/continue_inspection' % (site.api.url, site.api.url))
     client = bmc_client.BmcClient(redfish.driver_info())
     client.insert_media(site.files.url + '/' + iso.name)
     client.close()
@@ -259,6 +262,17 @@ def test_virtual_media_boot_reads_the_kernel_line_from_the_iso(site):
     assert redfish.state()['booted_from'] == 'cd'
     assert agent.command('standby.get_partition_uuids')[
         'command_status'] == 'SUCCEEDED'
+
+    inventory = site.api.inspections[-1]['inventory']
+    assert sorted(nic['mac_address'] for nic in inventory['interfaces']) \
+        == sorted(redfish.macs)
+    assert [(disk['name'], disk['size']) for disk in inventory['disks']] \
+        == [(redfish.disk_path, redfish.disk_size)]
+    assert inventory['cpu']['count'] == redfish.cpus
+    assert inventory['cpu']['architecture'] == 'x86_64'
+    assert inventory['memory']['physical_mb'] == redfish.memory_mb
+    assert inventory['bmc_address'] == '127.0.0.1'
+    assert inventory['boot']['current_boot_mode'] == 'uefi'
     site.power_off(redfish)
     assert _agent_gone(redfish)
 
