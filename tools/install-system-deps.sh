@@ -13,9 +13,10 @@
 # and database cluster (tests/functional/faults), on ports of their own.
 # The simulated machines (tests/functional/fixtures/sim_machine) run
 # ironic-python-agent, which writes images with qemu-img, sgdisk, parted,
-# wipefs, partx, hexdump, fuser, udevadm and lshw; their firmware reads
-# ISOs with xorriso and VFAT config drives with mtools; the tests make
-# images and ISOs with the same (and dosfstools).
+# wipefs, partx, hexdump, fuser and udevadm, and erases disks with hdparm
+# and shred; their firmware reads ISOs with xorriso and VFAT config
+# drives with mtools; the tests make images and ISOs with the same (and
+# dosfstools).
 set -eu
 
 PACKAGES='
@@ -38,6 +39,7 @@ udevadm udev
 lshw lshw
 hexdump bsdextrautils
 fuser psmisc
+hdparm hdparm
 setpriv util-linux
 '
 

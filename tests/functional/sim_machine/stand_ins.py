@@ -273,6 +273,19 @@ class AgentClient:
         response.raise_for_status()
         return response.json()
 
+    def run(self, name: str, params: dict | None = None,
+            timeout: float = 120) -> dict:
+        """An asynchronous command, its result once it is done."""
+        result = self.command(name, params, wait=False)
+        deadline = time.monotonic() + timeout
+        while result['command_status'] == 'RUNNING':
+            if time.monotonic() > deadline:
+                raise AssertionError('%s still running after %ss'
+                                     % (name, timeout))
+            time.sleep(0.1)
+            result = self.result(result['id'])
+        return result
+
     def result(self, command_id: str) -> dict:
         response = requests.get(
             self.url + '/v1/commands/%s' % command_id,

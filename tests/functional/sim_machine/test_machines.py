@@ -175,7 +175,7 @@ def test_pxe_boot_looks_up_heartbeats_writes_images_and_boots_the_os(
             'uuid': site.node(machine), 'hostname': 'os-' + machine.bmc,
             'public_keys': {'key': key.with_suffix('.pub').read_text()}})
         started = time.time()
-        result = agent.command('standby.prepare_image', {
+        result = agent.run('standby.prepare_image', {
             'image_info': {
                 'id': 'image-' + machine.bmc,
                 'urls': [site.files.url + '/' + image.path.name],
@@ -183,11 +183,7 @@ def test_pxe_boot_looks_up_heartbeats_writes_images_and_boots_the_os(
                 'stream_raw_images': True, 'os_hash_algo': 'sha256',
                 'os_hash_value': image.file_sha256,
                 'node_uuid': site.node(machine)},
-            'configdrive': config_drive}, wait=False)
-        result = wait_for(
-            lambda: (lambda r: r if r['command_status'] != 'RUNNING'
-                     else None)(agent.result(result['id'])),
-            timeout=120, interval=0.2, what='prepare_image')
+            'configdrive': config_drive})
         result['seconds'] = time.time() - started
         return result
 
@@ -284,6 +280,20 @@ def test_lockdown_and_rescue_leave_the_host_untouched(site):
         site.pxe_agent(machine)
     (locked, _), (rescued, _) = _both(site.boot_agent, (redfish,), (ipmi,))
 
+    # The agent's own cleaning works on the loop device: the image of the
+    # first test loses its partition table.
+    node = {'uuid': site.node(redfish), 'properties': {},
+            'instance_info': {}, 'driver_internal_info': {}}
+    steps = locked.command('clean.get_clean_steps',
+                           {'node': node, 'ports': []})['command_result']
+    erased = locked.run('clean.execute_clean_step', {
+        'step': {'interface': 'deploy', 'step': 'erase_devices_metadata',
+                 'priority': 99, 'reboot_requested': False},
+        'node': node, 'ports': [],
+        'clean_version': steps['hardware_manager_version']})
+    assert erased['command_status'] == 'SUCCEEDED', erased
+    assert disk_image.partitions(redfish.read_disk) == []
+
     locked.command('system.lockdown')
     rescued.command('rescue.finalize_rescue',
                     {'rescue_password': 'secret'})
@@ -295,10 +305,9 @@ def test_lockdown_and_rescue_leave_the_host_untouched(site):
     # comes back (as its service would) to find it, and idles.
     wait_for(lambda: 'Found rescue state marker file' in ipmi.agent_log(),
              timeout=30, what='the rescued agent to restart and idle')
-    rescued_etc = ipmi.directory / 'boot' / 'etc-upper'
-    assert (rescued_etc / '.rescued').exists()
-    assert (rescued_etc / 'ipa-rescue-config' / 'ipa-rescue-password'
-            ).read_text().startswith('$5$')
+    assert ipmi.ramdisk_path('/etc/.rescued').exists()
+    assert ipmi.ramdisk_path('/etc/ipa-rescue-config/ipa-rescue-password'
+                             ).read_text().startswith('$5$')
     host.assert_host_untouched(before)
     for machine in site.sims:
         site.power_off(machine)
