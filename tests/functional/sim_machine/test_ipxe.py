@@ -4,12 +4,16 @@ machines."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.functional.fixtures.sim_machine import ipxe
 from tests.functional.sim_machine import stand_ins
 
 URL = 'http://boot.example'
 MACS = ['52:54:00:00:00:01', '52:54:00:00:00:02']
 KERNEL = b'{"simulated": "ironic-python-agent", "part": "kernel"}'
+
+pytestmark = pytest.mark.functional
 
 
 def _run(files: dict[str, bytes], waits: list | None = None
