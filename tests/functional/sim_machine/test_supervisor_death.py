@@ -37,6 +37,12 @@ def test_killing_the_supervisor_leaves_nothing(tmp_path):
         client.close()
         wait_for(lambda: 'Starting ironic-python-agent' in
                  machine.agent_log(), timeout=30, what='the agent')
+        # A crashed agent comes back, as its service restarts it.
+        machine.kill_agent()
+        wait_for(lambda: machine.agent_log().count(
+            'Starting ironic-python-agent') == 2, timeout=30,
+            what='the agent to restart')
+        assert 'agent killed' in machine.console_log()
     assert host.our_processes(work_dir) and \
         pathlib.Path(machine.disk_path).exists()
     # Killed without a chance to clean up: the disks detach themselves
