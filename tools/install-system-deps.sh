@@ -11,6 +11,12 @@
 # chromium-driver run the web view's browser tests (headless).
 # rabbitmq-server and postgresql run the fault tests' private broker node
 # and database cluster (tests/functional/faults), on ports of their own.
+# The simulated machines (tests/functional/fixtures/sim_machine) run
+# ironic-python-agent, which writes images with qemu-img, sgdisk, parted,
+# wipefs, partx, hexdump, fuser and udevadm, and erases disks with hdparm
+# and shred; their firmware reads ISOs with xorriso and VFAT config
+# drives with mtools; the tests make images and ISOs with the same (and
+# dosfstools).
 set -eu
 
 PACKAGES='
@@ -23,6 +29,18 @@ chromedriver chromium-driver
 /usr/sbin/sshd openssh-server
 /usr/lib/rabbitmq/bin/rabbitmq-server rabbitmq-server
 pg_ctlcluster postgresql
+qemu-img qemu-utils
+sgdisk gdisk
+parted parted
+xorriso xorriso
+mcopy mtools
+mkfs.vfat dosfstools
+udevadm udev
+lshw lshw
+hexdump bsdextrautils
+fuser psmisc
+hdparm hdparm
+setpriv util-linux
 '
 
 missing=

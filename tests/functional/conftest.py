@@ -16,6 +16,7 @@ from tests.functional.fixtures import ironside_process
 from tests.functional.fixtures import processes
 from tests.functional.fixtures import services
 from tests.functional.fixtures import sshd
+from tests.functional.fixtures.sim_machine import machines
 from tests.utils import wait_for
 
 FAST_CONDUCTOR = ironside_process.FAST_CONDUCTOR
@@ -118,6 +119,28 @@ def ssh_nodes(tmp_path):
     yield start
     for nodes in runs:
         nodes.stop()
+
+
+@pytest.fixture
+def sim_machines(tmp_path):
+    """Start simulated machines (BMC, NICs, loop-device disk, firmware
+    that boots the real ironic-python-agent): ``sim_machines(2,
+    bmc='ipmi', boot_script_url=...)`` gives a started
+    ``SimulatedMachines`` (keywords: ``MachineSpec``'s fields, or
+    ``specs=[...]``), each call a supervisor of its own; all are stopped
+    when the test ends. Skips without root or loop devices (fails with
+    CI=true)."""
+    runs = []
+
+    def start(count: int = 1, **options) -> machines.SimulatedMachines:
+        sims = machines.SimulatedMachines(
+            tmp_path / ('machines-%d' % len(runs)), count=count, **options)
+        runs.append(sims)
+        return sims.start()
+
+    yield start
+    for sims in runs:
+        sims.stop()
 
 
 @pytest.hookimpl(tryfirst=True)
