@@ -1,0 +1,134 @@
+"""The process that forks BMC session processes, and the conductor's
+handle on it.
+
+Session processes are forked from here rather than from the conductor:
+this process has one thread (a fork of the conductor could inherit a lock
+another thread held) and pyghmi loaded already, so a fork takes about
+20 ms and 4-5 MB that are the session's own. multiprocessing's fork
+server would do the same but imports the conductor's main module into
+each child.
+
+The conductor starts it with one end of a socket pair (SOCK_SEQPACKET).
+Each request is a pickled ``session_process.serve`` argument tuple with
+one file descriptor, the session's end of the socket pair it talks to the
+conductor over; the answer is the pickled pid of the new process. When
+the conductor goes away, this process ends.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import signal
+import socket
+import subprocess
+import sys
+import threading
+from multiprocessing import connection
+
+from ironside.drivers.modules.ipmi import session_process
+
+# Seconds the conductor waits for a fork (the first includes starting this
+# process and importing pyghmi).
+FORK_TIMEOUT = 30.0
+
+
+class Forker:
+    """The conductor's handle: starts the forker at the first fork, and
+    again if it died."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._control: socket.socket | None = None
+        self._process: subprocess.Popen | None = None
+
+    def fork(self, *serve_args: object) -> tuple[connection.Connection, int]:
+        """A new session process running ``session_process.serve(conn,
+        *serve_args)``: the conductor's end of its connection, and its
+        pid."""
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            with self._lock:
+                control = self._running()
+                try:
+                    socket.send_fds(control, [pickle.dumps(serve_args)],
+                                    [theirs.fileno()])
+                    pid = pickle.loads(control.recv(4096))
+                except (OSError, EOFError, pickle.UnpicklingError):
+                    self._stop()
+                    raise
+        except BaseException:
+            ours.close()
+            raise
+        finally:
+            theirs.close()
+        return connection.Connection(ours.detach()), pid
+
+    def _running(self) -> socket.socket:
+        if self._process is not None and self._process.poll() is None:
+            return self._control
+        self._stop()
+        ours, theirs = socket.socketpair(socket.AF_UNIX,
+                                         socket.SOCK_SEQPACKET)
+        try:
+            self._process = subprocess.Popen(
+                [sys.executable, '-m', __name__, str(theirs.fileno())],
+                pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL)
+        except BaseException:
+            ours.close()
+            raise
+        finally:
+            theirs.close()
+        ours.settimeout(FORK_TIMEOUT)
+        self._control = ours
+        return ours
+
+    def _stop(self) -> None:
+        """Close the control socket: the forker ends when it sees that."""
+        if self._control is not None:
+            self._control.close()
+            self._control = None
+        if self._process is not None:
+            try:
+                self._process.wait(timeout=0)
+            except subprocess.TimeoutExpired:
+                pass  # it ends by itself, and is reaped at exit
+            self._process = None
+
+    def close(self) -> None:
+        with self._lock:
+            self._stop()
+
+
+def _serve(control: socket.socket) -> None:
+    """Fork a session process for each request, until the conductor goes
+    away."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # Children are reaped by the kernel: the conductor watches them
+    # through their sockets, not their exit status.
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)
+    while True:
+        try:
+            data, fds, _flags, _address = socket.recv_fds(control, 65536, 1)
+        except OSError:
+            return
+        if not data:
+            return
+        serve_args = pickle.loads(data)
+        pid = os.fork()
+        if pid == 0:
+            control.close()
+            code = 1
+            try:
+                session_process.serve(connection.Connection(fds[0]),
+                                      *serve_args)
+                code = 0
+            finally:
+                os._exit(code)
+        for fd in fds:
+            os.close(fd)
+        control.send(pickle.dumps(pid))
+
+
+if __name__ == '__main__':
+    _serve(socket.socket(fileno=int(sys.argv[1])))
