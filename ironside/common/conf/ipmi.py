@@ -34,7 +34,7 @@ opts = [
                       'time.'),
     cfg.IntOpt('max_session_processes', default=100, min=1,
                help='IPMI sessions a conductor keeps open. Each BMC\'s '
-                    'session lives in a process of its own (about 5 MB), '
+                    'session lives in a process of its own (about 7 MB), '
                     'so that a BMC that does not answer can only hold up '
                     'its own calls; past this many, the least recently '
                     'used idle session is logged out to make room.'),

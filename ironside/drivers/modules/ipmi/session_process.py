@@ -18,10 +18,11 @@ Messages over the pipe, pickled:
 
 - conductor to here: ``(operation, args)``, an operation of
   ``operations`` with its arguments; or None: log out and end.
-- here to conductor: ``(outcome, value)``: ``OK`` and the operation's
-  answer; ``REJECTED``, ``NO_ANSWER`` or ``FAILED`` and what pyghmi said;
-  or ``IDLE``, sent once when the process ends for idleness: a request
-  found behind it was never read, and may be sent to a new process.
+- here to conductor: ``(outcome, value, ending)``: ``OK`` and the
+  operation's answer; ``REJECTED``, ``NO_ANSWER`` or ``FAILED`` and what
+  went wrong; or ``IDLE``, sent when the process ends for idleness: a
+  request found behind it was never read, and may be sent to a new
+  process. ``ending``: the process ends after this answer.
 """
 
 from __future__ import annotations
@@ -85,17 +86,21 @@ class _Session:
             getattr(self.command.ipmi_session, 'broken', False))
 
     def run(self, operation: Callable[..., Any], args: tuple
-            ) -> tuple[str, Any]:
+            ) -> tuple[str, Any, bool]:
+        """(outcome, value, whether this process must end after it)."""
         if self.broken:
-            return NO_ANSWER, 'the session to the BMC broke while idle'
+            return NO_ANSWER, 'the session to the BMC broke while idle', True
         try:
             if self.command is None:
                 self.command = ipmi_command.Command(**self._login)
-            return OK, operation(self.command, *args)
+            return OK, operation(self.command, *args), self.broken
         except pyghmi_exc.IpmiException as exc:
-            return classify(exc)
-        except Exception as exc:  # pyghmi's own errors are not all its own
-            return FAILED, '%s: %s' % (type(exc).__name__, exc)
+            outcome, text = classify(exc)
+            return outcome, text, outcome != FAILED or self.broken
+        except OSError as exc:  # e.g. a host name that does not resolve
+            return NO_ANSWER, str(exc), True
+        except Exception as exc:  # not pyghmi's: its state is unknown
+            return FAILED, '%s: %s' % (type(exc).__name__, exc), True
 
     def idle(self) -> None:
         """One turn of pyghmi's loop: keepalives, late answers."""
@@ -125,7 +130,7 @@ def serve(conn: connection.Connection, address: str, port: int,
         if not conn.poll(IDLE_TICK):
             if time.monotonic() - idle_since > idle_timeout or \
                     session.broken:
-                _send(conn, (IDLE, None))
+                _send(conn, (IDLE, None, True))
                 session.log_out()
                 return
             session.idle()
@@ -138,10 +143,8 @@ def serve(conn: connection.Connection, address: str, port: int,
             session.log_out()
             return
         operation, args = request
-        outcome, value = session.run(operation, args)
-        if not _send(conn, (outcome, value)):
-            return
-        if outcome in (REJECTED, NO_ANSWER) or session.broken:
+        answer = session.run(operation, args)
+        if not _send(conn, answer) or answer[2]:
             return
         idle_since = time.monotonic()
 

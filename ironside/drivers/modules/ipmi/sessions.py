@@ -2,7 +2,7 @@
 
 Each BMC (address, port and credentials) gets a process of its own that
 owns its pyghmi session (``session_process`` says why), forked by
-``session_forker``, which has pyghmi loaded: about 20 ms and 4-5 MB
+``session_forker``, which has pyghmi loaded: about 20 ms and 7 MB
 each. Calls to one BMC take turns on its process; a few may wait for
 their turn (``[ipmi]max_waiting_calls``), more are refused at once.
 Every call is bounded by its node's retry budget: a BMC that does not
@@ -99,16 +99,14 @@ class _SessionProcess:
                 if time.monotonic() >= _deadline(deadline):
                     self.kill()
                     raise _NoAnswer('no answer in time')
-            outcome, value = self._conn.recv()
+            outcome, value, ending = self._conn.recv()
         except (EOFError, OSError):
             self.close()
             raise _NoAnswer('its session process ended') from None
-        if outcome == session_process.IDLE:
+        if ending:
             self.close()
+        if outcome == session_process.IDLE:
             raise _Unread()
-        if outcome != session_process.OK and \
-                outcome != session_process.FAILED:
-            self.close()  # it ends after such an answer
         return outcome, value
 
     def retire(self) -> None:
