@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import json
+import os
 import socket
 import time
 from collections.abc import Iterator
@@ -117,6 +118,39 @@ def _p99(values: list[float]) -> float:
     return ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
 
 
+def _descendants(pid: int) -> set[int]:
+    """The processes started by ``pid``, and theirs, from /proc."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir('/proc'):
+        if not entry.isdigit():
+            continue
+        try:
+            with open('/proc/%s/stat' % entry) as stat:
+                # pid (comm) state ppid ...: comm may hold spaces.
+                parent = int(stat.read().rsplit(')', 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(parent, []).append(int(entry))
+    found, todo = set(), [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def _running(pids: set[int]) -> set[int]:
+    alive = set()
+    for pid in pids:
+        try:
+            os.kill(pid, 0)
+            alive.add(pid)
+        except ProcessLookupError:
+            pass
+    return alive
+
+
 def _node(api, uuid: str) -> dict:
     status, body = api.api('GET', '/v1/nodes/%s' % uuid)
     assert status == 200, body
@@ -210,6 +244,8 @@ def test_bad_bmcs_do_not_stall_healthy_ones(request, deployment,
             waiting = sum(1 for kind in SILENT for f in second[kind]
                           if not f.done())
             conductor = split.conductors[CONDUCTOR]
+            # Its forker and session processes.
+            helpers = _descendants(conductor.process.pid)
             stopping = time.monotonic()
             conductor.terminate()
             code = conductor.process.wait(timeout=60)
@@ -217,6 +253,9 @@ def test_bad_bmcs_do_not_stall_healthy_ones(request, deployment,
             # Those calls were answered: by the conductor as it stopped.
             last = [f.result(timeout=30) for kind in SILENT
                     for f in second[kind]]
+            # None of its processes is left behind.
+            wait_for(lambda: not _running(helpers), timeout=10,
+                     what='the conductor\'s IPMI processes to end')
         finally:
             pool.shutdown(wait=False, cancel_futures=True)
 
@@ -239,7 +278,7 @@ def test_bad_bmcs_do_not_stall_healthy_ones(request, deployment,
     # queue, on a busy machine).
     assert all(status in (400, 503) and seconds < VALIDATE + BUDGET + 5
                for seconds, status, _ in answers), summary
-    assert waiting > 0, summary
+    assert waiting > 0 and helpers, summary
     assert all(status == 503 for _, status, _ in last), last
     assert (code, stopped < STOP_WITHIN) == (0, True), (
         summary, split.conductors[CONDUCTOR].log()[-3000:])

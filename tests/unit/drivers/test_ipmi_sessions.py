@@ -94,14 +94,15 @@ def test_a_bmc_that_never_answers_holds_up_only_itself(pool, bmcs,
     healthy = _bmc(bmcs, 1)
     pool.call(healthy, 'power status', 5, operations.get_power)
     with concurrent.futures.ThreadPoolExecutor(4) as threads:
-        stuck = [threads.submit(pool.call, black_hole, 'power status', 2,
+        stuck = [threads.submit(pool.call, black_hole, 'power status', 4,
                                 operations.get_power) for _ in range(2)]
         wait_for(lambda: pool._turns[black_hole].lock.locked(),
                  what='a call to wait on the silent BMC')
         began = time.monotonic()
         for _ in range(20):
             pool.call(healthy, 'power status', 5, operations.get_power)
-        assert time.monotonic() - began < 1
+        # Far less than one wait on the silent BMC (on a busy machine).
+        assert time.monotonic() - began < 2
         for future in stuck:
             with pytest.raises(exception.BMCConnectionFailed) as failed:
                 future.result()
@@ -122,7 +123,7 @@ def test_a_call_ends_with_its_budget_and_its_stuck_process_is_killed(
         with pytest.raises(exception.BMCConnectionFailed) as failed:
             stuck.result()
         took = time.monotonic() - began
-    assert 0.9 < took < 1.6
+    assert 0.9 < took < 3  # not pyghmi's own 10 s, nor 1 s per retry
     assert 'power status failed after 1 attempt(s) in 1s: no answer in ' \
            'time' in str(failed.value)
     assert failed.value.failure_reason == 'BMCUnreachable'
@@ -159,7 +160,7 @@ def test_refused_credentials_are_answered_at_once_until_they_change(
         with pytest.raises(exception.IPMICredentialsRejected):
             pool.call(wrong, 'power status', 5, operations.get_power,
                       exclusive=exclusive)
-    assert time.monotonic() - began < 0.1
+    assert time.monotonic() - began < 1
     assert bmcs.state('unit-2')['sessions_opened'] == opened
     assert not pool.is_open(wrong)
     # Other credentials for the same BMC are tried at once.
@@ -236,7 +237,8 @@ def test_a_stopping_conductor_ends_the_calls_waiting_on_bmcs(pool,
         began = time.monotonic()
         with pytest.raises(exception.BMCConnectionFailed) as ended:
             waiting.result(timeout=10)
-        assert time.monotonic() - began < sessions.STOP_GRACE + 0.5
+        # Not the call's 60 s (the margin is for a busy machine).
+        assert time.monotonic() - began < sessions.STOP_GRACE + 2
     assert 'the conductor is stopping' in str(ended.value)
     with pytest.raises(exception.BMCConnectionFailed) as refused:
         pool.call(black_hole, 'power status', 60, operations.get_power)

@@ -86,9 +86,8 @@ def validate(task: base.Task) -> IPMIInfo:
                                CONF.ipmi.validate_timeout, operations.log_in,
                                exclusive=not task.shared)
     except (exception.BMCConnectionFailed, exception.BMCBusy) as exc:
-        LOG.info('BMC %s did not answer within %ss while validating; not '
-                 'a credentials problem: %s', info.name,
-                 CONF.ipmi.validate_timeout, exc)
+        LOG.info('BMC %s did not answer while validating (not a '
+                 'credentials problem): %s', info.name, exc)
     except exception.IPMIFailure as exc:
         LOG.info('BMC %s could not log in while validating: %s',
                  info.name, exc)

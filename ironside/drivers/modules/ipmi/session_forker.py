@@ -43,26 +43,31 @@ class Forker:
         self._control: socket.socket | None = None
         self._process: subprocess.Popen | None = None
 
-    def fork(self, *serve_args: object) -> tuple[connection.Connection, int]:
+    def fork(self, serve_args: tuple, wait: float
+             ) -> tuple[connection.Connection, int]:
         """A new session process running ``session_process.serve(conn,
         *serve_args)``: the conductor's end of its connection, and its
-        pid."""
+        pid. Raises OSError when it could not be had, TimeoutError when
+        other forks held the forker for ``wait`` seconds."""
+        if not self._lock.acquire(timeout=max(wait, 0.0)):
+            raise TimeoutError('the forker is busy')
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
-            with self._lock:
-                control = self._running()
-                try:
-                    socket.send_fds(control, [pickle.dumps(serve_args)],
-                                    [theirs.fileno()])
-                    pid = pickle.loads(control.recv(4096))
-                except (OSError, EOFError, pickle.UnpicklingError):
-                    self._stop()
-                    raise
+            control = self._running()
+            socket.send_fds(control, [pickle.dumps(serve_args)],
+                            [theirs.fileno()])
+            answer = control.recv(4096)
+            if not answer:
+                raise ConnectionError('the forker ended')
+            pid = pickle.loads(answer)
         except BaseException:
+            # It may answer late: a new one never mixes up answers.
+            self._stop()
             ours.close()
             raise
         finally:
             theirs.close()
+            self._lock.release()
         return connection.Connection(ours.detach()), pid
 
     def _running(self) -> socket.socket:

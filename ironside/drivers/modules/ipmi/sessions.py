@@ -45,7 +45,7 @@ LOG = logging.getLogger(__name__)
 T = TypeVar('T')
 
 # Seconds a call may still wait for its BMC once the process is stopping.
-STOP_GRACE = 1.0
+STOP_GRACE = 0.5
 # Seconds between looks at whether the process is stopping while waiting.
 _WAIT_SLICE = 0.2
 
@@ -78,10 +78,11 @@ class _Unread(Exception):
 class _SessionProcess:
     """The process holding one BMC's session, seen from the conductor."""
 
-    def __init__(self, bmc: BMC) -> None:
+    def __init__(self, bmc: BMC, deadline: float) -> None:
         self._conn, self.pid = _FORKER.fork(
-            bmc.address, bmc.port, bmc.username, bmc.password,
-            CONF.ipmi.session_idle_timeout)
+            (bmc.address, bmc.port, bmc.username, bmc.password,
+             CONF.ipmi.session_idle_timeout),
+            wait=_deadline(deadline) - time.monotonic())
         self.alive = True
 
     def ask(self, request: tuple, deadline: float) -> tuple[str, Any]:
@@ -98,6 +99,7 @@ class _SessionProcess:
                     0.0, _deadline(deadline) - time.monotonic()))):
                 if time.monotonic() >= _deadline(deadline):
                     self.kill()
+                    self.close()
                     raise _NoAnswer('no answer in time')
             outcome, value, ending = self._conn.recv()
         except (EOFError, OSError):
@@ -119,11 +121,12 @@ class _SessionProcess:
         self.close()
 
     def kill(self) -> None:
+        """End it now (the thread waiting on it, if any, sees it end)."""
+        self.alive = False
         try:
             os.kill(self.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
-        self.close()
 
     def close(self) -> None:
         self.alive = False
@@ -266,9 +269,9 @@ class Sessions:
              deadline: float) -> tuple[str, Any]:
         """The BMC's process answers ``request`` (one started if needed)."""
         for _ in range(2):
-            if turns.process is None or not turns.process.alive:
+            if not _has_process(turns):
                 try:
-                    turns.process = self._start(bmc)
+                    turns.process = self._start(bmc, deadline)
                 except OSError as exc:
                     raise exception.IPMIFailure(
                         bmc=bmc.name, reason='no session process could be '
@@ -280,19 +283,19 @@ class Sessions:
                 continue
         raise _NoAnswer('its session processes ended before reading')
 
-    def _start(self, bmc: BMC) -> _SessionProcess:
+    def _start(self, bmc: BMC, deadline: float) -> _SessionProcess:
         """A new process for ``bmc``, making room first if needed; BMCs
         with neither a process nor a caller are forgotten meanwhile."""
         now = time.monotonic()
         with self._lock:
             for key, turns in list(self._turns.items()):
-                if turns.process is None and turns.waiting == 0 and \
+                if not _has_process(turns) and turns.waiting == 0 and \
                         not turns.lock.locked() and key != bmc and (
                             turns.rejected is None or now - turns.rejected[0]
                             >= CONF.ipmi.rejected_credentials_interval):
                     del self._turns[key]
             idle = sorted((turns for key, turns in self._turns.items()
-                           if turns.process is not None and key != bmc),
+                           if _has_process(turns) and key != bmc),
                           key=lambda turns: turns.last_used)
         excess = len(idle) + 1 - CONF.ipmi.max_session_processes
         for turns in idle:
@@ -301,19 +304,18 @@ class Sessions:
             if not turns.lock.acquire(blocking=False):
                 continue  # busy: not idle after all
             try:
-                if turns.process is not None:
+                if _has_process(turns):
                     turns.process.retire()
                     turns.process = None
                     excess -= 1
             finally:
                 turns.lock.release()
-        return _SessionProcess(bmc)
+        return _SessionProcess(bmc, deadline)
 
     def is_open(self, bmc: BMC) -> bool:
         """Whether a live process holds a session to the BMC."""
         turns = self._turns.get(bmc)
-        return turns is not None and turns.process is not None and \
-            turns.process.alive
+        return turns is not None and _has_process(turns)
 
     def close_all(self) -> None:
         """Log out every session; kill the processes still busy (stuck in
@@ -331,6 +333,10 @@ class Sessions:
             else:
                 process.kill()
         _FORKER.close()
+
+
+def _has_process(turns: _Turns) -> bool:
+    return turns.process is not None and turns.process.alive
 
 
 def _refuse_if_rejected(turns: _Turns, bmc: BMC) -> None:
