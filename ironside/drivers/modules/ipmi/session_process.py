@@ -1,4 +1,5 @@
-"""The process that owns one BMC's pyghmi session (started by ``sessions``).
+"""The process that owns one BMC's pyghmi session (forked by
+``session_forker`` for ``sessions``).
 
 pyghmi keeps every session of a process, their timers and its socket loop
 in process-wide state behind process-wide locks, and a thread waiting on
