@@ -305,6 +305,17 @@ def test_a_dead_forker_is_started_again(pool, bmcs):
     assert sessions._FORKER._process.pid != forker.pid
 
 
+def test_a_session_process_not_had_in_time_is_a_503(pool, bmcs):
+    # Other forks hold the forker (it starts, on a busy machine) for
+    # longer than the call may wait.
+    with sessions._FORKER._lock:
+        with pytest.raises(exception.BMCConnectionFailed) as failed:
+            pool.call(_bmc(bmcs, 0), 'power status', 0.5,
+                      operations.get_power)
+    assert 'no session process could be started for it in time' in \
+        str(failed.value)
+
+
 @pytest.mark.parametrize('message,outcome', [
     ('Unauthorized name in RAKP2', session_process.REJECTED),
     ('Incorrect password provided', session_process.REJECTED),

@@ -272,6 +272,9 @@ class Sessions:
             if not _has_process(turns):
                 try:
                     turns.process = self._start(bmc, deadline)
+                except TimeoutError:
+                    raise _NoAnswer('no session process could be started '
+                                    'for it in time') from None
                 except OSError as exc:
                     raise exception.IPMIFailure(
                         bmc=bmc.name, reason='no session process could be '
