@@ -234,39 +234,40 @@ def test_bad_bmcs_do_not_stall_healthy_ones(request, deployment,
             problems = _bad_node_problems(api, bad, addresses, managed)
             answers = [f.result() for f in storm]
 
-            # SIGTERM while calls wait on the bad BMCs: once the refused
-            # user's answers are back, the others' are still waiting.
-            second = {kind: [pool.submit(_boot_device, api, uuid)
-                             for _ in range(3)]
-                      for kind, uuid in bad.items()}
-            wait_for(lambda: all(f.done() for f in second['refused-user']),
-                     timeout=10, what='the refused user to be answered')
-            waiting = sum(1 for kind in SILENT for f in second[kind]
-                          if not f.done())
+            # SIGTERM while a call waits on each silent BMC: each has a
+            # session process of its own while it does.
             conductor = split.conductors[CONDUCTOR]
+            before = len(_descendants(conductor.process.pid))
+            second = [pool.submit(_boot_device, api, bad[kind])
+                      for kind in SILENT]
+            wait_for(lambda: len(_descendants(conductor.process.pid)) >=
+                     before + len(SILENT), timeout=10, interval=0.05,
+                     what='a call to wait on each silent BMC')
+            waiting = sum(1 for f in second if not f.done())
             # Its forker and session processes.
             helpers = _descendants(conductor.process.pid)
             stopping = time.monotonic()
             conductor.terminate()
             code = conductor.process.wait(timeout=60)
             stopped = time.monotonic() - stopping
-            # Those calls were answered: by the conductor as it stopped.
-            last = [f.result(timeout=30) for kind in SILENT
-                    for f in second[kind]]
+            # Those calls were answered, by the conductor as it stopped.
+            last = [f.result(timeout=30) for f in second]
             # None of its processes is left behind.
             wait_for(lambda: not _running(helpers), timeout=10,
                      what='the conductor\'s IPMI processes to end')
         finally:
             pool.shutdown(wait=False, cancel_futures=True)
 
-    by_answer: dict[tuple[int, str], list[float]] = {}
-    for seconds, status, error in answers:
-        by_answer.setdefault((status, error[:80]), []).append(seconds)
-    summary = ('healthy: %d boot-device reads, p99 %.2fs, max %.2fs; '
-               'bad BMCs: %s; SIGTERM with %d calls waiting: exit %s in '
-               '%.1fs' % (len(took), _p99(took), max(took), {
-                   '%d %s' % key: '%d, max %.1fs' % (len(v), max(v))
-                   for key, v in sorted(by_answer.items())},
+    by_status: dict[int, list[float]] = {}
+    for seconds, status, _ in answers:
+        by_status.setdefault(status, []).append(seconds)
+    summary = ('%d bad IPMI BMCs x %d calls: healthy boot-device reads '
+               'p99 %.2fs, max %.2fs (%d); bad calls %s; SIGTERM with %d '
+               'calls waiting: exit %s in %.1fs' % (
+                   len(bad), CALLS_PER_BAD_BMC, _p99(took), max(took),
+                   len(took), ', '.join(
+                       '%d x %d (max %.1fs)' % (len(v), status, max(v))
+                       for status, v in sorted(by_status.items())),
                    waiting, code, stopped))
     request.node.user_properties.append(('recovery', summary))
     assert not failed, failed[:5]
@@ -277,8 +278,9 @@ def test_bad_bmcs_do_not_stall_healthy_ones(request, deployment,
     # Each within its budget, and validation's before it (and the API's
     # queue, on a busy machine).
     assert all(status in (400, 503) and seconds < VALIDATE + BUDGET + 5
-               for seconds, status, _ in answers), summary
-    assert waiting > 0 and helpers, summary
+               for seconds, status, _ in answers), sorted(
+        {(status, error[:100]) for _, status, error in answers})
+    assert waiting == len(SILENT), summary
     assert all(status == 503 for _, status, _ in last), last
     assert (code, stopped < STOP_WITHIN) == (0, True), (
         summary, split.conductors[CONDUCTOR].log()[-3000:])
