@@ -72,6 +72,7 @@ class RedfishSystemNotFound(InvalidParameterValue):
 class IPMICredentialsRejected(InvalidParameterValue):
     msg_fmt = ('BMC %(bmc)s rejected the credentials of user "%(user)s": '
                '%(reason)s')
+    failure_reason = 'BMCCredentialsRejected'
 
 
 class InvalidIdentity(Invalid):

@@ -15,6 +15,7 @@ import oslo_messaging as messaging
 from ironside.common import exception
 from ironside.common import json_rpc
 from ironside.common import rpc
+from ironside.common import stopping
 from ironside.common.conf import CONF
 from ironside.conductor import manager as conductor_manager
 
@@ -30,6 +31,7 @@ class ConductorService:
         self._stop = threading.Event()
 
     def start(self) -> None:
+        stopping.reset()
         self.manager.prepare_host()
         if self._want_rpc:
             # Listen before registering: a client that finds this
@@ -59,6 +61,8 @@ class ConductorService:
             self._rpc_server = None
 
     def stop(self) -> None:
+        # Calls still waiting on BMCs end now, not when their budgets do.
+        stopping.begin()
         self._stop_rpc_server()
         self.manager.del_host()
         self._stop.set()
@@ -77,6 +81,7 @@ class ConductorService:
         signal.signal(signal.SIGTERM, _handle)
         signal.signal(signal.SIGINT, _handle)
         self._stop.wait()
+        stopping.begin()
         if before_stop is not None:
             before_stop()
         self.stop()

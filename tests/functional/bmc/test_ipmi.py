@@ -12,7 +12,7 @@ from ironside.common import exception
 from ironside.common import states
 from ironside.conductor import periodics
 from ironside.db import nodes as nodes_db
-from ironside.drivers.modules.ipmi import common as ipmi_common
+from ironside.drivers.modules.ipmi import sessions as ipmi_sessions
 from tests.functional.bmc import helpers
 from tests.utils import wait_for
 
@@ -168,13 +168,8 @@ def test_bmc_down_mid_step_fails_it_naming_the_bmc(rpc, context, ipmi,
     assert 'BMC 127.0.0.1:%d did not answer' % bmc.port in node.last_error
     assert node.failure_reason == 'BMCUnreachable'
     assert node.reservation is None
-    # The BMC is back. The call that met the silence goes on in pyghmi
-    # until pyghmi gives up on it (the node failed without waiting for
-    # that); once it has, a new session is opened for the BMC.
-    wait_for(lambda: not any(
-        entry.lock.locked() for key, entry in
-        ipmi_common.SESSIONS._entries.items() if key[1] == bmc.port),
-        timeout=60, what='the call that met the silence to end')
+    # The BMC is back: the session process that met the silence was
+    # ended with the call, and the next call opens a new session.
     nodes_db.update_node(node.uuid, {'driver_info': bmc.driver_info()})
     rpc.change_node_power_state(context, node.uuid, states.POWER_OFF)
     helpers.wait_power(node.uuid, states.POWER_OFF)
@@ -224,7 +219,7 @@ def test_one_session_per_bmc_reused_and_logged_out(rpc, context, ipmi,
     after = ipmi.state(bmc.name)
     assert after['sessions_opened'] == before['sessions_opened'] + 1
 
-    ipmi_common.SESSIONS.close_all()
+    ipmi_sessions.SESSIONS.close_all()
     wait_for(lambda: ipmi.state(bmc.name)['sessions_closed'] ==
              before['sessions_closed'] + 1, what='the session to end')
     # The next action opens a new session.

@@ -12,7 +12,7 @@ import pytest
 
 from ironside.common import exception
 from ironside.common import states
-from ironside.drivers.modules.ipmi import common as ipmi_common
+from ironside.drivers.modules.ipmi import sessions as ipmi_sessions
 from tests.functional.bmc import helpers
 from tests.functional.fixtures import ipmi_bmc
 from tests.utils import wait_for
@@ -36,12 +36,13 @@ def _silent_info(port):
 @pytest.fixture(params=['no-answer', 'unknown-user'])
 def silent_info(request, silent_port):
     """A BMC that never answers: a silent port, or a pyghmi BMC of its
-    own process (an unknown user leaves that server silent for everyone)
-    asked for a user it does not have."""
+    own process that ignores logins of unknown users, asked for a user it
+    does not have."""
     if request.param == 'no-answer':
         yield _silent_info(silent_port)
         return
     with ipmi_bmc.IPMIBMCs(1, prefix='lonely') as own:
+        own.configure('lonely-0', ignore_unknown_users=True)
         yield own.bmcs[0].driver_info(ipmi_username='nobody',
                                       ipmi_retry_timeout=3)
 
@@ -84,8 +85,8 @@ def test_calls_for_a_silent_bmc_do_not_hold_the_conductor(
         stuck = [pool.submit(_boot_device, silent.uuid) for _ in range(40)]
         # Once the silent BMC is busy, the healthy one must still answer.
         wait_for(lambda: any(
-            entry.lock.locked() for key, entry in
-            ipmi_common.SESSIONS._entries.items() if key[1] == silent_port),
+            turns.lock.locked() for bmc, turns in
+            ipmi_sessions.SESSIONS._turns.items() if bmc.port == silent_port),
             timeout=10, what='a call to be waiting on the silent BMC')
         took, outcome = _boot_device(healthy.uuid)
         assert outcome == 'answered'

@@ -23,9 +23,10 @@ def _node(**driver_info):
 def test_ipmi_driver_info_defaults(conf):
     conf.set('ipmi', command_retry_timeout=42)
     info = ipmi_common.parse_driver_info(_node(ipmi_address='10.0.0.9'))
-    assert (info.address, info.port, info.username, info.password,
+    bmc = info.bmc
+    assert (bmc.address, bmc.port, bmc.username, bmc.password,
             info.retry_timeout) == ('10.0.0.9', 623, '', '', 42)
-    assert info.bmc == '10.0.0.9:623'
+    assert info.name == '10.0.0.9:623'
     assert 'password' not in repr(info)
 
 

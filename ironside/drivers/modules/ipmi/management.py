@@ -5,11 +5,10 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from pyghmi import exceptions as pyghmi_exc
-
 from ironside.common import exception
 from ironside.drivers import base
 from ironside.drivers.modules.ipmi import common
+from ironside.drivers.modules.ipmi import operations
 
 LOG = logging.getLogger(__name__)
 
@@ -43,20 +42,13 @@ class IPMIManagement(base.ManagementInterface):
                 err='Invalid boot device %s specified; the ipmi management '
                     'interface supports %s'
                     % (device, ', '.join(sorted(_TO_IPMI))))
-        uefi = _boot_mode(task) == 'uefi'
-
-        def _set(command: Any) -> None:
-            result = command.set_bootdev(_TO_IPMI[device],
-                                         persist=persistent,
-                                         uefiboot=uefi)
-            if isinstance(result, dict) and 'error' in result:
-                raise pyghmi_exc.IpmiException(result['error'])
-
-        common.call(task, 'set boot device %s' % device, _set)
+        common.call(task, 'set boot device %s' % device,
+                    operations.set_boot_device, _TO_IPMI[device],
+                    persistent, _boot_mode(task) == 'uefi')
 
     def get_boot_device(self, task: base.Task) -> dict[str, Any]:
         result = common.call(task, 'get boot device',
-                             lambda command: command.get_bootdev())
+                             operations.get_boot_device)
         device = result.get('bootdev')
         return {'boot_device': _FROM_IPMI.get(device),
                 'persistent': result.get('persistent')}
@@ -64,7 +56,7 @@ class IPMIManagement(base.ManagementInterface):
     def get_boot_mode(self, task: base.Task) -> str | None:
         """'uefi' or 'bios' as the BMC's boot flags say, None if unset."""
         result = common.call(task, 'get boot device',
-                             lambda command: command.get_bootdev())
+                             operations.get_boot_device)
         if result.get('bootdev') == 'default':
             return None
         return 'uefi' if result.get('uefimode') else 'bios'
@@ -76,8 +68,7 @@ class IPMIManagement(base.ManagementInterface):
         The session is kept; if the reset ended it, the next command
         finds it broken and opens a new one.
         """
-        common.call(task, 'BMC cold reset',
-                    lambda command: command.reset_bmc())
+        common.call(task, 'BMC cold reset', operations.reset_bmc)
 
     def get_sensors_data(self, task: base.Task) -> dict[str, Any]:
         """Sensor readings by type, as Ironic reports them.
@@ -85,16 +76,15 @@ class IPMIManagement(base.ManagementInterface):
         BMCs without a sensor repository answer with no readings.
         """
         try:
-            readings = common.call(
-                task, 'read sensors',
-                lambda command: list(command.get_sensor_data()))
+            readings = common.call(task, 'read sensors',
+                                   operations.sensor_readings)
         except exception.IPMIFailure as exc:
             LOG.info('Node %s has no readable sensors: %s', task.node.uuid,
                      exc)
             return {}
         data: dict[str, dict[str, Any]] = {}
         for reading in readings:
-            kind = getattr(reading, 'type', None) or 'Other'
+            kind = reading.kind or 'Other'
             data.setdefault(kind, {})[reading.name] = {
                 'Sensor Reading': '%s %s' % (reading.value,
                                              reading.units or ''),
@@ -109,17 +99,15 @@ class IPMIManagement(base.ManagementInterface):
         'unknown' when the BMC has no sensor repository to judge by.
         """
         try:
-            summary = common.call(task, 'read health',
-                                  lambda command: command.get_health())
+            bits, bad = common.call(task, 'read health', operations.health)
         except exception.IPMIFailure as exc:
             return {'health': 'unknown', 'reasons': [str(exc)]}
-        return {'health': _health_word(summary.get('health', 0)),
-                'reasons': ['%s: %s' % (r.name, ', '.join(r.states or []))
-                            for r in summary.get('badreadings', [])]}
+        return {'health': _health_word(bits),
+                'reasons': ['%s: %s' % (r.name, ', '.join(r.states))
+                            for r in bad]}
 
     def inject_nmi(self, task: base.Task) -> None:
-        common.call(task, 'inject NMI',
-                    lambda command: command.set_power('diag'))
+        common.call(task, 'inject NMI', operations.set_power, 'diag')
 
 
 def _health_word(bits: int) -> str:

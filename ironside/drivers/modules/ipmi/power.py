@@ -14,6 +14,7 @@ from ironside.common.conf import CONF
 from ironside.drivers import base
 from ironside.drivers.modules import bmc_common
 from ironside.drivers.modules.ipmi import common
+from ironside.drivers.modules.ipmi import operations
 
 # pyghmi's words for the power states.
 _READ = {'on': states.POWER_ON, 'off': states.POWER_OFF}
@@ -22,9 +23,8 @@ _SET = {states.POWER_ON: 'on', states.POWER_OFF: 'off',
 
 
 def read_power_state(task: base.Task) -> str:
-    result = common.call(task, 'power status',
-                         lambda command: command.get_power())
-    return _READ.get(result.get('powerstate'), states.POWER_ERROR)
+    state = common.call(task, 'power status', operations.get_power)
+    return _READ.get(state, states.POWER_ERROR)
 
 
 def _wait(task: base.Task, target: str, timeout: int | None) -> None:
@@ -32,7 +32,7 @@ def _wait(task: base.Task, target: str, timeout: int | None) -> None:
     bmc_common.wait_for_power_state(
         lambda: read_power_state(task), target,
         timeout or CONF.conductor.power_state_change_timeout,
-        CONF.ipmi.power_poll_interval, info.bmc)
+        CONF.ipmi.power_poll_interval, info.name)
 
 
 class IPMIPower(base.PowerInterface):
@@ -52,7 +52,7 @@ class IPMIPower(base.PowerInterface):
                 err='ipmi power interface cannot set power state %s'
                     % power_state)
         common.call(task, 'power %s' % _SET[power_state],
-                    lambda command: command.set_power(_SET[power_state]))
+                    operations.set_power, _SET[power_state])
         _wait(task, bmc_common.TARGET_OF[power_state], timeout)
 
     def reboot(self, task: base.Task, timeout: int | None = None) -> None:
@@ -60,8 +60,7 @@ class IPMIPower(base.PowerInterface):
         if read_power_state(task) == states.POWER_OFF:
             self.set_power_state(task, states.POWER_ON, timeout)
             return
-        common.call(task, 'power reset',
-                    lambda command: command.set_power('reset'))
+        common.call(task, 'power reset', operations.set_power, 'reset')
         _wait(task, states.POWER_ON, timeout)
 
     def get_supported_power_states(self, task: base.Task) -> list[str]:
@@ -69,4 +68,4 @@ class IPMIPower(base.PowerInterface):
                 states.SOFT_POWER_OFF]
 
     def bmc_endpoint(self, task: base.Task) -> str:
-        return common.parse_driver_info(task.node).bmc
+        return common.parse_driver_info(task.node).name
