@@ -9,7 +9,6 @@ from __future__ import annotations
 import pytest
 
 from ironside.api import policy
-from ironside.db import nodes as nodes_db
 from tests import utils
 from tests.unit.api.conftest import error_of
 from tests.unit.api.conftest import identity
@@ -41,7 +40,7 @@ def nodes(keystone, api):
         return response.json
     owned = _create(name='owned', owner='p1', lessee='p2')
     other = _create(name='other', owner='p9')
-    nodes_db.update_node(owned['uuid'], {'last_error': 'BMC 10.0.0.1 down'})
+    utils.update_node(owned['uuid'], {'last_error': 'BMC 10.0.0.1 down'})
     return owned, other
 
 
@@ -73,7 +72,7 @@ def test_projects_see_their_nodes_only(api, nodes):
 
 
 def test_lessee_sees_redacted_fields(api, nodes):
-    nodes_db.update_node(nodes[0]['uuid'], {'reservation': 'conductor-7'})
+    utils.update_node(nodes[0]['uuid'], {'reservation': 'conductor-7'})
     shown = api.get('/v1/nodes/owned', headers=LESSEE_READER).json
     assert shown['last_error'] == ('** Value Redacted - Requires '
                                    'baremetal:node:get:last_error '
@@ -213,7 +212,7 @@ def test_runbooks_project_and_system_scoped(api, keystone):
 def test_volume_follows_its_node_and_target_properties_are_redacted(
         api, nodes):
     owned, other = nodes
-    nodes_db.update_node(owned['uuid'], {'power_state': 'power off'})
+    utils.update_node(owned['uuid'], {'power_state': 'power off'})
     target = api.post('/v1/volume/targets', {
         'node_uuid': owned['uuid'], 'volume_type': 'iscsi',
         'boot_index': 0, 'volume_id': 'v1',
