@@ -59,6 +59,22 @@ def test_taking_a_lock_is_one_statement_where_update_returns_rows(db):
     assert sent[0].startswith('UPDATE nodes')
 
 
+def test_creating_a_node_is_one_insert_per_table(db):
+    """Where INSERT returns rows, the node as stored (its defaults) comes
+    back with it; elsewhere a read of it follows."""
+    with statements() as sent:
+        node = nodes_db.create_node(utils.fake_node_values(
+            traits=['CUSTOM_A', 'CUSTOM_B']))
+    returning = db_session.get_engine().dialect.insert_returning
+    assert [s.split()[0] for s in sent] == \
+        ['INSERT'] + ([] if returning else ['SELECT']) + ['INSERT']
+    assert sent[0].startswith('INSERT INTO nodes')
+    assert sent[-1].startswith('INSERT INTO node_traits')
+    assert node.id is not None and node.created_at is not None
+    assert node.maintenance is False
+    assert sa.inspect(node).detached
+
+
 def test_a_lock_taken_by_name_or_id_loads_the_node(db):
     node = nodes_db.create_node(utils.fake_node_values(name='by-name'))
     assert nodes_db.reserve_node('h', 'by-name').id == node.id
