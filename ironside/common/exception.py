@@ -407,4 +407,3 @@ class DriverLoadError(IronsideException):
 
 class ConfigInvalid(IronsideException):
     msg_fmt = "Invalid configuration: %(error_msg)s"
-

@@ -525,4 +525,3 @@ class FleetSlot(Base):
                                               primary_key=True)
     used: orm.Mapped[int] = orm.mapped_column(sa.Integer, default=0,
                                               nullable=False)
-

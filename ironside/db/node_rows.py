@@ -117,4 +117,3 @@ def mark_saved(node: Node, values: dict[str, Any]) -> None:
         orm.attributes.set_committed_value(node, key, value)
         if key in JSON_COLUMNS:
             snapshot[key] = _fingerprint(value)
-
