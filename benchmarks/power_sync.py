@@ -91,7 +91,9 @@ def _enrol(manager, driver: str, driver_infos: list[dict]) -> None:
         uuid = manager.create_node(context, {
             'driver': driver, 'driver_info': info,
             'resource_class': 'baremetal'})
-        nodes_db.update_node(uuid, {'provision_state': states.MANAGEABLE})
+        node = nodes_db.get_node(uuid)
+        node.provision_state = states.MANAGEABLE
+        nodes_db.save_node(node)
 
 
 def _timed_pass(manager) -> float:
@@ -141,7 +143,8 @@ def main() -> int:
         for emulator in emulators:
             emulator.reset_stats()
         warm = _timed_pass(manager)
-        synced = sum(1 for n in nodes_db.list_nodes()
+        synced = sum(1 for n in nodes_db.select_node_columns(
+                         ('power_state',))
                      if n.power_state == states.POWER_OFF)
         emulator_peak = max((e.stats()['peak_in_flight'] for e in emulators),
                             default=0)

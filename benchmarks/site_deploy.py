@@ -154,7 +154,7 @@ def drive_phase(rpc, uuids: list[str], phase: str, in_flight: int) -> None:
     while waiting or flying:
         while waiting and len(flying) < in_flight:
             flying[waiting.pop(0)] = None
-        rows = nodes_db.list_node_columns(
+        rows = nodes_db.select_node_columns(
             ('uuid', 'provision_state'), {'uuid_in': list(flying)})
         for row in rows:
             if row.provision_state == DONE[phase]:
@@ -203,7 +203,7 @@ def action_state(action_id: int) -> str:
 
 def all_active(by_group: dict[str, list[str]]) -> bool:
     uuids = [u for group in by_group.values() for u in group]
-    rows = nodes_db.list_node_columns(('provision_state',),
+    rows = nodes_db.select_node_columns(('provision_state',),
                                       {'uuid_in': uuids})
     return len(rows) == len(uuids) and \
         all(r.provision_state == states.ACTIVE for r in rows)

@@ -7,6 +7,9 @@ from collections.abc import Callable
 from typing import Any
 from typing import TypeVar
 
+from ironside.db import models
+from ironside.db import nodes as nodes_db
+
 T = TypeVar('T')
 
 
@@ -31,3 +34,19 @@ def fake_node_values(**overrides: Any) -> dict[str, Any]:
               'resource_class': 'baremetal'}
     values.update(overrides)
     return values
+
+
+def update_node(ident: str | int, values: dict[str, Any]) -> models.Node:
+    """Set a node's columns (and ``traits``) as a test needs them, through
+    the product's one write path; a new provision state is fresh."""
+    values = dict(values)
+    traits = values.pop('traits', None)
+    node = nodes_db.get_node(ident)
+    if 'provision_state' in values:
+        values.setdefault('provision_updated_at', models.utcnow())
+    for key, value in values.items():
+        setattr(node, key, value)
+    nodes_db.save_node(node)
+    if traits is not None:
+        nodes_db.set_node_traits(node.id, traits)
+    return node

@@ -62,7 +62,7 @@ def get_node(req, ident: str, rule: str,
     for needed in ('uuid', 'owner', 'lessee'):
         if needed not in wanted:
             wanted.append(needed)
-    row = node_views.get_node(ident, wanted)
+    row = node_views.select_node_dict(ident, wanted)
     authorize_node(req, rule, row, ident)
     return row
 

@@ -40,7 +40,7 @@ def node_for_body(req, ident: str, rule: str) -> dict[str, Any]:
     node, without first hiding a node the caller may not see)."""
     ident = node_access.check_ident(req.context.version, ident)
     try:
-        row = node_views.get_node(ident, _BODY_NODE_COLUMNS)
+        row = node_views.select_node_dict(ident, _BODY_NODE_COLUMNS)
     except exception.NodeNotFound as exc:
         exc.code = 400
         raise

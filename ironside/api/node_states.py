@@ -167,7 +167,8 @@ def _with_runbook(req, target: str, row: dict[str, Any],
     public), and the node's traits must approve it (runbooks.check_approved).
     """
     runbook = runbooks.usable(req, body['runbook'], 'baremetal:runbook:use')
-    traits = node_views.get_node(row['uuid'], ['id'], traits=True)['traits']
+    traits = node_views.select_node_dict(row['uuid'], ['id'],
+                                         traits=True)['traits']
     runbooks.check_approved(req, runbook, row['uuid'], traits)
     field = {'clean': 'clean_steps', 'service': 'service_steps'}.get(target)
     if field is None:

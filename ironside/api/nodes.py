@@ -236,7 +236,8 @@ def _resolve_references(values: dict[str, Any]) -> None:
             if chassis_uuid else None
     if values.get('parent_node'):
         try:
-            parent = node_views.get_node(values['parent_node'], ['uuid'])
+            parent = node_views.select_node_dict(values['parent_node'],
+                                                 ['uuid'])
         except exception.NodeNotFound as exc:
             raise exception.Invalid(
                 'Unable to apply the requested parent_node %s: %s'

@@ -7,12 +7,8 @@ from typing import Any
 import falcon
 from oslo_utils import uuidutils
 
-from ironside.api import base
-from ironside.api import collection
-from ironside.api import links
 from ironside.api import node_owned
-from ironside.api import nodes
-from ironside.api import schemas
+from ironside.api import owned_resources
 from ironside.api import versions
 from ironside.api import views
 from ironside.api import wire
@@ -40,72 +36,6 @@ VIEW = views.ResourceView(
 UNSORTABLE = ('extra', 'internal_info', 'properties')
 
 
-def _require(req) -> None:
-    if not req.context.version.allows(versions.PORTGROUPS):
-        raise falcon.HTTPNotFound()
-
-
-def _not_found(ident: str) -> exception.PortgroupNotFound:
-    return exception.PortgroupNotFound(portgroup=ident)
-
-
-class PortgroupList:
-    """GET /v1/portgroups[/detail] and /v1/nodes/{node}/portgroups."""
-
-    def __init__(self, detail: bool = False, under_node: bool = False
-                 ) -> None:
-        self.detail = detail
-        self.under_node = under_node
-
-    def on_get(self, req: falcon.Request, resp: falcon.Response,
-               node_ident: str | None = None) -> None:
-        _require(req)
-        version = req.context.version
-        if self.under_node and \
-                not version.allows(versions.PORTGROUPS_SUBCONTROLLERS):
-            raise falcon.HTTPNotFound()
-        readers = {'marker': wire.as_uuid, 'limit': wire.as_integer,
-                   'sort_key': wire.as_string, 'sort_dir': wire.as_string,
-                   'address': wire.as_mac, 'shard': wire.as_string_list,
-                   'conductor_groups': wire.as_string_list}
-        if not self.under_node:
-            readers['node'] = wire.as_uuid_or_name
-        if not self.detail:
-            readers.update(fields=wire.as_fields, detail=wire.as_boolean)
-        query = wire.query(req, readers)
-        if query['shard'] is not None:
-            versions.require(version, versions.PORTGROUP_SHARD,
-                             'the shard filter')
-        if query['conductor_groups'] is not None:
-            versions.require(version, versions.PORT_CONDUCTOR_GROUPS_FILTER,
-                             'the conductor_groups filter')
-        sort_key = collection.sort_key(query['sort_key'], UNSORTABLE)
-        VIEW.check_newer(version, [sort_key])
-        VIEW.check_fields(version, query.get('fields'))
-        fields = None if self.detail else collection.fields_or_default(
-            version, query['fields'], query['detail'],
-            VIEW.default_list_fields)
-        node = node_ident or query.get('node')
-        filters = {'node_id': node_owned.node_id_filter(req, node),
-                   'address': query['address'], 'shard': query['shard'],
-                   'conductor_groups': query['conductor_groups'],
-                   'project': nodes.list_project(req, 'portgroup')}
-        page_size = collection.limit(query['limit'])
-        rows = portgroups_db.list_portgroups(
-            filters, page_size, query['marker'], sort_key,
-            collection.sort_dir(query['sort_dir']))
-        render = VIEW.renderer(req, fields)
-        base = 'nodes/%s/portgroups' % node_ident if self.under_node \
-            else 'portgroups'
-        if self.detail:
-            base += '/detail'
-        params = {k: v for k, v in query.items()
-                  if k not in ('limit', 'marker')}
-        wire.send(resp, collection.answer(
-            req, 'portgroups', [render(row) for row in rows], page_size,
-            base, params))
-
-
 def _check_values(values: dict[str, Any]) -> None:
     node_owned.booleans(values, ('standalone_ports_supported',))
     if values.get('address') is not None:
@@ -119,84 +49,65 @@ def _check_values(values: dict[str, Any]) -> None:
                                 "portgroup" % name)
 
 
-class PortgroupCollection(PortgroupList):
-    """GET and POST /v1/portgroups."""
-
-    def __init__(self, rpcapi) -> None:
-        super().__init__()
-        self.rpcapi = rpcapi
-
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        _require(req)
-        wire.query(req, {})
-        version = req.context.version
-        body = wire.read_json(req)
-        schemas.validate('portgroup', body, port_schemas.PORTGROUP)
-        values = dict(body)
-        VIEW.check_newer(version, [k for k, v in values.items()
-                                   if v is not None])
-        _check_values(values)
-        node = node_owned.node_for_body(
-            req, wire.as_uuid('node_uuid', values.pop('node_uuid')),
-            'baremetal:portgroup:create')
-        values['node_id'] = node['id']
-        values.setdefault('mode', DEFAULT_MODE)
-        values = {k: v for k, v in values.items() if v is not None}
-        uuid = self.rpcapi.create_portgroup(req.context.ctx, node['uuid'],
-                                            values)
-        resp.location = links.url(req.context.public_url, 'portgroups',
-                                  uuid)
-        wire.send(resp, VIEW.renderer(req)(portgroups_db.get(uuid)),
-                  status=201)
+def _prepare_create(version: versions.Version,
+                    values: dict[str, Any]) -> None:
+    values.setdefault('mode', DEFAULT_MODE)
 
 
-class Portgroup(base.Resource):
-    """GET, PATCH and DELETE /v1/portgroups/{portgroup_ident}."""
+KIND = owned_resources.Kind(
+    name='portgroup', plural='portgroups', minor=versions.PORTGROUPS,
+    view=VIEW, unsortable=UNSORTABLE, schema=port_schemas.PORTGROUP,
+    patch_schema=port_schemas.PORTGROUP,
+    patch_allowed=port_schemas.PORTGROUP_PATCH_ALLOWED,
+    documents=('extra', 'properties'),
+    flags=('standalone_ports_supported',), path_field='portgroup_ident',
+    get=portgroups_db.get, list=portgroups_db.list_portgroups,
+    not_found=lambda ident: exception.PortgroupNotFound(portgroup=ident),
+    check_values=_check_values, prepare_create=_prepare_create)
 
-    def _get(self, req, ident: str, rule: str) -> dict[str, Any]:
-        _require(req)
-        wire.as_uuid_or_name('portgroup', ident)
-        row = portgroups_db.get(ident)
-        node_owned.authorize(req, rule, row, _not_found(ident))
-        return row
+
+class PortgroupList:
+    """GET /v1/portgroups[/detail] and /v1/nodes/{node}/portgroups."""
+
+    def __init__(self, detail: bool = False, under_node: bool = False
+                 ) -> None:
+        self.detail = detail
+        self.under_node = under_node
 
     def on_get(self, req: falcon.Request, resp: falcon.Response,
-               portgroup_ident: str) -> None:
-        query = wire.query(req, {'fields': wire.as_fields})
-        row = self._get(req, portgroup_ident, 'baremetal:portgroup:get')
-        VIEW.check_fields(req.context.version, query['fields'])
-        wire.send(resp, VIEW.renderer(req, query['fields'])(row))
-
-    def on_patch(self, req: falcon.Request, resp: falcon.Response,
-                 portgroup_ident: str) -> None:
-        wire.query(req, {})
-        row = self._get(req, portgroup_ident, 'baremetal:portgroup:update')
-        _patch, values, expected = node_owned.patched(
-            req, row, port_schemas.PORTGROUP['properties'],
-            port_schemas.PORTGROUP_PATCH_ALLOWED,
-            port_schemas.PORTGROUP, 'portgroup')
-        VIEW.check_newer(req.context.version, values)
-        _check_values(values)
-        node_owned.node_uuid_to_id(values, req,
-                                   'baremetal:portgroup:update')
-        node_owned.settle_removals(values, ('extra', 'properties'),
-                                   ('standalone_ports_supported',))
-        uuid = self.rpcapi.update_portgroup(req.context.ctx, row['uuid'],
-                                            values, expected=expected)
-        wire.send(resp, VIEW.renderer(req)(portgroups_db.get(uuid)))
-
-    def on_delete(self, req: falcon.Request, resp: falcon.Response,
-                  portgroup_ident: str) -> None:
-        wire.query(req, {})
-        row = self._get(req, portgroup_ident, 'baremetal:portgroup:delete')
-        self.rpcapi.destroy_portgroup(req.context.ctx, row['uuid'])
-        wire.no_content(resp)
+               node_ident: str | None = None) -> None:
+        owned_resources.require(req, versions.PORTGROUPS)
+        version = req.context.version
+        if self.under_node:
+            owned_resources.require(req, versions.PORTGROUPS_SUBCONTROLLERS)
+        filters = {'address': wire.as_mac, 'shard': wire.as_string_list,
+                   'conductor_groups': wire.as_string_list}
+        if not self.under_node:
+            filters['node'] = wire.as_uuid_or_name
+        query = wire.query(req, owned_resources.list_readers(self.detail,
+                                                             **filters))
+        if query['shard'] is not None:
+            versions.require(version, versions.PORTGROUP_SHARD,
+                             'the shard filter')
+        if query['conductor_groups'] is not None:
+            versions.require(version, versions.PORT_CONDUCTOR_GROUPS_FILTER,
+                             'the conductor_groups filter')
+        node = node_ident or query.get('node')
+        path = 'nodes/%s/portgroups' % node_ident if self.under_node \
+            else 'portgroups'
+        owned_resources.send_page(req, resp, KIND, query, {
+            'node_id': node_owned.node_id_filter(req, node),
+            'address': query['address'], 'shard': query['shard'],
+            'conductor_groups': query['conductor_groups']}, path,
+            self.detail)
 
 
 def register(app: falcon.App, rpcapi) -> None:
-    app.add_route('/v1/portgroups', PortgroupCollection(rpcapi))
+    app.add_route('/v1/portgroups',
+                  owned_resources.Collection(KIND, rpcapi, PortgroupList()))
     app.add_route('/v1/portgroups/detail', PortgroupList(detail=True))
-    app.add_route('/v1/portgroups/{portgroup_ident}', Portgroup(rpcapi))
+    app.add_route('/v1/portgroups/{portgroup_ident}',
+                  owned_resources.Item(KIND, rpcapi))
     app.add_route('/v1/nodes/{node_ident}/portgroups',
                   PortgroupList(under_node=True))
     app.add_route('/v1/nodes/{node_ident}/portgroups/detail',

@@ -11,11 +11,8 @@ from typing import Any
 
 import falcon
 
-from ironside.api import base
-from ironside.api import collection
-from ironside.api import links
 from ironside.api import node_owned
-from ironside.api import nodes
+from ironside.api import owned_resources
 from ironside.api import schemas
 from ironside.api import versions
 from ironside.api import views
@@ -46,10 +43,6 @@ VIEW = views.ResourceView(
 UNSORTABLE = ('extra', 'internal_info', 'local_link_connection')
 
 
-def _not_found(ident: str) -> exception.PortNotFound:
-    return exception.PortNotFound(port=ident)
-
-
 class PortList:
     """GET /v1/ports[/detail], and the same under a node or port group."""
 
@@ -62,22 +55,17 @@ class PortList:
                node_ident: str | None = None,
                portgroup_ident: str | None = None) -> None:
         version = req.context.version
-        readers = {'marker': wire.as_uuid, 'limit': wire.as_integer,
-                   'sort_key': wire.as_string, 'sort_dir': wire.as_string,
-                   'address': wire.as_mac,
-                   'shard': wire.as_string_list,
+        filters = {'address': wire.as_mac, 'shard': wire.as_string_list,
                    'conductor_groups': wire.as_string_list,
                    'description_contains': wire.as_string}
         if self.parent is None:
-            readers.update(node=wire.as_uuid_or_name, node_uuid=wire.as_uuid,
+            filters.update(node=wire.as_uuid_or_name,
+                           node_uuid=wire.as_uuid,
                            portgroup=wire.as_uuid_or_name)
-        if not self.detail:
-            readers.update(fields=wire.as_fields, detail=wire.as_boolean)
-        query = wire.query(req, readers)
-        if self.parent == 'node':
-            _require_node_subresource(req, versions.MIN_MINOR)
-        elif self.parent == 'portgroup':
-            _require_node_subresource(req, versions.PORTGROUPS_SUBCONTROLLERS)
+        query = wire.query(req, owned_resources.list_readers(self.detail,
+                                                             **filters))
+        if self.parent == 'portgroup':
+            owned_resources.require(req, versions.PORTGROUPS_SUBCONTROLLERS)
         node = node_ident or query.get('node_uuid') or query.get('node')
         portgroup = portgroup_ident or query.get('portgroup')
         if portgroup is not None:
@@ -99,41 +87,19 @@ class PortList:
             raise exception.Invalid(
                 'Filtering by conductor_groups cannot be combined with '
                 'node_ident, portgroup_ident, or node address filters.')
-        sort_key = collection.sort_key(query['sort_key'], UNSORTABLE)
-        VIEW.check_newer(version, [sort_key])
-        VIEW.check_fields(version, query.get('fields'))
-        fields = None if self.detail else collection.fields_or_default(
-            version, query['fields'], query['detail'],
-            VIEW.default_list_fields)
         filters = {'node_id': node_owned.node_id_filter(req, node),
                    'address': query['address'], 'shard': query['shard'],
                    'conductor_groups': query['conductor_groups'],
-                   'description_contains': query['description_contains'],
-                   'project': nodes.list_project(req, 'port')}
+                   'description_contains': query['description_contains']}
         if portgroup is not None:
             filters['portgroup_id'] = _portgroup_id(req, portgroup)
-        page_size = collection.limit(query['limit'])
-        rows = ports_db.list_ports(filters, page_size, query['marker'],
-                                   sort_key,
-                                   collection.sort_dir(query['sort_dir']))
-        render = VIEW.renderer(req, fields)
-        params = {k: v for k, v in query.items()
-                  if k not in ('limit', 'marker')}
-        base = 'ports'
+        path = 'ports'
         if self.parent == 'node':
-            base = 'nodes/%s/ports' % node_ident
+            path = 'nodes/%s/ports' % node_ident
         elif self.parent == 'portgroup':
-            base = 'portgroups/%s/ports' % portgroup_ident
-        if self.detail:
-            base += '/detail'
-        wire.send(resp, collection.answer(
-            req, 'ports', [render(row) for row in rows], page_size, base,
-            params))
-
-
-def _require_node_subresource(req, minor: int) -> None:
-    if not req.context.version.allows(minor):
-        raise falcon.HTTPNotFound()
+            path = 'portgroups/%s/ports' % portgroup_ident
+        owned_resources.send_page(req, resp, KIND, query, filters, path,
+                                  self.detail)
 
 
 def _portgroup_id(req, ident: str) -> int:
@@ -143,10 +109,8 @@ def _portgroup_id(req, ident: str) -> int:
     return row['id']
 
 
-def _check_create_fields(version: versions.Version,
-                         values: dict[str, Any]) -> None:
-    VIEW.check_newer(version, [name for name, value in values.items()
-                               if value is not None])
+def _prepare_create(version: versions.Version,
+                    values: dict[str, Any]) -> None:
     if 'node_ident' in values:
         versions.require(version, versions.PORT_NODE_IDENT, 'node_ident')
 
@@ -209,81 +173,25 @@ def _portgroup_of(node_id: int, values: dict[str, Any]) -> None:
     values['portgroup_id'] = portgroup['id']
 
 
-class PortCollection(PortList):
-    """GET and POST /v1/ports."""
-
-    def __init__(self, rpcapi) -> None:
-        super().__init__()
-        self.rpcapi = rpcapi
-
-    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
-        wire.query(req, {})
-        version = req.context.version
-        body = wire.read_json(req)
-        schemas.validate('port', body, port_schemas.PORT)
-        values = dict(body)
-        _check_create_fields(version, values)
-        _check_values(values)
-        node = node_owned.node_for_body(
-            req, values.pop('node_ident', None) or
-            wire.as_uuid('node_uuid', values.pop('node_uuid', None)),
-            'baremetal:port:create')
-        values['node_id'] = node['id']
-        _portgroup_of(node['id'], values)
-        values = {k: v for k, v in values.items() if v is not None}
-        uuid = self.rpcapi.create_port(req.context.ctx, node['uuid'],
-                                       values)
-        resp.location = links.url(req.context.public_url, 'ports', uuid)
-        wire.send(resp, VIEW.renderer(req)(ports_db.get(uuid)), status=201)
-
-
-class Port(base.Resource):
-    """GET, PATCH and DELETE /v1/ports/{port_ident}."""
-
-    def _get(self, req, ident: str, rule: str) -> dict[str, Any]:
-        wire.as_uuid_or_name('port', ident)
-        row = ports_db.get(ident)
-        node_owned.authorize(req, rule, row, _not_found(ident))
-        return row
-
-    def on_get(self, req: falcon.Request, resp: falcon.Response,
-               port_ident: str) -> None:
-        query = wire.query(req, {'fields': wire.as_fields})
-        VIEW.check_fields(req.context.version, query['fields'])
-        row = self._get(req, port_ident, 'baremetal:port:get')
-        wire.send(resp, VIEW.renderer(req, query['fields'])(row))
-
-    def on_patch(self, req: falcon.Request, resp: falcon.Response,
-                 port_ident: str) -> None:
-        wire.query(req, {})
-        row = self._get(req, port_ident, 'baremetal:port:update')
-        patch, values, expected = node_owned.patched(
-            req, row, port_schemas.PORT['properties'],
-            port_schemas.PORT_PATCH_ALLOWED,
-            dict(port_schemas.PORT, oneOf=[{'required': ['node_uuid']}]),
-            'port')
-        VIEW.check_newer(req.context.version, values)
-        _check_values(values)
-        node_owned.node_uuid_to_id(values, req, 'baremetal:port:update')
-        _portgroup_of(values.get('node_id', row['node_id']), values)
-        node_owned.settle_removals(values, ('extra', 'local_link_connection'),
-                                   ('pxe_enabled', 'is_smartnic'))
-        uuid = self.rpcapi.update_port(req.context.ctx, row['uuid'], values,
-                                       expected=expected)
-        wire.send(resp, VIEW.renderer(req)(ports_db.get(uuid)))
-
-    def on_delete(self, req: falcon.Request, resp: falcon.Response,
-                  port_ident: str) -> None:
-        wire.query(req, {})
-        row = self._get(req, port_ident, 'baremetal:port:delete')
-        self.rpcapi.destroy_port(req.context.ctx, row['uuid'])
-        wire.no_content(resp)
+KIND = owned_resources.Kind(
+    name='port', plural='ports', minor=versions.MIN_MINOR, view=VIEW,
+    unsortable=UNSORTABLE, schema=port_schemas.PORT,
+    patch_schema=dict(port_schemas.PORT,
+                      oneOf=[{'required': ['node_uuid']}]),
+    patch_allowed=port_schemas.PORT_PATCH_ALLOWED,
+    documents=('extra', 'local_link_connection'),
+    flags=('pxe_enabled', 'is_smartnic'), path_field='port_ident',
+    get=ports_db.get, list=ports_db.list_ports,
+    not_found=lambda ident: exception.PortNotFound(port=ident),
+    check_values=_check_values, prepare_create=_prepare_create,
+    resolve_links=_portgroup_of)
 
 
 def register(app: falcon.App, rpcapi) -> None:
-    app.add_route('/v1/ports', PortCollection(rpcapi))
+    app.add_route('/v1/ports',
+                  owned_resources.Collection(KIND, rpcapi, PortList()))
     app.add_route('/v1/ports/detail', PortList(detail=True))
-    app.add_route('/v1/ports/{port_ident}', Port(rpcapi))
+    app.add_route('/v1/ports/{port_ident}', owned_resources.Item(KIND, rpcapi))
     app.add_route('/v1/nodes/{node_ident}/ports', PortList(parent='node'))
     app.add_route('/v1/nodes/{node_ident}/ports/detail',
                   PortList(detail=True, parent='node'))
@@ -291,5 +199,3 @@ def register(app: falcon.App, rpcapi) -> None:
                   PortList(parent='portgroup'))
     app.add_route('/v1/portgroups/{portgroup_ident}/ports/detail',
                   PortList(detail=True, parent='portgroup'))
-
-

@@ -118,7 +118,7 @@ def _find(node_uuid: str | None, macs: list[str]) -> dict[str, Any]:
     """The node an agent asks for, if an agent may run on it now."""
     if node_uuid:
         try:
-            row = node_views.get_node(node_uuid, _LOOKUP_COLUMNS)
+            row = node_views.select_node_dict(node_uuid, _LOOKUP_COLUMNS)
         except exception.NodeNotFound:
             raise exception.NodeNotFound(node=node_uuid) from None
     else:
@@ -126,7 +126,7 @@ def _find(node_uuid: str | None, macs: list[str]) -> dict[str, Any]:
         if len(found) != 1:
             raise exception.NodeNotFound(
                 node='with addresses %s' % ', '.join(macs))
-        row = node_views.get_node(found[0], _LOOKUP_COLUMNS)
+        row = node_views.select_node_dict(found[0], _LOOKUP_COLUMNS)
     if CONF.api.restrict_lookup and \
             row['provision_state'] not in LOOKUP_STATES:
         raise exception.NodeNotFound(
@@ -270,10 +270,10 @@ class ContinueInspection(base.Resource):
 def _find_inspected(node_uuid: str | None, macs: list[str]
                     ) -> dict[str, Any]:
     if node_uuid:
-        row = node_views.get_node(node_uuid, _LOOKUP_COLUMNS)
+        row = node_views.select_node_dict(node_uuid, _LOOKUP_COLUMNS)
     else:
         found = ports_db.nodes_with_addresses(macs)
-        rows = [node_views.get_node(uuid, _LOOKUP_COLUMNS)
+        rows = [node_views.select_node_dict(uuid, _LOOKUP_COLUMNS)
                 for uuid in found]
         rows = [r for r in rows if r['provision_state'] == states.INSPECTWAIT]
         if len(rows) != 1:

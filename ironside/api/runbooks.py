@@ -15,7 +15,6 @@ from __future__ import annotations
 from typing import Any
 
 import falcon
-from oslo_utils import strutils
 
 from ironside.api import collection
 from ironside.api import links
@@ -28,6 +27,7 @@ from ironside.api import views
 from ironside.api import wire
 from ironside.api.schemas import common as common_schemas
 from ironside.common import exception
+from ironside.common import secrets
 from ironside.db import models
 from ironside.db import runbooks as runbooks_db
 
@@ -74,8 +74,7 @@ PATCH_RULES = {'owner': 'baremetal:runbook:update:owner',
 def _mask(item: dict, row: dict) -> None:
     for step in item.get('steps') or ():
         if step.get('args'):
-            step['args'] = strutils.mask_dict_password(step['args'],
-                                                       '******')
+            step['args'] = secrets.mask_secrets(step['args'])
 
 
 VIEW = views.ResourceView(

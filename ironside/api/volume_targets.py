@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from oslo_utils import strutils
-
 from ironside.api import policy
 from ironside.api import views
+from ironside.common import secrets
 
 SCHEMA = {
     'type': 'object',
@@ -61,5 +60,5 @@ def redact(req, items: list[dict[str, Any]]) -> None:
     for item in items:
         if item.get('properties') is None:
             continue
-        item['properties'] = strutils.mask_dict_password(
-            item['properties'], '******') if allowed else dict(REDACTED)
+        item['properties'] = secrets.mask_secrets(item['properties']) \
+            if allowed else dict(REDACTED)

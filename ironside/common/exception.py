@@ -1,56 +1,34 @@
-"""Every error Ironside raises on purpose.
+"""Every error Ironside raises on purpose, under one name.
 
 Each class carries the HTTP status the API answers with (``code``) and a
 message template (``msg_fmt``) filled from keyword arguments. Classes whose
 ``failure_reason`` is set are the machine-readable reasons stored on a node
 beside ``last_error`` when an operation on it fails.
 
-The module is listed in oslo.messaging's ``allowed_remote_exmods`` so an
-exception raised in a conductor reaches the API as the same class.
+By responsibility, the kinds every error derives from live in
+:mod:`~ironside.common.exception_base` and the site layer's errors in
+:mod:`~ironside.common.site_exceptions`; both are names of this module
+too, so callers say ``exception.NodeNotFound`` and
+``exception.InvalidDesign`` alike. The three modules are listed in
+oslo.messaging's ``allowed_remote_exmods``, so an exception raised in a
+conductor reaches the API as the same class.
 """
 
 from __future__ import annotations
 
 from http import HTTPStatus
-from typing import Any
 
-
-class IronsideException(Exception):
-    msg_fmt = "An unknown error occurred."
-    code = HTTPStatus.INTERNAL_SERVER_ERROR
-    # Short, stable, CamelCase reason stored on a node that this error failed.
-    failure_reason = 'InternalError'
-
-    def __init__(self, message: str | None = None, **kwargs: Any) -> None:
-        self.kwargs = kwargs
-        if 'code' in kwargs:
-            self.code = kwargs.pop('code')
-        if message is None:
-            try:
-                message = self.msg_fmt % kwargs
-            except (KeyError, TypeError):
-                # A programming error in a caller must not hide the real one.
-                message = self.msg_fmt
-        super().__init__(message)
-
-    @property
-    def message(self) -> str:
-        """The message as raised, and nothing more.
-
-        An exception rebuilt from an RPC answer keeps its arguments, but
-        oslo.messaging makes its ``str()`` append the conductor's
-        traceback; what users and logs are shown is this property.
-        """
-        return str(self.args[0]) if self.args else self.msg_fmt
-
+# Names of this module too.
+from ironside.common.exception_base import Conflict
+from ironside.common.exception_base import Invalid
+from ironside.common.exception_base import IronsideException
+from ironside.common.exception_base import NotAcceptable  # noqa: F401
+from ironside.common.exception_base import NotAuthorized  # noqa: F401
+from ironside.common.exception_base import NotFound
+from ironside.common.exception_base import TemporaryFailure
+from ironside.common.site_exceptions import *  # noqa: F403
 
 # 400
-
-class Invalid(IronsideException):
-    msg_fmt = "Unacceptable parameters."
-    code = HTTPStatus.BAD_REQUEST
-    failure_reason = 'InvalidInput'
-
 
 class InvalidParameterValue(Invalid):
     msg_fmt = "%(err)s"
@@ -152,19 +130,7 @@ class AllocationFailed(IronsideException):
     msg_fmt = "Failed to process allocation %(uuid)s: %(error)s."
 
 
-# 403
-
-class NotAuthorized(IronsideException):
-    msg_fmt = "Not authorized."
-    code = HTTPStatus.FORBIDDEN
-
-
 # 404
-
-class NotFound(IronsideException):
-    msg_fmt = "Resource could not be found."
-    code = HTTPStatus.NOT_FOUND
-
 
 class NodeNotFound(NotFound):
     msg_fmt = "Node %(node)s could not be found."
@@ -223,19 +189,7 @@ class InspectionRuleNotFound(NotFound):
     msg_fmt = "Inspection rule %(rule)s could not be found."
 
 
-# 406
-
-class NotAcceptable(IronsideException):
-    msg_fmt = "Request not acceptable."
-    code = HTTPStatus.NOT_ACCEPTABLE
-
-
 # 409
-
-class Conflict(IronsideException):
-    msg_fmt = "Conflict."
-    code = HTTPStatus.CONFLICT
-
 
 class NodeLocked(Conflict):
     msg_fmt = ("Node %(node)s is locked by host %(host)s, please retry "
@@ -390,11 +344,6 @@ class ConductorUnreachable(IronsideException):
     code = HTTPStatus.SERVICE_UNAVAILABLE
 
 
-class TemporaryFailure(IronsideException):
-    msg_fmt = "Resource temporarily unavailable, please retry."
-    code = HTTPStatus.SERVICE_UNAVAILABLE
-
-
 class DatabaseUnavailable(TemporaryFailure):
     msg_fmt = "The database cannot be reached; please retry."
     failure_reason = 'DatabaseUnavailable'
@@ -501,8 +450,3 @@ class DriverLoadError(IronsideException):
 
 class ConfigInvalid(IronsideException):
     msg_fmt = "Invalid configuration: %(error_msg)s"
-
-
-# The site layer's errors live in their own module, by responsibility;
-# they are names of this one too.
-from ironside.common.site_exceptions import *  # noqa: E402,F401,F403

@@ -30,13 +30,14 @@ import netaddr
 import yaml
 
 from ironside.common import exception
+from ironside.common import secrets
 
 LOG = logging.getLogger(__name__)
 
 PHASES = ('main',)
 MAX_PRIORITY = 9999
-# Keys whose values rules see as '***' (see [inspection_rules]mask_secrets).
-SENSITIVE_FIELDS = frozenset(('password', 'auth_token', 'bmc_password'))
+# What rules see of a secret (see [inspection_rules]mask_secrets); which
+# keys are secret is common.secrets' one answer.
 MASK = '***'
 MULTIPLE = ('any', 'all', 'first', 'last')
 
@@ -288,7 +289,9 @@ class Masked(collections.abc.Mapping):
     """A read-only view of a document in which secrets read as '***'.
 
     Rules see the inventory and plugin data through it, so a rule cannot
-    copy a password into a field users may read.
+    copy a password into a field users may read. A view rather than a
+    masked copy (:func:`ironside.common.secrets.mask_secrets`): a rule
+    reads a few fields of a large inventory.
     """
 
     def __init__(self, data: Any, enabled: bool = True) -> None:
@@ -303,7 +306,8 @@ class Masked(collections.abc.Mapping):
         return value
 
     def __getitem__(self, key: Any) -> Any:
-        if self._enabled and key in SENSITIVE_FIELDS:
+        if self._enabled and isinstance(key, str) and \
+                secrets.is_secret_key(key):
             return MASK
         return self._wrap(self._data[key])
 

@@ -12,6 +12,7 @@ RPC_API_VERSION = '1.0'
 
 # Exceptions from these modules are re-raised in the API as the same class.
 ALLOWED_EXMODS = ['ironside.common.exception',
+                  'ironside.common.exception_base',
                   'ironside.common.site_exceptions']
 
 _TRANSPORT = None

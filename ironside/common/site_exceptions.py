@@ -3,7 +3,9 @@ actions, decommissioning, computed fields and site designs.
 
 Every name here is also a name of :mod:`ironside.common.exception`,
 which imports them, so callers use ``exception.InvalidDesign`` as they
-use any other error; the module is listed in oslo.messaging's
+use any other error. They derive from the kinds of
+:mod:`ironside.common.exception_base`, not from that module, so the
+imports go one way. The module is listed in oslo.messaging's
 ``allowed_remote_exmods`` beside it, so these too cross RPC as
 themselves.
 """
@@ -12,10 +14,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from ironside.common.exception import Conflict
-from ironside.common.exception import Invalid
-from ironside.common.exception import IronsideException
-from ironside.common.exception import NotFound
+from ironside.common.exception_base import Conflict
+from ironside.common.exception_base import Invalid
+from ironside.common.exception_base import IronsideException
+from ironside.common.exception_base import NotFound
 
 __all__ = [
     'InvalidDesignDocument',

@@ -77,8 +77,8 @@ def candidates(allocation: dict[str, Any]) -> list[dict[str, Any]]:
         filters['uuid_in'] = allocation['candidate_nodes']
     if allocation['owner']:
         filters['project'] = allocation['owner']
-    nodes = [node for node in node_views.list_nodes(_COLUMNS, filters,
-                                                    traits=True)
+    nodes = [node for node in node_views.select_node_dicts(
+                 _COLUMNS, filters, traits=True)
              if node['power_state'] is not None]
     if not nodes:
         where = 'none of the requested nodes are available and match' \
@@ -108,11 +108,11 @@ def _try_nodes(manager: BaseConductorManager, context: RequestContext,
         try:
             with manager.acquire(context, node['id'], purpose='allocating',
                                  retry=False) as task:
-                current = node_views.get_node(task.node.id, _COLUMNS,
-                                              traits=True)
+                current = node_views.select_node_dict(
+                    task.node.id, _COLUMNS, traits=True)
                 if not _fits(current, allocation):
                     continue
-                allocations_db.attach_node(allocation['id'], task.node.id)
+                allocations_db.attach_node(allocation['id'], task.node)
                 LOG.info('Node %s is reserved for allocation %s',
                          node['uuid'], allocation['uuid'])
                 return []
@@ -196,7 +196,7 @@ def backfill(manager: BaseConductorManager, context: RequestContext,
                     uuid=allocation['uuid'],
                     error='Cannot backfill an allocation for node %s: %s'
                           % (node.uuid, '; '.join(errors)), code=400)
-            allocations_db.attach_node(allocation['id'], node.id)
+            allocations_db.attach_node(allocation['id'], node)
     except exception.IronsideException as exc:
         _fail(allocation['id'], str(exc))
         raise

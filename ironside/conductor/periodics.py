@@ -128,8 +128,8 @@ def recover_nodes_of(manager: BaseConductorManager, hosts: list[str],
     conductor owns on the ring; without (this host's own locks from
     before a restart), all of them.
     """
-    rows = nodes_db.list_node_columns(_ROUTING_COLUMNS + ('reservation',),
-                                      {'reserved_by': hosts})
+    rows = nodes_db.select_node_columns(
+        _ROUTING_COLUMNS + ('reservation',), {'reserved_by': hosts})
     if only_owned:
         rows = _owned(manager, rows)
     for row in rows:
@@ -151,7 +151,7 @@ def take_over(manager: BaseConductorManager) -> None:
     # Waiting nodes whose poller is gone (its conductor died or the ring
     # moved them here), and working nodes nobody holds.
     waiting = list(step_flow.wait_states())
-    rows = nodes_db.list_node_columns(
+    rows = nodes_db.select_node_columns(
         _ROUTING_COLUMNS + ('provision_state', 'provision_updated_at'),
         {'provision_state': waiting + sorted(states.WORKING_STATES),
          'reserved': False})
@@ -184,7 +184,7 @@ def check_wait_timeouts(manager: BaseConductorManager) -> None:
         if not timeout:
             continue
         deadline = models.utcnow() - datetime.timedelta(seconds=timeout)
-        rows = nodes_db.stale_nodes([state], deadline, _ROUTING_COLUMNS)
+        rows = nodes_db.select_stale_nodes([state], deadline, _ROUTING_COLUMNS)
         for row in _owned(manager, rows):
             try:
                 with manager.acquire(manager.admin_context, row.id,
@@ -246,7 +246,7 @@ def sync_power_states(manager: BaseConductorManager) -> None:
     skipped, but for those the sync itself put there (a fault it clears
     when the cause is gone, see power.RECOVERABLE_FAULTS).
     """
-    rows = nodes_db.list_node_columns(
+    rows = nodes_db.select_node_columns(
         _ROUTING_COLUMNS + ('provision_state', 'maintenance', 'fault'),
         {'reserved': False})
     now = time.monotonic()

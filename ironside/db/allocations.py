@@ -10,10 +10,10 @@ from __future__ import annotations
 from typing import Any
 
 import sqlalchemy as sa
-from oslo_db import exception as db_exc
 
 from ironside.common import exception
 from ironside.db import models
+from ironside.db import nodes as nodes_db
 from ironside.db import resources
 from ironside.db import session as db_session
 
@@ -58,38 +58,35 @@ def owner_of(allocation_id: int) -> str | None:
             ALLOCATION.c.id == allocation_id))
 
 
-def attach_node(allocation_id: int, node_id: int) -> None:
+def attach_node(allocation_id: int, node: models.Node) -> None:
     """The allocation got its node: link both ways, in one transaction.
 
-    NodeAssociated if the node has another instance meanwhile;
+    ``node`` is the node as its lock's holder read it; its links (and
+    ``instance_info['traits']``) are set on it and saved with it. As
+    every node write, through :func:`ironside.db.nodes.save_node`.
+    NodeAssociated if the node has another instance;
     InstanceAssociated if another node already uses the allocation UUID
     as instance_uuid.
     """
-    with db_session.writer() as session:
-        allocation = session.get(models.Allocation, allocation_id,
-                                 with_for_update=True)
+    with db_session.writer_connection() as connection:
+        allocation = connection.execute(
+            sa.select(ALLOCATION.c.uuid, ALLOCATION.c.traits)
+            .where(ALLOCATION.c.id == allocation_id)
+            .with_for_update()).first()
         if allocation is None:
             raise exception.AllocationNotFound(allocation=allocation_id)
-        node = session.get(models.Node, node_id, with_for_update=True)
-        if node is None:
-            raise exception.NodeNotFound(node=node_id)
         if node.instance_uuid and node.instance_uuid != allocation.uuid:
             raise exception.NodeAssociated(node=node.uuid,
                                            instance=node.instance_uuid)
-        allocation.node_id = node.id
-        allocation.state = ACTIVE
-        allocation.last_error = None
-        allocation.updated_at = models.utcnow()
-        info = dict(node.instance_info or {})
-        info['traits'] = list(allocation.traits or [])
-        node.allocation_id = allocation.id
+        connection.execute(
+            sa.update(ALLOCATION).where(ALLOCATION.c.id == allocation_id)
+            .values(node_id=node.id, state=ACTIVE, last_error=None,
+                    updated_at=models.utcnow()))
+        node.allocation_id = allocation_id
         node.instance_uuid = allocation.uuid
-        node.instance_info = info
-        try:
-            session.flush()
-        except db_exc.DBDuplicateEntry:
-            raise exception.InstanceAssociated(
-                instance_uuid=allocation.uuid, node=node.uuid) from None
+        node.instance_info = dict(node.instance_info or {},
+                                  traits=list(allocation.traits or []))
+        nodes_db.save_node(node)
 
 
 def fail(allocation_id: int, error: str) -> None:
@@ -99,15 +96,12 @@ def fail(allocation_id: int, error: str) -> None:
 
 def destroy(ident: str | int) -> None:
     """Delete an allocation and unlink its node (instance_uuid too)."""
-    with db_session.writer() as session:
-        allocation_id = session.scalar(
+    with db_session.writer_connection() as connection:
+        allocation_id = connection.execute(
             sa.select(ALLOCATION.c.id).where(
-                ALLOCATIONS.ident_clause(ident)).with_for_update())
+                ALLOCATIONS.ident_clause(ident)).with_for_update()).scalar()
         if allocation_id is None:
             raise exception.AllocationNotFound(allocation=ident)
-        session.execute(sa.update(models.Node).where(
-            NODE.c.allocation_id == allocation_id).values(
-            allocation_id=None, instance_uuid=None).execution_options(
-            synchronize_session=False))
-        session.execute(sa.delete(models.Allocation).where(
+        nodes_db.unlink_allocation(allocation_id)
+        connection.execute(sa.delete(ALLOCATION).where(
             ALLOCATION.c.id == allocation_id))

@@ -31,10 +31,16 @@ What stays the same:
   (so the block's commit or rollback covers the statement); anywhere
   else, SQLAlchemy runs it.
 
-It reads two of SQLAlchemy's compiled attributes that are not public
-(its map of bind processors, and whether a statement is an "insert many
-values"); tests/unit/db/test_fast_sqlite.py compares what both ways
-store, so an upgrade that changes them shows there.
+It uses SQLAlchemy's public API only: a statement's compiled form (its
+SQL, ``positiontup``, ``binds``, ``construct_expanded_state()``, the
+columns whose Python defaults it prefetches), each bound parameter's
+type's ``dialect_impl(dialect).bind_processor(dialect)`` and each
+returned column's ``result_processor``, the dialect's
+``use_insertmanyvalues`` flags, and the connection's event dispatch.
+tests/unit/db/test_fast_sqlite.py checks that every kept statement runs
+on the driver and sends the SQL and values SQLAlchemy sends, and that
+both ways store the same: an SQLAlchemy upgrade that changes any of
+that fails there.
 """
 
 from __future__ import annotations
@@ -78,14 +84,18 @@ def _compile(statement: sa.sql.ClauseElement, dialect: sa.Dialect,
              many: bool) -> _Plan | None:
     """Compile as SQLAlchemy does at execution (the same column keys and
     executemany flag), or None for what this module does not do."""
+    if many and _insert_many_values(statement, dialect):
+        return None
     compiled = statement.compile(dialect=dialect, column_keys=sorted(keys),
                                  for_executemany=many)
     if compiled.literal_execute_params or compiled.escaped_bind_names or \
-            compiled.positiontup is None or \
-            getattr(compiled, '_insertmanyvalues', None) is not None:
+            compiled.positiontup is None:
         return None
     expanding = dict(lengths)
     if {p.key for p in compiled.post_compile_params} != set(expanding):
+        return None
+    if any(isinstance(bind.type, sa.types.TupleType)
+           for bind in compiled.binds.values()):
         return None
     state = compiled.construct_expanded_state(
         {key: [None] * expanding[key] if key in expanding else None
@@ -93,7 +103,6 @@ def _compile(statement: sa.sql.ClauseElement, dialect: sa.Dialect,
     expanded = {name: (key, index)
                 for key, names in state.parameter_expansion.items()
                 for index, name in enumerate(names)}
-    processors = dict(compiled._bind_processors) | dict(state.processors)
     defaults = {}
     fixed = {}
     prefetch = [(column, column.onupdate)
@@ -109,15 +118,20 @@ def _compile(statement: sa.sql.ClauseElement, dialect: sa.Dialect,
     slots = []
     for name in state.positiontup:
         if name in expanded:
+            # Each value of an IN list is processed as its parameter's
+            # type says.
             key, index = expanded[name]
-            slots.append((key, index, processors.get(name)))
+            slots.append((key, index,
+                          _bind_processor(compiled.binds[key], dialect)))
             continue
+        bind = compiled.binds.get(name)
+        if bind is None:
+            return None
         if name not in keys and name not in defaults and name not in fixed:
-            bind = compiled.binds.get(name)
-            if bind is None or bind.required or bind.callable is not None:
+            if bind.required or bind.callable is not None:
                 return None
             fixed[name] = state.parameters[name]
-        slots.append((name, None, processors.get(name)))
+        slots.append((name, None, _bind_processor(bind, dialect)))
     # A default's parameter must be the one named after its column (as
     # SQLAlchemy names it), and no caller's parameter may shadow it.
     if (set(fixed) | set(defaults)) & set(keys) or \
@@ -130,6 +144,25 @@ def _compile(statement: sa.sql.ClauseElement, dialect: sa.Dialect,
             for column in statement.exported_columns)
     return _Plan(state.statement, tuple(slots), fixed,
                  tuple(defaults.items()), results)
+
+
+def _insert_many_values(statement: sa.sql.ClauseElement,
+                        dialect: sa.Dialect) -> bool:
+    """Whether SQLAlchemy sends the rows of an executemany of
+    ``statement`` as one INSERT of many VALUES ("insertmanyvalues"):
+    this module sends one row at a time, so it leaves those to it."""
+    return isinstance(statement, sa.Insert) and \
+        dialect.use_insertmanyvalues and \
+        (bool(statement.exported_columns) or
+         dialect.use_insertmanyvalues_wo_returning)
+
+
+def _bind_processor(bind: sa.BindParameter, dialect: sa.Dialect
+                    ) -> Callable | None:
+    """What SQLAlchemy makes of a value of ``bind`` for the driver: its
+    type's processor for the dialect (a TypeDecorator's
+    ``process_bind_param`` included)."""
+    return bind.type.dialect_impl(dialect).bind_processor(dialect)
 
 
 # statement -> names of its expanding (IN) parameters.

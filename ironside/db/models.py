@@ -187,7 +187,13 @@ class Allocation(TimestampMixin, Base):
 
 
 class Node(TimestampMixin, Base):
-    """A bare-metal node: Ironic's node fields, one column each."""
+    """A bare-metal node: Ironic's node fields, one column each.
+
+    Read, written and locked only through :mod:`ironside.db.nodes`,
+    which builds a node from its row and writes the columns it changed
+    with kept statements; no session loads or flushes one. Its traits
+    are rows of :class:`NodeTrait`, read and written there too.
+    """
 
     __tablename__ = 'nodes'
     __table_args__ = (
@@ -280,12 +286,6 @@ class Node(TimestampMixin, Base):
     disable_power_off: orm.Mapped[bool] = orm.mapped_column(
         sa.Boolean, default=False, nullable=False)
     health: orm.Mapped[str | None] = _str(32)
-
-    # Loaded only when asked for inside a session: most work on a node
-    # does not need its traits (nodes.get_node_traits reads them).
-    traits: orm.Mapped[list[NodeTrait]] = orm.relationship(
-        'NodeTrait', lazy='select', cascade='all, delete-orphan',
-        passive_deletes=True, order_by='NodeTrait.trait')
 
 
 class NodeTrait(Base):
@@ -525,7 +525,3 @@ class FleetSlot(Base):
                                               primary_key=True)
     used: orm.Mapped[int] = orm.mapped_column(sa.Integer, default=0,
                                               nullable=False)
-
-
-# Registers the load listeners that snapshot a node's documents.
-from ironside.db import node_rows  # noqa: E402,F401

@@ -1,10 +1,10 @@
 """A node's row without a session: a node built from a row, the columns
 it changed since, and the values a save wrote.
 
-The conductor's hot path locks, reads and saves a node with statements
-built once (:mod:`ironside.db.nodes`), not the ORM's flush: these helpers
-give it a detached node and what changed on it. The documents (JSON
-columns) are compared with a snapshot taken when the node was loaded.
+Every node object is built here from its row (:mod:`ironside.db.nodes`
+reads, locks and saves nodes with statements built once, never with the
+ORM's flush): a detached node and what changed on it. The documents (JSON
+columns) are compared with a snapshot taken when the node was built.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def _fingerprint(value: Any) -> bytes | str:
         return json.dumps(value, sort_keys=True)
 
 
-def snapshot_json(node: Node) -> None:
+def _snapshot_json(node: Node) -> None:
     """Remember the JSON columns as loaded; see changed_columns."""
     node.__dict__['_json_snapshot'] = {
         key: _fingerprint(node.__dict__.get(key))
@@ -83,7 +83,7 @@ def detached_node(row: Sequence[Any]) -> Node:
         values[key] = value if wrap is None or value is None \
             else wrap(value)
     orm.make_transient_to_detached(node)
-    snapshot_json(node)
+    _snapshot_json(node)
     return node
 
 
@@ -117,13 +117,3 @@ def mark_saved(node: Node, values: dict[str, Any]) -> None:
         orm.attributes.set_committed_value(node, key, value)
         if key in JSON_COLUMNS:
             snapshot[key] = _fingerprint(value)
-
-
-@sa.event.listens_for(Node, 'load')
-def _on_load(node, _context):
-    snapshot_json(node)
-
-
-@sa.event.listens_for(Node, 'refresh')
-def _on_refresh(node, _context, _attrs):
-    snapshot_json(node)

@@ -1,9 +1,12 @@
-"""Reads of nodes for API answers: only the columns asked for.
+"""Reads of nodes for API answers: only the columns asked for, as rows.
 
-A list of a thousand nodes must not build a thousand ORM objects nor run
-a query per node: these functions select the requested columns with
+A list of a thousand nodes must not build a thousand node objects nor
+run a query per node: these functions select the requested columns with
 SQLAlchemy Core, join the allocation and chassis UUIDs when asked, and
-fetch traits for the whole page in one more query.
+fetch traits for the whole page in one more query. As everywhere in
+``db/``, ``select_…`` reads return rows (:class:`Rows`, or dicts of
+columns for the ``…_dict(s)`` ones); node objects to change and save
+come from :mod:`ironside.db.nodes` (``get_node``).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import sqlalchemy as sa
 
 from ironside.common import exception
 from ironside.db import models
+from ironside.db import node_filters
 from ironside.db import node_rows
 from ironside.db import nodes as nodes_db
 from ironside.db import session as db_session
@@ -122,7 +126,7 @@ def _filter_clauses(filters: dict[str, Any]) -> list:
     instance_uuid = filters.pop('instance_uuid', None)
     if instance_uuid is not None:
         clauses.append(NODE.c.instance_uuid == instance_uuid)
-    return clauses + nodes_db.filter_clauses(filters)
+    return clauses + node_filters.clauses(filters)
 
 
 TRAIT = models.NodeTrait.__table__
@@ -198,10 +202,7 @@ def _page(query: sa.Select, filters: dict[str, Any] | None,
           limit: int | None, marker: str | None, sort_key: str,
           sort_dir: str) -> sa.Select:
     """``query`` narrowed to the nodes of one page, in order."""
-    if sort_key not in nodes_db.SORTABLE_COLUMNS:
-        raise exception.InvalidParameterValue(
-            err='The sort_key value "%s" is an invalid field for sorting'
-                % sort_key)
+    node_filters.check_sort_key(sort_key)
     marker_id = _marker_id(marker) if marker else None
     query = query.where(*_filter_clauses(filters or {}))
     return db_session.paginate(query, models.Node, limit, marker_id,
@@ -252,10 +253,11 @@ def select_nodes_by_id(columns: Sequence[str], node_ids: Sequence[int],
     return _select(query, traits)
 
 
-def list_nodes(columns: Sequence[str], filters: dict[str, Any] | None = None,
-               limit: int | None = None, marker: str | None = None,
-               sort_key: str = 'id', sort_dir: str = 'asc',
-               traits: bool = False) -> list[dict[str, Any]]:
+def select_node_dicts(columns: Sequence[str],
+                      filters: dict[str, Any] | None = None,
+                      limit: int | None = None, marker: str | None = None,
+                      sort_key: str = 'id', sort_dir: str = 'asc',
+                      traits: bool = False) -> list[dict[str, Any]]:
     """As :func:`select_nodes`, as dicts (traits under ``traits``)."""
     return select_nodes(columns, filters, limit, marker, sort_key,
                         sort_dir, traits).as_dicts()
@@ -274,15 +276,15 @@ def select_node(ident: str | int, columns: Sequence[str],
                 traits: bool = False, raw: bool = False) -> Rows:
     """One node by id, UUID or name (NodeNotFound)."""
     query = _node_query(tuple(_columns_for(columns, traits)), raw,
-                        nodes_db._ident_kind(ident))
+                        nodes_db.ident_column(ident))
     found = _select(query, traits, {'ident': ident})
     if not found.rows:
         raise exception.NodeNotFound(node=ident)
     return found
 
 
-def get_node(ident: str | int, columns: Sequence[str],
-             traits: bool = False) -> dict[str, Any]:
+def select_node_dict(ident: str | int, columns: Sequence[str],
+                     traits: bool = False) -> dict[str, Any]:
     """As :func:`select_node`, as a dict."""
     return select_node(ident, columns, traits).as_dicts()[0]
 
@@ -292,6 +294,6 @@ def shards() -> list[dict[str, Any]]:
     query = sa.select(NODE.c.shard, sa.func.count()).where(
         NODE.c.shard.isnot(None)).group_by(NODE.c.shard).order_by(
         NODE.c.shard)
-    with db_session.reader() as session:
+    with db_session.reader_connection() as connection:
         return [{'name': name, 'count': count}
-                for name, count in session.execute(query)]
+                for name, count in connection.execute(query)]

@@ -57,7 +57,7 @@ class ConductorNodes:
         return self._rpcapi
 
     def resolve(self, selectors: Sequence[Selector]) -> list[SiteNode]:
-        rows = nodes_db.list_node_columns(('uuid', 'name', 'extra'))
+        rows = nodes_db.select_node_columns(('uuid', 'name', 'extra'))
         nodes = [site_selectors.site_node(r.uuid, r.name, r.extra)
                  for r in rows]
         nodes.sort(key=lambda n: n.name)
@@ -68,7 +68,7 @@ class ConductorNodes:
         states = {}
         uuids = list(node_uuids)
         for start in range(0, len(uuids), _CHUNK):
-            for row in nodes_db.list_node_columns(
+            for row in nodes_db.select_node_columns(
                     ('uuid', 'provision_state', 'last_error', 'maintenance',
                      'deploy_step', 'clean_step', 'power_state'),
                     {'uuid_in': uuids[start:start + _CHUNK]}):
@@ -109,7 +109,7 @@ class ConductorNodes:
         found = {}
         names = list(names)
         for start in range(0, len(names), _CHUNK):
-            for row in nodes_db.list_node_columns(
+            for row in nodes_db.select_node_columns(
                     ('uuid', 'name', 'extra'),
                     {'name_in': names[start:start + _CHUNK]}):
                 found[row.name] = seam.KnownNode(row.uuid, row.name,

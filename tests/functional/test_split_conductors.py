@@ -28,6 +28,17 @@ def _wait(uuid, state, timeout=30):
              what='node %s to reach %s' % (uuid, state))
 
 
+def _settled(uuid, state, timeout=30):
+    """Wait until the node reached ``state`` and its lock is given back
+    (a conductor saves the state, then may clean up before it releases
+    the node: a read in between finds the state and the lock)."""
+    def _done():
+        node = nodes_db.get_node(uuid)
+        return node.provision_state == state and node.reservation is None
+    wait_for(_done, timeout=timeout, interval=0.1,
+             what='node %s to reach %s, unlocked' % (uuid, state))
+
+
 def _available_node(split, **values):
     uuid = split.rpc.create_node(CTX, utils.fake_node_values(**values))
     split.rpc.do_provisioning_action(CTX, uuid, 'manage')
@@ -77,9 +88,8 @@ def test_node_waiting_on_a_killed_conductor_ends_active(split):
     split.rpc.do_node_deploy(CTX, uuid)
     _wait(uuid, states.DEPLOYWAIT)
     _kill_owner(split, uuid)
-    _wait(uuid, states.ACTIVE, timeout=40)
+    _settled(uuid, states.ACTIVE, timeout=40)
     node = nodes_db.get_node(uuid)
-    assert node.reservation is None
     assert node.last_error is None
 
 
@@ -92,9 +102,8 @@ def test_step_interrupted_by_a_kill_fails_clearly(split):
     wait_for(lambda: nodes_db.get_node(uuid).deploy_step.get('step') ==
              'deploy', timeout=20)
     owner = _kill_owner(split, uuid)
-    _wait(uuid, states.DEPLOYFAIL, timeout=40)
+    _settled(uuid, states.DEPLOYFAIL, timeout=40)
     node = nodes_db.get_node(uuid)
-    assert node.reservation is None
     assert node.failure_reason == 'ConductorDied'
     assert 'conductor %s stopped' % owner in node.last_error
     assert 'deploy.deploy' in node.last_error

@@ -73,7 +73,7 @@ class NodeStatus:
         pattern = query['name']
         wanted_states = set(query['provision_state'] or ())
         project = scope.visible_project(req)
-        rows = {row.uuid: row for row in nodes_db.list_node_columns(
+        rows = {row.uuid: row for row in nodes_db.select_node_columns(
             ('uuid', 'name', 'extra') + _STATUS_COLUMNS,
             {'project': project} if project else None)}
         nodes = sorted((site_selectors.site_node(r.uuid, r.name, r.extra)

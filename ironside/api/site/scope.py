@@ -47,7 +47,7 @@ def visible_nodes(req: falcon.Request) -> dict[str, str] | None:
     project = visible_project(req)
     if project is None:
         return None
-    return {row.uuid: row.name for row in nodes_db.list_node_columns(
+    return {row.uuid: row.name for row in nodes_db.select_node_columns(
         ('uuid', 'name'), {'project': project})}
 
 
@@ -66,7 +66,7 @@ def check_nodes(req: falcon.Request, uuids: Iterable[str],
     wanted = sorted(set(uuids))
     if not wanted:
         return
-    for row in nodes_db.list_node_columns(
+    for row in nodes_db.select_node_columns(
             ('uuid', 'name', 'owner', 'lessee'), {'uuid_in': wanted}):
         node_access.authorize_node(req, rule, dict(row._mapping),
                                    row.name or row.uuid)

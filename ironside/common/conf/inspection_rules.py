@@ -10,10 +10,11 @@ opts = [
                     'inspection; not shown by the API.'),
     cfg.StrOpt('mask_secrets', default='always',
                choices=['always', 'never', 'sensitive'],
-               help='Whether inspection rules see secrets (password, '
-                    'auth_token, bmc_password) of the inventory and plugin '
-                    'data as "***": always, never, or except for rules '
-                    'marked sensitive (sensitive).'),
+               help='Whether inspection rules see secrets (values whose '
+                    'key names a password, secret, token or key, such as '
+                    'bmc_password) of the inventory and plugin data as '
+                    '"***": always, never, or except for rules marked '
+                    'sensitive (sensitive).'),
 ]
 
 

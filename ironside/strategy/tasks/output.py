@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import re
 
+from ironside.common.secrets import MASK
+
 MAX_LINES = 50
 MAX_BYTES = 4096
-REDACTED = '******'
 # Marks a first line whose start was cut off.
 ELLIPSIS = '…'.encode()
 
@@ -64,7 +65,7 @@ class OutputTail:
 
 def redact_private_keys(text: str) -> str:
     """``text`` with every PEM or OpenSSH private key block blanked out."""
-    text = _KEY_BLOCK.sub(REDACTED, text)
+    text = _KEY_BLOCK.sub(MASK, text)
     if '-----END' in text and 'PRIVATE KEY-----' in text:
-        text = _KEY_BLOCK_END.sub(REDACTED, text)
+        text = _KEY_BLOCK_END.sub(MASK, text)
     return text

@@ -11,8 +11,8 @@ import pytest
 from ironside.common import exception
 from ironside.common import states
 from ironside.conductor import periodics
-from ironside.db import nodes as nodes_db
 from ironside.drivers.modules.ipmi import sessions as ipmi_sessions
+from tests import utils
 from tests.functional.bmc import helpers
 from tests.utils import wait_for
 
@@ -153,7 +153,7 @@ def test_bmc_down_mid_step_fails_it_naming_the_bmc(rpc, context, ipmi,
     helpers.to_available(rpc, context, node.uuid)
     # The 1 s budget is for the silence only: a login on a loaded machine
     # may take longer than that.
-    nodes_db.update_node(node.uuid, {'driver_info': bmc.driver_info(
+    utils.update_node(node.uuid, {'driver_info': bmc.driver_info(
         ipmi_retry_timeout=1)})
     rpc.do_node_deploy(context, node.uuid)
     wait_for(lambda: ipmi.state(bmc.name)['pending'] == 'off',
@@ -170,7 +170,7 @@ def test_bmc_down_mid_step_fails_it_naming_the_bmc(rpc, context, ipmi,
     assert node.reservation is None
     # The BMC is back: the session process that met the silence was
     # ended with the call, and the next call opens a new session.
-    nodes_db.update_node(node.uuid, {'driver_info': bmc.driver_info()})
+    utils.update_node(node.uuid, {'driver_info': bmc.driver_info()})
     rpc.change_node_power_state(context, node.uuid, states.POWER_OFF)
     helpers.wait_power(node.uuid, states.POWER_OFF)
 

@@ -16,6 +16,7 @@ from ironside.db import deploy_templates as templates_db
 from ironside.db import history as history_db
 from ironside.db import nodes as nodes_db
 from ironside.drivers.modules.redfish import common as redfish_common
+from tests import utils
 from tests.functional.bmc import helpers
 from tests.functional.fixtures import redfish_emulator
 from tests.unit.api.conftest import ApiClient
@@ -287,7 +288,7 @@ def test_password_changed_on_the_bmc_then_in_driver_info(
             rpc.get_boot_device(context, node.uuid)
         assert 'rejected the credentials of user "admin"' in str(err.value)
         assert err.value.code == 400
-        nodes_db.update_node(node.id, {'driver_info': redfish.driver_info(
+        utils.update_node(node.id, {'driver_info': redfish.driver_info(
             2, redfish_password='n3w-secret')})
         rpc.set_boot_device(context, node.uuid, 'disk')
         assert redfish.state(2)['boot_device'] == 'Hdd'

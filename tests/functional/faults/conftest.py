@@ -115,7 +115,9 @@ class FaultyDeployment:
         return future
 
     def nodes(self) -> list:
-        return nodes_db.list_nodes()
+        return nodes_db.select_node_columns(
+            ('uuid', 'name', 'provision_state', 'reservation', 'last_error',
+             'failure_reason'))
 
     def progress(self) -> int:
         """Nodes that left ``available``; 0 while the database is away."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ironside.db import nodes as nodes_db
+from tests import utils
 from tests.unit.api.conftest import error_of
 from tests.utils import wait_for
 
@@ -109,7 +109,7 @@ def test_delete_refused_while_active(api, available_node):
     created = api.post('/v1/allocations', {'resource_class': 'baremetal'}
                        ).json
     _wait(api, created['uuid'])
-    nodes_db.update_node(node['uuid'], {'provision_state': 'active'})
+    utils.update_node(node['uuid'], {'provision_state': 'active'})
     response = api.delete('/v1/allocations/%s' % created['uuid'])
     assert response.status_code == 409
     assert error_of(response) == (
@@ -157,7 +157,7 @@ def test_patch_name_and_extra_from_1_57(api, available_node):
 
 def test_backfill_an_active_node(api, create_node):
     node = create_node()
-    nodes_db.update_node(node['uuid'], {'provision_state': 'active'})
+    utils.update_node(node['uuid'], {'provision_state': 'active'})
     response = api.post('/v1/allocations', {'node': node['uuid']},
                         version='1.57')
     assert response.status_code == 400

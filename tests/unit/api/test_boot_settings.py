@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ironside.db import nodes as nodes_db
+from tests import utils
 from tests.unit.api.conftest import error_of
 from tests.utils import wait_for
 
@@ -75,7 +76,7 @@ def test_bad_requests_are_400(api, create_node, what, body, message):
 def test_refused_while_the_node_is_transitioning(api, create_node, what,
                                                  target):
     node = create_node()
-    nodes_db.update_node(node['uuid'], {'provision_state': 'cleaning'})
+    utils.update_node(node['uuid'], {'provision_state': 'cleaning'})
     response = api.put(_path(node, what), {'target': target})
     assert response.status_code == 409
     assert 'is in state cleaning' in error_of(response)
@@ -86,7 +87,7 @@ def test_refused_while_the_node_is_transitioning(api, create_node, what,
                                           ('secure_boot', True)])
 def test_locked_node_is_409(api, create_node, what, target):
     node = create_node()
-    nodes_db.update_node(node['uuid'], {'reservation': 'other-host'})
+    utils.update_node(node['uuid'], {'reservation': 'other-host'})
     response = api.put(_path(node, what), {'target': target})
     assert response.status_code == 409
     assert 'is locked by host other-host' in error_of(response)

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from ironside.common import states
 from ironside.db import nodes as nodes_db
+from tests import utils
 from tests.unit.api.conftest import error_of
 
 
 def test_api_answers_503_in_ironics_format(conf, api, available_node):
     busy = available_node(name='busy')
-    nodes_db.update_node(busy['uuid'], {'provision_state':
+    utils.update_node(busy['uuid'], {'provision_state':
                                         states.DEPLOYING})
     node = available_node(name='other')
     conf.set('conductor', max_concurrent_deploy=1)

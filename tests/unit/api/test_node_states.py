@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ironside.db import nodes as nodes_db
+from tests import utils
 from tests.unit.api.conftest import error_of
 from tests.utils import wait_for
 
@@ -140,7 +141,7 @@ def test_provision_refusals(api, available_node, body, version, status,
 
 def test_transition_in_progress_is_409(api, available_node):
     node = available_node()
-    nodes_db.update_node(node['uuid'], {'provision_state': 'deploying',
+    utils.update_node(node['uuid'], {'provision_state': 'deploying',
                                         'reservation': 'other-host'})
     response = _provision(api, node, {'target': 'active'})
     assert response.status_code == 409
@@ -200,7 +201,7 @@ def _wait_state(node, state):
 
 def test_rescue_and_unrescue(api, available_node):
     node = available_node(rescue_interface='fake')
-    nodes_db.update_node(node['uuid'], {'provision_state': 'active'})
+    utils.update_node(node['uuid'], {'provision_state': 'active'})
     missing = _provision(api, node, {'target': 'rescue'})
     assert missing.status_code == 400
     assert 'rescue_password' in error_of(missing)
@@ -223,7 +224,7 @@ def test_rescue_and_unrescue(api, available_node):
 
 def test_adopt(api, create_node):
     node = create_node()
-    nodes_db.update_node(node['uuid'], {'provision_state': 'manageable'})
+    utils.update_node(node['uuid'], {'provision_state': 'manageable'})
     assert _provision(api, node, {'target': 'adopt'}, version='1.16'
                       ).status_code == 406
     assert _provision(api, node, {'target': 'adopt'}).status_code == 202
@@ -281,19 +282,24 @@ def _power(api, node, body, **kwargs):
                    **kwargs)
 
 
+def _powered(node, state: str) -> bool:
+    """The node reached ``state`` and its worker gave the lock back (the
+    worker saves the state, then releases the node: a request sent in
+    between finds it locked)."""
+    found = nodes_db.get_node(node['uuid'])
+    return found.power_state == state and found.reservation is None
+
+
 def test_power_actions(api, create_node):
     node = create_node()
     response = _power(api, node, {'target': 'power on'})
     assert response.status_code == 202
-    wait_for(lambda: nodes_db.get_node(node['uuid']).power_state ==
-             'power on')
+    wait_for(lambda: _powered(node, 'power on'))
     assert _power(api, node, {'target': 'soft power off',
                               'timeout': 10}).status_code == 202
-    wait_for(lambda: nodes_db.get_node(node['uuid']).power_state ==
-             'power off')
+    wait_for(lambda: _powered(node, 'power off'))
     assert _power(api, node, {'target': 'rebooting'}).status_code == 202
-    wait_for(lambda: nodes_db.get_node(node['uuid']).power_state ==
-             'power on')
+    wait_for(lambda: _powered(node, 'power on'))
 
 
 def test_power_target_is_shown_while_it_changes(api, create_node):

@@ -190,7 +190,7 @@ def test_secrets_are_masked(api, rpc, context, create_node):
                                    'nested': {'token': '******'}}
     assert 'hunter2' not in api.get('/v1/nodes/detail').text
     assert node['driver_info']['ipmi_password'] == '******'
-    nodes_db.update_node(node['uuid'], {'instance_info': {
+    utils.update_node(node['uuid'], {'instance_info': {
         'configdrive': 'H4sIA', 'image_source': 'http://i',
         'image_url': 'http://secret-url'}})
     info = api.get('/v1/nodes/%s' % node['uuid']).json['instance_info']
@@ -309,7 +309,7 @@ def test_filters(api, create_node, available_node, rpc, context):
     rpc.update_node(context, busy['uuid'], {
         'instance_uuid': '0f2d7c2e-6a3b-4d1f-9d1a-b9d1b0f1e001'})
     # No conductor serves group g1: the API refuses it, so set it directly.
-    nodes_db.update_node(busy['uuid'], {'conductor_group': 'g1'})
+    utils.update_node(busy['uuid'], {'conductor_group': 'g1'})
     create_node(name='child', parent_node=idle['uuid'])
 
     def names(**params):
@@ -475,7 +475,7 @@ def test_instance_uuid_conflicts_are_409(api, create_node):
 
 def test_patch_during_transition_is_409(api, create_node):
     node = create_node()
-    nodes_db.update_node(node['uuid'], {
+    utils.update_node(node['uuid'], {
         'provision_state': 'deploying', 'target_provision_state': 'active'})
     response = _patch(api, node, [{'op': 'add', 'path': '/extra/a',
                                    'value': 1}])
@@ -483,7 +483,7 @@ def test_patch_during_transition_is_409(api, create_node):
     assert error_of(response) == (
         'Node %s can not be updated while a state transition is in '
         'progress.' % node['uuid'])
-    nodes_db.update_node(node['uuid'], {
+    utils.update_node(node['uuid'], {
         'maintenance': True,
         'instance_uuid': '0f2d7c2e-6a3b-4d1f-9d1a-b9d1b0f1e001'})
     response = _patch(api, node, [{'op': 'remove',
@@ -532,7 +532,7 @@ def test_delete(api, create_node):
 
 def test_delete_refused_while_active(api, create_node):
     node = create_node()
-    nodes_db.update_node(node['uuid'], {'provision_state': 'active'})
+    utils.update_node(node['uuid'], {'provision_state': 'active'})
     response = api.delete('/v1/nodes/%s' % node['uuid'])
     assert response.status_code == 400
     assert error_of(response) == (

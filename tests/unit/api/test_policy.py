@@ -31,7 +31,7 @@ def nodes(keystone, api):
         return response.json
     owned = _create(name='owned', owner='p1', lessee='p2')
     other = _create(name='other', owner='p9')
-    nodes_db.update_node(owned['uuid'], {'last_error': 'BMC 10.0.0.1 down'})
+    utils.update_node(owned['uuid'], {'last_error': 'BMC 10.0.0.1 down'})
     return owned, other
 
 
@@ -63,7 +63,7 @@ def test_projects_see_their_nodes_only(api, nodes):
 
 
 def test_lessee_sees_redacted_fields(api, nodes):
-    nodes_db.update_node(nodes[0]['uuid'], {'reservation': 'conductor-7'})
+    utils.update_node(nodes[0]['uuid'], {'reservation': 'conductor-7'})
     shown = api.get('/v1/nodes/owned', headers=LESSEE_READER).json
     assert shown['last_error'] == ('** Value Redacted - Requires '
                                    'baremetal:node:get:last_error '
@@ -301,7 +301,7 @@ def test_runbooks_project_and_system_scoped(api, keystone):
 def test_volume_follows_its_node_and_target_properties_are_redacted(
         api, nodes):
     owned, other = nodes
-    nodes_db.update_node(owned['uuid'], {'power_state': 'power off'})
+    utils.update_node(owned['uuid'], {'power_state': 'power off'})
     target = api.post('/v1/volume/targets', {
         'node_uuid': owned['uuid'], 'volume_type': 'iscsi',
         'boot_index': 0, 'volume_id': 'v1',

@@ -83,7 +83,7 @@ class Objects:
     def node(self) -> str:
         node = self.request('POST', '/v1/nodes', utils.fake_node_values(
             owner=OWNER))['uuid']
-        nodes_db.update_node(node, {
+        utils.update_node(node, {
             'power_state': 'power off',
             'driver_internal_info': {drivers_base.BIOS_SETTINGS_KEY: {
                 'walker': 'on'}}})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ironside.db import nodes as nodes_db
+from tests import utils
 from tests.unit.api.conftest import error_of
 
 MAC = '52:54:00:12:34:56'
@@ -121,7 +121,7 @@ def test_newer_fields_in_create_are_406(api, node):
 
 def test_port_with_vif_on_active_node_is_in_use(api, node):
     port = _create_port(api, node, extra={'vif_port_id': 'v1'})
-    nodes_db.update_node(node['uuid'], {'provision_state': 'active'})
+    utils.update_node(node['uuid'], {'provision_state': 'active'})
     path = '/v1/ports/%s' % port['uuid']
     response = api.delete(path)
     assert response.status_code == 409
@@ -131,7 +131,7 @@ def test_port_with_vif_on_active_node_is_in_use(api, node):
     response = api.patch(path, [{'op': 'replace', 'path': '/address',
                                  'value': '52:54:00:00:00:01'}])
     assert response.status_code == 409
-    nodes_db.update_node(node['uuid'], {'maintenance': True})
+    utils.update_node(node['uuid'], {'maintenance': True})
     assert api.delete(path).status_code == 204
 
 

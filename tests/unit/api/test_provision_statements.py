@@ -12,7 +12,7 @@ ROUTE_READ = 'SELECT nodes.uuid, nodes.driver, nodes.conductor_group'
 def test_the_verb_hands_its_node_to_the_rpc_api(api, create_node):
     node = create_node(name='routed')
     for ident in (node['uuid'], 'routed'):
-        nodes_db.update_node(node['uuid'], {'provision_state': 'enroll'})
+        utils.update_node(node['uuid'], {'provision_state': 'enroll'})
         with statements() as sent:
             response = api.put('/v1/nodes/%s/states/provision' % ident,
                                {'target': 'manage'})

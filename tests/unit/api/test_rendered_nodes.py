@@ -6,6 +6,7 @@ import pytest
 
 from ironside.api import rendered_nodes
 from ironside.db import nodes as nodes_db
+from tests import utils
 from tests.unit.db.test_hot_path import statements
 
 
@@ -56,7 +57,7 @@ def _lock(api, uuid):
 
 
 def _secret(api, uuid):
-    nodes_db.update_node(uuid, {'driver_info': {'ipmi_password': 'x',
+    utils.update_node(uuid, {'driver_info': {'ipmi_password': 'x',
                                                 'ipmi_address': 'new'}})
 
 

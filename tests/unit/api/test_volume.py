@@ -131,9 +131,12 @@ def test_target_crud_and_boot_index_unique_per_node(api, node, create_node):
     detail = api.get('/v1/volume/targets', detail='True').json['targets']
     assert 'properties' in detail[0]
     api.patch('/v1/volume/targets/%s' % target['uuid'], [
-        {'op': 'add', 'path': '/properties/auth_password', 'value': 's3'}])
+        {'op': 'add', 'path': '/properties/auth_password', 'value': 's3'},
+        {'op': 'add', 'path': '/properties/api_key', 'value': 'k'}])
     shown = api.get('/v1/volume/targets/%s' % target['uuid']).json
+    # The one list of secret words (common.secrets), as in node views.
     assert shown['properties']['auth_password'] == '******'
+    assert shown['properties']['api_key'] == '******'
     assert shown['properties']['target_iqn'] == IQN
     assert api.get('/v1/volume/targets', sort_key='properties'
                    ).status_code == 400

@@ -20,6 +20,7 @@ from ironside.conductor import periodics
 from ironside.db import nodes as nodes_db
 from ironside.strategy import actions
 from ironside.strategy import memory_nodes
+from tests import utils
 from tests.unit.conductor.test_flows import _to_available
 from tests.unit.conductor.test_flows import _wait_state
 from tests.unit.strategy.conftest import INVENTORY
@@ -125,7 +126,7 @@ def test_asynchronous_step_is_timed_to_its_end(rpc, context, make_node):
 def test_power_sync_passes_and_failures(conductor, make_node, conf):
     conf.set('conductor', power_state_sync_max_retries=10)
     node = make_node(driver_info={'fake_power_fail': ['get']})
-    nodes_db.update_node(node.id, {'provision_state': states.MANAGEABLE})
+    utils.update_node(node.id, {'provision_state': states.MANAGEABLE})
     grew = Delta(_sample('ironside_power_sync_duration_seconds_count'),
                  _sample('ironside_power_sync_failures_total'))
     periodics.sync_power_states(conductor)
@@ -186,7 +187,7 @@ def test_database_families(client, make_node):
     make_node(name='a')
     make_node(name='b')
     manageable = make_node(name='c')
-    nodes_db.update_node(manageable.id, {
+    utils.update_node(manageable.id, {
         'provision_state': states.MANAGEABLE, 'maintenance': True,
         'fault': 'power failure'})
     actions.create_action(site, 'deploy_site', 'deployment-strategy')
@@ -262,7 +263,7 @@ def test_database_statements_are_counted_by_kind(rpc, context, make_node):
     before = {kind: value('ironside_db_statements_total', kind=kind)
               for kind in ('select', 'insert', 'update')}
     node = make_node()
-    nodes_db.update_node(node.uuid, {'description': 'counted'})
+    utils.update_node(node.uuid, {'description': 'counted'})
     nodes_db.get_node(node.uuid)
     for kind in before:
         assert value('ironside_db_statements_total', kind=kind) > \

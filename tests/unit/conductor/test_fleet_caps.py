@@ -14,6 +14,7 @@ from ironside.common import states
 from ironside.db import fleet as fleet_db
 from ironside.db import history as history_db
 from ironside.db import nodes as nodes_db
+from tests import utils
 from tests.utils import wait_for
 
 
@@ -74,7 +75,7 @@ def test_rebuild_counts_against_the_deploy_cap(conf, rpc, context,
     uuid = _available(rpc, context, make_node)
     rpc.do_node_deploy(context, uuid)
     _wait(uuid, states.ACTIVE)
-    nodes_db.update_node(_available(rpc, context, make_node, name='w'),
+    utils.update_node(_available(rpc, context, make_node, name='w'),
                          {'provision_state': states.DEPLOYWAIT})
     conf.set('conductor', max_concurrent_deploy=1)
     with pytest.raises(exception.ConcurrentActionLimit):
@@ -91,7 +92,7 @@ def test_tear_down_and_manual_clean_obey_the_clean_cap(conf, rpc, context,
     rpc.do_provisioning_action(context, manageable, 'manage')
     _wait(manageable, states.MANAGEABLE)
     cleaning = _available(rpc, context, make_node, name='cleaning')
-    nodes_db.update_node(cleaning, {'provision_state': states.CLEANWAIT})
+    utils.update_node(cleaning, {'provision_state': states.CLEANWAIT})
     conf.set('conductor', max_concurrent_clean=1)
 
     with pytest.raises(exception.ConcurrentActionLimit) as err:
@@ -124,7 +125,7 @@ def test_two_deciders_never_pass_the_last_slot(db, make_node):
     def _move(uuid):
         def _write():
             time.sleep(0.05)   # widen the window between count and write
-            nodes_db.update_node(uuid, {'provision_state':
+            utils.update_node(uuid, {'provision_state':
                                         states.DEPLOYING})
             return uuid
         start.wait()

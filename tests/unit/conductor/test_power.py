@@ -9,6 +9,7 @@ from ironside.common import states
 from ironside.conductor import periodics
 from ironside.db import history as history_db
 from ironside.db import nodes as nodes_db
+from tests import utils
 from tests.utils import wait_for
 
 
@@ -63,7 +64,7 @@ def test_unknown_power_state_is_refused(rpc, context, make_node):
 
 def test_sync_records_the_real_state(conductor, make_node):
     node = make_node()
-    nodes_db.update_node(node.id, {'provision_state': states.MANAGEABLE,
+    utils.update_node(node.id, {'provision_state': states.MANAGEABLE,
                                    'power_state': None})
     periodics.sync_power_states(conductor)
     assert _power(node.id)[0] == states.POWER_OFF
@@ -73,7 +74,7 @@ def test_sync_puts_node_in_maintenance_after_repeated_failures(
         conductor, make_node, conf):
     conf.set('conductor', power_state_sync_max_retries=2)
     node = make_node(driver_info={'fake_power_fail': ['get']})
-    nodes_db.update_node(node.id, {'provision_state': states.MANAGEABLE})
+    utils.update_node(node.id, {'provision_state': states.MANAGEABLE})
     periodics.sync_power_states(conductor)
     assert nodes_db.get_node(node.id).maintenance is False
     periodics.sync_power_states(conductor)
@@ -86,7 +87,7 @@ def test_sync_puts_node_in_maintenance_after_repeated_failures(
 def test_sync_reaches_every_node_across_load_batches(conductor, make_node):
     nodes = [make_node() for _ in range(periodics._SYNC_BATCH + 5)]
     for node in nodes:
-        nodes_db.update_node(node.id, {'provision_state': states.MANAGEABLE,
+        utils.update_node(node.id, {'provision_state': states.MANAGEABLE,
                                        'power_state': None})
     periodics.sync_power_states(conductor)
     assert [_power(n.id)[0] for n in nodes] == \
@@ -96,7 +97,7 @@ def test_sync_reaches_every_node_across_load_batches(conductor, make_node):
 def test_sync_records_no_drift_when_the_state_changed_meanwhile(
         conductor, make_node, monkeypatch):
     node = make_node()
-    nodes_db.update_node(node.id, {'provision_state': states.MANAGEABLE,
+    utils.update_node(node.id, {'provision_state': states.MANAGEABLE,
                                    'power_state': states.POWER_OFF})
     with conductor.acquire(conductor.admin_context, node.id,
                            shared=True) as task:
@@ -104,7 +105,7 @@ def test_sync_records_no_drift_when_the_state_changed_meanwhile(
     def read_racing_a_power_on(self, task):
         # A race between the read and the save cannot be timed from
         # outside, so the read itself lets another request power on first.
-        nodes_db.update_node(task.node.id, {'power_state': states.POWER_ON})
+        utils.update_node(task.node.id, {'power_state': states.POWER_ON})
         return states.POWER_ON
 
     monkeypatch.setattr(fake_power, 'get_power_state',

@@ -8,11 +8,12 @@ import time
 from ironside.common import states
 from ironside.conductor import periodics
 from ironside.db import nodes as nodes_db
+from tests import utils
 
 
 def _failing_node(make_node):
     node = make_node(driver_info={'fake_power_fail': ['get']})
-    nodes_db.update_node(node.id, {'provision_state': states.MANAGEABLE})
+    utils.update_node(node.id, {'provision_state': states.MANAGEABLE})
     return node
 
 
@@ -46,7 +47,7 @@ def test_a_good_read_clears_the_failures(conductor, make_node, conf):
     node = _failing_node(make_node)
     periodics.sync_power_states(conductor)
     assert conductor.power_failures.get(node.uuid) == 1
-    nodes_db.update_node(node.id, {'driver_info': {}})
+    utils.update_node(node.id, {'driver_info': {}})
     periodics.sync_power_states(conductor)
     assert conductor.power_failures.get(node.uuid) == 0
     assert conductor.power_failures.due(node.uuid)
@@ -62,7 +63,7 @@ def test_power_failure_ends_when_the_power_can_be_read(conductor,
     periodics.sync_power_states(conductor)  # backing off: not read
     assert nodes_db.get_node(node.id).fault == 'power failure'
 
-    nodes_db.update_node(node.id, {'driver_info': {}})
+    utils.update_node(node.id, {'driver_info': {}})
     conductor.power_failures.succeeded(node.uuid)  # the backoff is over
     periodics.sync_power_states(conductor)
     node = nodes_db.get_node(node.id)
@@ -72,7 +73,7 @@ def test_power_failure_ends_when_the_power_can_be_read(conductor,
 
 def test_maintenance_set_by_hand_is_left_alone(conductor, make_node):
     node = make_node()
-    nodes_db.update_node(node.id, {
+    utils.update_node(node.id, {
         'provision_state': states.MANAGEABLE, 'maintenance': True,
         'maintenance_reason': 'by hand', 'power_state': None})
     periodics.sync_power_states(conductor)

@@ -10,6 +10,7 @@ from ironside.conductor import steps
 from ironside.db import deploy_templates as templates_db
 from ironside.db import nodes as nodes_db
 from ironside.drivers import base
+from tests import utils
 
 
 def _names(step_list):
@@ -146,7 +147,7 @@ def test_automated_clean_runs_positive_priorities_only(task):
 def test_invalid_deploy_steps_refused_before_anything_starts(
         rpc, context, make_node, conductor):
     node = make_node()
-    nodes_db.update_node(node.id, {'provision_state': states.AVAILABLE})
+    utils.update_node(node.id, {'provision_state': states.AVAILABLE})
     with pytest.raises(exception.InvalidParameterValue,
                        match='bios.apply_configuration is missing'):
         rpc.do_node_deploy(context, node.uuid, deploy_steps=[

@@ -10,6 +10,7 @@ from ironside.db import conductors as conductors_db
 from ironside.db import models
 from ironside.db import nodes as nodes_db
 from ironside.db import session as db_session
+from tests import utils
 from tests.utils import wait_for
 
 
@@ -22,7 +23,7 @@ def _register_dead_conductor(host='dead-conductor'):
 
 def _deploying_node(make_node, host, step='write_image', index=1):
     node = make_node()
-    nodes_db.update_node(node.id, {
+    utils.update_node(node.id, {
         'provision_state': states.DEPLOYING,
         'target_provision_state': states.ACTIVE,
         'reservation': host,
@@ -54,7 +55,7 @@ def test_waiting_node_of_a_dead_conductor_is_resumed(conductor, rpc,
              for s, p in (('deploy', 100), ('write_image', 80),
                           ('prepare_instance_boot', 60),
                           ('boot_instance', 20))]
-    nodes_db.update_node(node.id, {
+    utils.update_node(node.id, {
         'provision_state': states.DEPLOYWAIT,
         'target_provision_state': states.ACTIVE,
         'deploy_step': steps[1],

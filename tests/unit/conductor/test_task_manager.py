@@ -9,6 +9,7 @@ import pytest
 from ironside.common import exception
 from ironside.common import states
 from ironside.db import nodes as nodes_db
+from tests import utils
 from tests.utils import wait_for
 
 
@@ -82,7 +83,6 @@ def test_full_worker_pool_refuses_and_changes_nothing(
         db, fast_conductor_options, conf, context):
     from ironside.conductor import manager as conductor_manager
     from ironside.conductor import rpcapi
-    from tests import utils
 
     conf.set('conductor', workers_pool_size=2)
     manager = conductor_manager.ConductorManager('test-conductor')
@@ -93,7 +93,7 @@ def test_full_worker_pool_refuses_and_changes_nothing(
         for _ in range(3):
             uuid = rpc.create_node(context, utils.fake_node_values(
                 driver_info={'fake_step_delays': {'deploy.deploy': 2}}))
-            nodes_db.update_node(uuid, {'provision_state': states.AVAILABLE})
+            utils.update_node(uuid, {'provision_state': states.AVAILABLE})
             busy.append(uuid)
         rpc.do_node_deploy(context, busy[0])
         rpc.do_node_deploy(context, busy[1])

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -97,6 +98,20 @@ def _without(row: dict, *keys: str) -> dict:
     return {key: value for key, value in row.items() if key not in keys}
 
 
+def _assert_stored_alike(ran: list[bool], fast: models.Node,
+                         slow: models.Node) -> None:
+    """Both statements ran on the driver (SQLite), and both nodes' rows
+    hold the same but for their ids and names (a None document is
+    stored as {})."""
+    if _sqlite():
+        assert ran == [True, True]
+    stored = [_without(_stored('nodes', 'id = :id', id=node.id)[0],
+                       'id', 'uuid', 'name', 'created_at')
+              for node in (fast, slow)]
+    assert stored[0] == stored[1]
+    assert stored[0]['instance_info'] == '{}'
+
+
 def test_a_save_stores_what_sqlalchemy_stores(db, monkeypatch):
     # The save's own updated_at.
     monkeypatch.setattr(models, 'utcnow', lambda: LATER)
@@ -109,13 +124,7 @@ def test_a_save_stores_what_sqlalchemy_stores(db, monkeypatch):
         nodes_db.save_node(fast, _history())
     with sqlalchemy_only(monkeypatch):
         nodes_db.save_node(slow, _history())
-    if _sqlite():
-        assert ran == [True, True]
-    stored = [_without(_stored('nodes', 'id = :id', id=node.id)[0],
-                       'id', 'uuid', 'name', 'created_at')
-              for node in (fast, slow)]
-    assert stored[0] == stored[1]
-    assert stored[0]['instance_info'] == '{}'
+    _assert_stored_alike(ran, fast, slow)
     # MariaDB's DATETIME keeps whole seconds.
     assert nodes_db.get_node(fast.id).updated_at.replace(microsecond=0) \
         == LATER.replace(microsecond=0)
@@ -231,3 +240,128 @@ def test_a_fleet_count_is_sqlalchemys(db, monkeypatch, states):
         assert ran == [True]
     assert fast == slow == sum(
         state in states for state in ('active', 'active', 'deploying'))
+
+
+def test_a_created_node_stores_what_sqlalchemy_stores(db, monkeypatch):
+    """The node's INSERT, its defaults (created_at, the booleans, the
+    conductor group) and its traits' INSERT."""
+    values = {name: utils.fake_node_values(
+        name=name, driver_internal_info={'a': [1, None]}, instance_info=None,
+        maintenance=True, provision_updated_at=WHEN, description='é',
+        traits=['CUSTOM_B', 'CUSTOM_A']) for name in ('fast', 'slow')}
+    start = models.utcnow().replace(microsecond=0)  # MariaDB: seconds
+    with driver_runs(monkeypatch) as ran:
+        fast = nodes_db.create_node(values['fast'])
+    with sqlalchemy_only(monkeypatch):
+        slow = nodes_db.create_node(values['slow'])
+    _assert_stored_alike(ran, fast, slow)
+    for node in (fast, slow):
+        assert nodes_db.get_node_traits(node.id) == ['CUSTOM_A', 'CUSTOM_B']
+        assert start <= node.created_at <= models.utcnow()
+        assert node.maintenance is True
+        assert node.conductor_group == ''
+        assert node.provision_state == 'enroll'
+
+
+_TIME = re.compile(r'\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d+)?\Z')
+
+
+def _close(sent: object, expected: object) -> bool:
+    """Equal, but for the times defaults took at each run (a second)."""
+    if isinstance(sent, (list, tuple)) and \
+            isinstance(expected, (list, tuple)):
+        return len(sent) == len(expected) and all(
+            _close(a, b) for a, b in zip(sent, expected, strict=True))
+    if isinstance(sent, str) and isinstance(expected, str) and \
+            _TIME.match(sent) and _TIME.match(expected):
+        sent = datetime.datetime.fromisoformat(sent)
+        expected = datetime.datetime.fromisoformat(expected)
+    if isinstance(sent, datetime.datetime) and \
+            isinstance(expected, datetime.datetime):
+        return abs(sent - expected) < datetime.timedelta(seconds=1)
+    return sent == expected
+
+
+def _kept_statements(node: models.Node) -> dict[str, tuple]:
+    """Every statement the product keeps for fast_sqlite, with values of
+    every kind its columns take."""
+    history = [dict(row, node_id=node.id) for row in _history()]
+    return {
+        'read a node': (nodes_db._row_statement('uuid'),
+                        {'ident': node.uuid}),
+        'lock': (nodes_db._reserve_statement('id', True),
+                 {'ident': node.id, 'tag': 'h'}),
+        'save': (nodes_db._save_statement(
+            ('conductor_affinity', 'description', 'driver_internal_info',
+             'instance_info', 'maintenance', 'provision_updated_at')),
+            {'node_id': node.id, 'v_conductor_affinity': 7,
+             'v_description': 'é', 'v_driver_internal_info': {'a': [None]},
+             'v_instance_info': None, 'v_maintenance': True,
+             'v_provision_updated_at': WHEN}),
+        'history': (nodes_db._INSERT_HISTORY, history),
+        'release': (nodes_db._RELEASE, {'node_id': node.id, 'tag': 'h'}),
+        'release of hosts': (nodes_db._RELEASE_HOSTS,
+                             {'ids': [node.id, node.id + 1],
+                              'hosts': ['h', 'g']}),
+        'create': (nodes_db._insert_statement(True), utils.fake_node_values(
+            uuid='5b4a1c2e-0d7f-4e59-9a31-8f2c6d0b7e14', name='new',
+            extra={'n': 2 ** 40}, maintenance=False,
+            provision_updated_at=LATER)),
+        'traits': (nodes_db._INSERT_TRAIT,
+                   [{'node_id': node.id, 'trait': t}
+                    for t in ('CUSTOM_A', 'CUSTOM_B')]),
+        'unlink an allocation': (nodes_db._UNLINK_ALLOCATION,
+                                 {'allocation': 7}),
+        'fleet cap lock': (fleet._LOCK, {'cap': 'deploy'}),
+        'fleet count': (fleet._COUNT, {'states': ['active', 'deploying']}),
+    }
+
+
+def _sent_and_answered(statement, params) -> tuple[list, object]:
+    """What running ``statement`` sent to the driver (SQL, parameters)
+    and gave back, in a transaction rolled back afterwards."""
+    sent: list = []
+
+    def _record(conn, cursor, sql, parameters, context, executemany):
+        sent.append((sql, parameters))
+
+    engine = db_session.get_engine()
+    sa.event.listen(engine, 'before_cursor_execute', _record)
+    try:
+        with engine.connect() as connection:
+            transaction = connection.begin()
+            try:
+                if statement.exported_columns:
+                    row = fast_sqlite.first(connection, statement, params)
+                    answer = None if row is None else tuple(row)
+                else:
+                    answer = fast_sqlite.execute(connection, statement,
+                                                 params)
+            finally:
+                transaction.rollback()
+    finally:
+        sa.event.remove(engine, 'before_cursor_execute', _record)
+    return [entry for entry in sent
+            if not entry[0].upper().startswith('BEGIN')], answer
+
+
+def test_every_kept_statement_runs_on_the_driver_as_sqlalchemy_would(
+        db, monkeypatch):
+    """The guard of this module against an SQLAlchemy upgrade: each kept
+    statement is still compiled for the driver (else the hot path would
+    silently fall back to SQLAlchemy's, several times slower), and sends
+    the SQL and values, and gives back the row, that SQLAlchemy does."""
+    if not _sqlite():
+        pytest.skip('the driver path is SQLite\'s only')
+    node = nodes_db.create_node(utils.fake_node_values(
+        name='kept', driver_internal_info={'a': 1}))
+    for name, (statement, params) in _kept_statements(node).items():
+        with driver_runs(monkeypatch) as ran:
+            fast = _sent_and_answered(statement, params)
+        with sqlalchemy_only(monkeypatch):
+            slow = _sent_and_answered(statement, params)
+        assert ran == [True], name
+        assert len(fast[0]) == 1, name
+        assert fast[0][0][0] == slow[0][-1][0], name
+        assert _close(fast[0][0][1], slow[0][-1][1]), (name, fast, slow)
+        assert _close(fast[1], slow[1]), (name, fast[1], slow[1])

@@ -6,6 +6,7 @@ import pytest
 
 from ironside.common import exception
 from ironside.db import history as history_db
+from ironside.db import node_views
 from ironside.db import nodes as nodes_db
 from tests import utils
 
@@ -83,19 +84,24 @@ def test_release_by_another_host_is_refused(db):
     assert nodes_db.get_node(node.id).reservation is None
 
 
+def _page(filters=None, **kwargs):
+    return node_views.select_node_dicts(('uuid', 'name', 'resource_class'),
+                                        filters, **kwargs)
+
+
 def test_list_pages_and_sorts(db):
     created = [_node(name='n%02d' % i, resource_class='rc%d' % (i % 2))
                for i in range(7)]
-    page = nodes_db.list_nodes(limit=3)
-    assert [n.name for n in page] == ['n00', 'n01', 'n02']
-    page = nodes_db.list_nodes(limit=3, marker=page[-1].uuid)
-    assert [n.name for n in page] == ['n03', 'n04', 'n05']
-    by_rc = nodes_db.list_nodes(sort_key='resource_class', sort_dir='desc')
-    assert [n.resource_class for n in by_rc] == ['rc1'] * 3 + ['rc0'] * 4
-    second = nodes_db.list_nodes(sort_key='resource_class', sort_dir='desc',
-                                 limit=2, marker=by_rc[1].uuid)
-    assert [n.uuid for n in second] == [n.uuid for n in by_rc[2:4]]
-    only_rc0 = nodes_db.list_nodes({'resource_class': 'rc0'})
+    page = _page(limit=3)
+    assert [n['name'] for n in page] == ['n00', 'n01', 'n02']
+    page = _page(limit=3, marker=page[-1]['uuid'])
+    assert [n['name'] for n in page] == ['n03', 'n04', 'n05']
+    by_rc = _page(sort_key='resource_class', sort_dir='desc')
+    assert [n['resource_class'] for n in by_rc] == ['rc1'] * 3 + ['rc0'] * 4
+    second = _page(sort_key='resource_class', sort_dir='desc', limit=2,
+                   marker=by_rc[1]['uuid'])
+    assert [n['uuid'] for n in second] == [n['uuid'] for n in by_rc[2:4]]
+    only_rc0 = _page({'resource_class': 'rc0'})
     assert len(only_rc0) == 4
     assert created
 
@@ -103,7 +109,7 @@ def test_list_pages_and_sorts(db):
 def test_sorting_by_json_field_is_refused(db):
     with pytest.raises(exception.InvalidParameterValue,
                        match='driver_info'):
-        nodes_db.list_nodes(sort_key='driver_info')
+        _page(sort_key='driver_info')
 
 
 def test_traits_replace_add_remove(db):

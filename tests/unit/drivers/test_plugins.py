@@ -6,6 +6,7 @@ from ironside.common import states
 from ironside.db import history as history_db
 from ironside.db import nodes as nodes_db
 from ironside.drivers import factory
+from tests import utils
 from tests.utils import wait_for
 
 
@@ -18,7 +19,7 @@ def test_example_plugin_is_loaded_through_its_entry_point(conductor):
 
 def test_plugin_step_runs_in_priority_order(rpc, context, make_node):
     node = make_node(deploy_interface='example-fake')
-    nodes_db.update_node(node.id, {'provision_state': states.AVAILABLE})
+    utils.update_node(node.id, {'provision_state': states.AVAILABLE})
     rpc.do_node_deploy(context, node.uuid, deploy_steps=[
         {'interface': 'deploy', 'step': 'write_motd', 'priority': 70,
          'args': {'message': 'hello'}}])

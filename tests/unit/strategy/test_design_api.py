@@ -216,4 +216,4 @@ def test_a_driver_no_conductor_serves_enrolls_nothing(conductor_client):
     assert fault(response) == (
         'Design revision 1 can not run a site action: node n2: no conductor '
         'serves driver ipmi-nope.')
-    assert nodes_db.list_node_columns(('name',)) == []
+    assert nodes_db.select_node_columns(('name',)) == []

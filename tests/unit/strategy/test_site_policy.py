@@ -224,13 +224,15 @@ def test_a_design_is_run_only_by_who_sees_every_node(client, site):
     refused before anything is enrolled or changed."""
     stage_example()
     store.commit()
-    before = {n.uuid: n.extra for n in nodes_db.list_nodes()}
+    before = {n.uuid: n.extra for n in
+              nodes_db.select_node_columns(('uuid', 'extra'))}
     response = _status(client.simulate_post(
         BASE + '/actions', headers=PROJECT_MANAGER,
         json={'action': 'deploy_site'}), 403)
     assert fault(response) == ('Access was denied to the following '
                                'resource: baremetal:node:list_all')
-    assert {n.uuid: n.extra for n in nodes_db.list_nodes()} == before
+    assert {n.uuid: n.extra for n in nodes_db.select_node_columns(
+        ('uuid', 'extra'))} == before
     assert site_db.list_actions() == []
 
 

@@ -14,10 +14,10 @@ from ironside.api import app as api_app
 from ironside.api import auth
 from ironside.api import site as site_api
 from ironside.api.site import web
-from ironside.db import nodes as nodes_db
 from ironside.strategy import actions
 from ironside.strategy import conductor_nodes
 from ironside.strategy import runner
+from tests import utils
 from tests.unit.strategy.conftest import INVENTORY
 from tests.unit.strategy.conftest import fault
 from tests.unit.strategy.conftest import run_partly
@@ -143,10 +143,10 @@ def test_report_shows_the_state_and_step_of_nodes_in_flight(
 
 def test_node_seam_reads_the_step_running_now(make_node):
     node = make_node(name='n1')
-    nodes_db.update_node(node.uuid, {'deploy_step': {
+    utils.update_node(node.uuid, {'deploy_step': {
         'interface': 'deploy', 'step': 'write_image', 'priority': 80}})
     other = make_node(name='n2')
-    nodes_db.update_node(other.uuid, {'clean_step': {
+    utils.update_node(other.uuid, {'clean_step': {
         'interface': 'deploy', 'step': 'erase_devices_metadata'}})
     idle = make_node(name='n3')
     states = conductor_nodes.ConductorNodes().read_states(
@@ -163,7 +163,7 @@ def _names(response):
 
 
 def test_node_status_of_every_node(client, enrolled):
-    nodes_db.update_node(enrolled['ntp01'], {
+    utils.update_node(enrolled['ntp01'], {
         'maintenance': True, 'fault': 'power failure',
         'maintenance_reason': 'BMC unreachable', 'last_error': 'boom',
         'power_state': 'power off'})
