@@ -27,10 +27,10 @@ from urllib import parse
 import falcon
 
 from ironside.api import base
-from ironside.api import node_view
 from ironside.api import versions
 from ironside.api import wire
 from ironside.common import exception
+from ironside.common import secrets
 from ironside.common import states
 from ironside.common.conf import CONF
 from ironside.db import node_views
@@ -140,9 +140,9 @@ def lookup_view(row: dict[str, Any], token: str | None) -> dict[str, Any]:
         'node': {
             'uuid': row['uuid'],
             'properties': row['properties'] or {},
-            'instance_info': node_view.mask_instance_info(
+            'instance_info': secrets.mask_instance_info(
                 row['instance_info'] or {}),
-            'driver_internal_info': node_view.mask_secrets(
+            'driver_internal_info': secrets.mask_secrets(
                 row['driver_internal_info'] or {}),
         },
         'config': agent_config(token),

@@ -73,7 +73,7 @@ class Objects:
             'GET', '/v1/nodes/%s/history' % node)['history'][0]['uuid']
         inspection_rules_db.store_inventory(row.id, {'cpu': {}}, {})
         allocations_db.attach_node(
-            allocations_db.id_for(self.names['allocation']), row.id)
+            allocations_db.id_for(self.names['allocation']), row)
 
     def request(self, method: str, path: str, body: Any = None) -> Any:
         response = self.api.request(method, path, body=body, headers=ADMIN)
@@ -212,7 +212,7 @@ def _allocated(objects: Objects) -> dict[str, str]:
     node = objects.node()
     allocation = objects.make('allocation')
     allocations_db.attach_node(allocations_db.id_for(allocation),
-                               nodes_db.get_node(node).id)
+                               nodes_db.get_node(node))
     return {'node': node}
 
 
