@@ -47,7 +47,7 @@ from ironside.strategy.action_input import ActionInput  # noqa: E402
 from ironside.strategy.action_input import SiteDocument  # noqa: E402
 from ironside.strategy.action_input import TaskAccess  # noqa: E402
 from ironside.strategy.action_plan import build_plan  # noqa: E402
-from ironside.strategy.selectors import SiteNode  # noqa: E402
+from ironside.strategy.core.selectors import SiteNode  # noqa: E402
 
 AIM_SECONDS = 2.0
 CONFIGS = ('nova', 'keystone', 'neutron', 'glance', 'cinder', 'heat',

@@ -49,7 +49,7 @@ LAYERS: tuple[str | tuple[str, tuple], ...] = (
     'ironside.drivers',
     'ironside.conductor',
     ('ironside.strategy', (
-        'ironside.strategy.model',
+        'ironside.strategy.core',
         'ironside.strategy.progress',
         'ironside.strategy.expressions',
         'ironside.strategy.tasks',

@@ -38,7 +38,6 @@ from typing import Any
 from ironside.common import exception
 from ironside.strategy import computed_fields
 from ironside.strategy import expressions
-from ironside.strategy import model
 from ironside.strategy import schedule
 from ironside.strategy import seam
 from ironside.strategy import site_context
@@ -50,10 +49,11 @@ from ironside.strategy.action_input import RunOptions
 from ironside.strategy.action_input import SiteDocument
 from ironside.strategy.action_input import TaskAccess
 from ironside.strategy.computed_fields import ComputedFields
+from ironside.strategy.core import model
+from ironside.strategy.core.selectors import NodeIndex
+from ironside.strategy.core.selectors import SiteNode
 from ironside.strategy.reader import fuel
 from ironside.strategy.reader import shipyard
-from ironside.strategy.selectors import NodeIndex
-from ironside.strategy.selectors import SiteNode
 from ironside.strategy.site_graph import PlannedTask
 from ironside.strategy.tasks import registry as task_registry
 

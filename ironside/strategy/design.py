@@ -23,8 +23,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from ironside.common import exception
+from ironside.strategy.core.model import Strategy
+from ironside.strategy.core.paths import Path
 from ironside.strategy.designs import masking
-from ironside.strategy.model import Strategy
 from ironside.strategy.reader import configuration as config_kind
 from ironside.strategy.reader.configuration import DeploymentConfiguration
 from ironside.strategy.reader.documents import ERROR
@@ -37,7 +38,6 @@ from ironside.strategy.reader.inventory import InventoryNode
 from ironside.strategy.reader.kinds import REGISTRY
 from ironside.strategy.reader.registry import Findings
 from ironside.strategy.reader.registry import Registry
-from ironside.strategy.reader.source import Path
 
 # The line map of a document, where its source is known.
 LinesOf = Callable[[DesignDocument], Mapping[Path, int]]

@@ -50,13 +50,13 @@ from ironside.strategy.action_input import TASK_GRAPH
 from ironside.strategy.action_input import SiteDocument
 from ironside.strategy.action_input import TaskAccess
 from ironside.strategy.computed_fields import ComputedFields
+from ironside.strategy.core.selectors import SiteNode
 from ironside.strategy.design import Design
 from ironside.strategy.designs import store
 from ironside.strategy.designs import versions
 from ironside.strategy.reader import task_graphs
 from ironside.strategy.reader.inventory import EXTRA_FIELDS
 from ironside.strategy.reader.inventory import InventoryNode
-from ironside.strategy.selectors import SiteNode
 
 LOG = logging.getLogger(__name__)
 

@@ -23,9 +23,9 @@ from typing import Any
 
 from ironside.common import states
 from ironside.strategy import seam
-from ironside.strategy import selectors as site_selectors
-from ironside.strategy.selectors import Selector
-from ironside.strategy.selectors import SiteNode
+from ironside.strategy.core import selectors as site_selectors
+from ironside.strategy.core.selectors import Selector
+from ironside.strategy.core.selectors import SiteNode
 
 # state → (next state on success, next state on failure, failure knob)
 _PROGRESS = {

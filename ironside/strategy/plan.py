@@ -26,7 +26,7 @@ from collections.abc import Sequence
 
 import networkx as nx
 
-from ironside.strategy.model import Group
+from ironside.strategy.core.model import Group
 
 
 class Plan:

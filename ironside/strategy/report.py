@@ -16,10 +16,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from ironside.db import site_models
-from ironside.strategy import model
 from ironside.strategy import node_flow
 from ironside.strategy import progress as site_progress
 from ironside.strategy.action_plan import ActionPlan
+from ironside.strategy.core import model
 from ironside.strategy.plan import Plan
 
 RUNNING = 'running'

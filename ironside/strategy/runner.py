@@ -52,16 +52,16 @@ from ironside.db import models
 from ironside.db import site as site_db
 from ironside.db import site_models
 from ironside.strategy import abort
-from ironside.strategy import model
 from ironside.strategy import node_flow
 from ironside.strategy import progress as site_progress
 from ironside.strategy import seam
 from ironside.strategy import task_flow
 from ironside.strategy.action_plan import ActionPlan
+from ironside.strategy.core import model
+from ironside.strategy.core.model import Group
 from ironside.strategy.designs import versions
 from ironside.strategy.in_flight import FleetInFlight
 from ironside.strategy.in_flight import InFlightLimit
-from ironside.strategy.model import Group
 from ironside.strategy.plan import Plan
 
 LOG = logging.getLogger(__name__)

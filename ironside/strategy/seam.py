@@ -30,8 +30,8 @@ from collections.abc import Sequence
 from typing import Any
 from typing import Protocol
 
-from ironside.strategy.selectors import Selector
-from ironside.strategy.selectors import SiteNode
+from ironside.strategy.core.selectors import Selector
+from ironside.strategy.core.selectors import SiteNode
 
 # Requests the prepare phase makes, one after the other.
 MANAGE = 'manage'

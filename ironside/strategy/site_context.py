@@ -20,11 +20,11 @@ from collections.abc import Sequence
 from ironside.common import exception
 from ironside.strategy import expressions
 from ironside.strategy import seam
+from ironside.strategy.core.selectors import NodeIndex
+from ironside.strategy.core.selectors import SiteNode
 from ironside.strategy.design import Design
 from ironside.strategy.designs import store
 from ironside.strategy.designs import versions
-from ironside.strategy.selectors import NodeIndex
-from ironside.strategy.selectors import SiteNode
 
 
 def _strategy_groups(design: Design, index: NodeIndex

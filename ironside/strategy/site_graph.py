@@ -43,11 +43,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from ironside.common import exception
-from ironside.strategy import graph as item_graph
-from ironside.strategy import model
 from ironside.strategy.action_input import STRATEGY
 from ironside.strategy.action_input import RunOptions
 from ironside.strategy.action_input import SiteDocument
+from ironside.strategy.core import item_graph
+from ironside.strategy.core import model
 from ironside.strategy.reader import fuel
 from ironside.strategy.reader import shipyard
 from ironside.strategy.reader.errors import ErrorCollector

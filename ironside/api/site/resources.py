@@ -20,7 +20,7 @@ from ironside.db import site_models
 from ironside.strategy import actions
 from ironside.strategy import parameters
 from ironside.strategy import seam
-from ironside.strategy import selectors as selectors_model
+from ironside.strategy.core import selectors as selectors_model
 from ironside.strategy.designs import store
 from ironside.strategy.designs import versions
 from ironside.strategy.reader import fuel

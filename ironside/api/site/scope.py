@@ -27,8 +27,8 @@ from ironside.common import exception
 from ironside.db import nodes as nodes_db
 from ironside.db import site as site_db
 from ironside.strategy import seam
-from ironside.strategy.selectors import Selector
-from ironside.strategy.selectors import SiteNode
+from ironside.strategy.core.selectors import Selector
+from ironside.strategy.core.selectors import SiteNode
 
 SEE = 'baremetal:node:get'
 ACT = 'baremetal:node:set_provision_state'

@@ -43,11 +43,11 @@ from urllib import parse
 import jsonschema
 
 from ironside.common import exception
+from ironside.strategy.core.paths import Path
 from ironside.strategy.reader.errors import DocumentError
 from ironside.strategy.reader.errors import ErrorCollector
 from ironside.strategy.reader.errors import document_name
 from ironside.strategy.reader.schema import schema_errors
-from ironside.strategy.reader.source import Path
 from ironside.strategy.reader.source import SourceError
 from ironside.strategy.reader.source import read_documents
 

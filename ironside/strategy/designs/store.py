@@ -29,6 +29,7 @@ from oslo_utils import uuidutils
 from ironside.common import exception
 from ironside.db import designs as designs_db
 from ironside.strategy import design as design_model
+from ironside.strategy.core.paths import Path
 from ironside.strategy.designs import diff as design_diff
 from ironside.strategy.designs import masking
 from ironside.strategy.designs import versions
@@ -37,7 +38,6 @@ from ironside.strategy.reader.documents import DesignDocument
 from ironside.strategy.reader.documents import DesignIssue
 from ironside.strategy.reader.documents import Source
 from ironside.strategy.reader.kinds import REGISTRY
-from ironside.strategy.reader.source import Path
 
 LOG = logging.getLogger(__name__)
 

@@ -10,7 +10,7 @@
     jsonschema's findings as ``DocumentError`` messages people can read.
 ``shipyard``
     The DeploymentStrategy kind: its schema, its semantic checks and its
-    model (:mod:`ironside.strategy.model`).
+    model (:mod:`ironside.strategy.core.model`).
 
 ``documents``
     Site design documents: Deckhand's envelope, collections read from

@@ -63,8 +63,10 @@ from typing import Any
 import jsonschema
 
 from ironside.common import exception
-from ironside.strategy import graph as item_graph
-from ironside.strategy import model
+from ironside.strategy.core import item_graph
+from ironside.strategy.core import model
+from ironside.strategy.core.paths import Path
+from ironside.strategy.core.selectors import Selector
 from ironside.strategy.expressions import fields as expression_fields
 from ironside.strategy.reader import shipyard
 from ironside.strategy.reader.errors import DocumentError
@@ -72,10 +74,8 @@ from ironside.strategy.reader.errors import ErrorCollector
 from ironside.strategy.reader.errors import Place
 from ironside.strategy.reader.errors import document_name
 from ironside.strategy.reader.schema import schema_errors
-from ironside.strategy.reader.source import Path
 from ironside.strategy.reader.source import SourceError
 from ironside.strategy.reader.source import read_documents as source_read
-from ironside.strategy.selectors import Selector
 from ironside.strategy.tasks import parameters as task_parameters
 from ironside.strategy.tasks import registry as task_registry
 

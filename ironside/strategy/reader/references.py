@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ironside.strategy.core.selectors import NodeIndex
 from ironside.strategy.reader import configuration
 from ironside.strategy.reader import freeform
 from ironside.strategy.reader import task_graphs
 from ironside.strategy.reader.registry import Findings
-from ironside.strategy.selectors import NodeIndex
 
 if TYPE_CHECKING:
     from ironside.strategy.design import Design

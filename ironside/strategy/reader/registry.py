@@ -19,11 +19,11 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 from typing import Any
 
+from ironside.strategy.core.paths import Path
 from ironside.strategy.reader.documents import Adapter
 from ironside.strategy.reader.documents import DesignDocument
 from ironside.strategy.reader.errors import DocumentError
 from ironside.strategy.reader.errors import ErrorCollector
-from ironside.strategy.reader.source import Path
 
 if TYPE_CHECKING:
     from ironside.strategy.design import Design

@@ -19,13 +19,13 @@ from typing import Any
 
 from ironside.common import exception
 from ironside.strategy import action_input
-from ironside.strategy import model
 from ironside.strategy import site_graph
+from ironside.strategy.core import model
+from ironside.strategy.core.paths import Path
 from ironside.strategy.reader import fuel
 from ironside.strategy.reader.errors import DocumentError
 from ironside.strategy.reader.registry import Findings
 from ironside.strategy.reader.registry import Kind
-from ironside.strategy.reader.source import Path
 
 if TYPE_CHECKING:
     from ironside.strategy.design import Design

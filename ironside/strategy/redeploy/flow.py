@@ -35,7 +35,8 @@ from ironside.strategy import node_flow
 from ironside.strategy import progress as site_progress
 from ironside.strategy import seam
 from ironside.strategy import task_flow
-from ironside.strategy.criteria import SuccessCriteria
+from ironside.strategy.core.criteria import SuccessCriteria
+from ironside.strategy.core.model import Group
 from ironside.strategy.decommission import sequence
 from ironside.strategy.decommission import status as st
 from ironside.strategy.decommission.sequence import Decommission
@@ -43,7 +44,6 @@ from ironside.strategy.decommission.sequence import DecommissionOptions
 from ironside.strategy.decommission.sequence import StepRecord
 from ironside.strategy.designs import versions
 from ironside.strategy.in_flight import InFlightLimit
-from ironside.strategy.model import Group
 from ironside.strategy.redeploy import destroy
 from ironside.strategy.redeploy import peers as site_peers
 from ironside.strategy.redeploy import steps

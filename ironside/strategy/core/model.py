@@ -14,8 +14,8 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from ironside.strategy.criteria import SuccessCriteria
-from ironside.strategy.selectors import Selector
+from ironside.strategy.core.criteria import SuccessCriteria
+from ironside.strategy.core.selectors import Selector
 
 ONE_BY_ONE = 'one_by_one'
 PARALLEL = 'parallel'

@@ -30,8 +30,8 @@ from collections.abc import Mapping
 
 import networkx as nx
 
-from ironside.strategy import model
-from ironside.strategy.model import Reference
+from ironside.strategy.core import model
+from ironside.strategy.core.model import Reference
 
 GROUP = 'group'
 STAGE = 'stage'
