@@ -42,12 +42,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from ironside.strategy import computed_fields  # noqa: E402
 from ironside.strategy import expressions  # noqa: E402
-from ironside.strategy.action_input import TASK_GRAPH  # noqa: E402
-from ironside.strategy.action_input import ActionInput  # noqa: E402
-from ironside.strategy.action_input import SiteDocument  # noqa: E402
-from ironside.strategy.action_input import TaskAccess  # noqa: E402
 from ironside.strategy.action_plan import build_plan  # noqa: E402
 from ironside.strategy.core.selectors import SiteNode  # noqa: E402
+from ironside.strategy.reader.action_input import ActionInput  # noqa: E402
+from ironside.strategy.reader.action_input import SiteDocument  # noqa: E402
+from ironside.strategy.reader.action_input import TaskAccess  # noqa: E402
+from ironside.strategy.reader.registry import TASK_GRAPH  # noqa: E402
 
 AIM_SECONDS = 2.0
 CONFIGS = ('nova', 'keystone', 'neutron', 'glance', 'cinder', 'heat',

@@ -41,20 +41,20 @@ from ironside.strategy import expressions
 from ironside.strategy import schedule
 from ironside.strategy import seam
 from ironside.strategy import site_context
-from ironside.strategy import site_graph
-from ironside.strategy.action_input import STRATEGY
-from ironside.strategy.action_input import TASK_GRAPH
-from ironside.strategy.action_input import ActionInput
-from ironside.strategy.action_input import RunOptions
-from ironside.strategy.action_input import SiteDocument
-from ironside.strategy.action_input import TaskAccess
 from ironside.strategy.computed_fields import ComputedFields
 from ironside.strategy.core import model
 from ironside.strategy.core.selectors import NodeIndex
 from ironside.strategy.core.selectors import SiteNode
+from ironside.strategy.designs import graph as site_graph
+from ironside.strategy.designs.graph import PlannedTask
 from ironside.strategy.reader import fuel
 from ironside.strategy.reader import shipyard
-from ironside.strategy.site_graph import PlannedTask
+from ironside.strategy.reader.action_input import ActionInput
+from ironside.strategy.reader.action_input import RunOptions
+from ironside.strategy.reader.action_input import SiteDocument
+from ironside.strategy.reader.action_input import TaskAccess
+from ironside.strategy.reader.registry import STRATEGY
+from ironside.strategy.reader.registry import TASK_GRAPH
 from ironside.strategy.tasks import registry as task_registry
 
 # site_actions.document: format 2 holds the plan; older actions hold the

@@ -26,18 +26,18 @@ from ironside.strategy import parameters as action_parameters
 from ironside.strategy import progress as site_progress
 from ironside.strategy import report
 from ironside.strategy import seam
-from ironside.strategy import site_graph
-from ironside.strategy.action_input import STRATEGY
-from ironside.strategy.action_input import ActionInput
-from ironside.strategy.action_input import RunOptions
-from ironside.strategy.action_input import SiteDocument
-from ironside.strategy.action_input import TaskAccess
-from ironside.strategy.action_input import parse_documents
 from ironside.strategy.action_plan import ActionPlan
 from ironside.strategy.action_plan import build_plan
+from ironside.strategy.designs import graph as site_graph
 from ironside.strategy.designs import store
 from ironside.strategy.designs import versions
 from ironside.strategy.reader import shipyard
+from ironside.strategy.reader.action_input import ActionInput
+from ironside.strategy.reader.action_input import RunOptions
+from ironside.strategy.reader.action_input import SiteDocument
+from ironside.strategy.reader.action_input import TaskAccess
+from ironside.strategy.reader.action_input import parse_documents
+from ironside.strategy.reader.registry import STRATEGY
 from ironside.strategy.redeploy import create as redeploy_create
 from ironside.strategy.redeploy import steps as redeploy_steps
 

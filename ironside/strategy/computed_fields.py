@@ -40,11 +40,11 @@ from typing import Any
 
 from ironside.common import exception
 from ironside.strategy import expressions
-from ironside.strategy.action_input import STRATEGY
-from ironside.strategy.action_input import SiteDocument
 from ironside.strategy.reader import fuel
 from ironside.strategy.reader import shipyard
+from ironside.strategy.reader.action_input import SiteDocument
 from ironside.strategy.reader.errors import DocumentError
+from ironside.strategy.reader.registry import STRATEGY
 
 CONDITION = 'condition'
 PARAMETERS = 'parameters'

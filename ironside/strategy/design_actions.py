@@ -45,18 +45,18 @@ from ironside.strategy import expressions
 from ironside.strategy import parameters as action_parameters
 from ironside.strategy import seam
 from ironside.strategy import site_context
-from ironside.strategy.action_input import STRATEGY
-from ironside.strategy.action_input import TASK_GRAPH
-from ironside.strategy.action_input import SiteDocument
-from ironside.strategy.action_input import TaskAccess
 from ironside.strategy.computed_fields import ComputedFields
 from ironside.strategy.core.selectors import SiteNode
-from ironside.strategy.design import Design
 from ironside.strategy.designs import store
 from ironside.strategy.designs import versions
-from ironside.strategy.reader import task_graphs
+from ironside.strategy.designs.design import Design
+from ironside.strategy.reader import fuel
+from ironside.strategy.reader.action_input import SiteDocument
+from ironside.strategy.reader.action_input import TaskAccess
 from ironside.strategy.reader.inventory import EXTRA_FIELDS
 from ironside.strategy.reader.inventory import InventoryNode
+from ironside.strategy.reader.registry import STRATEGY
+from ironside.strategy.reader.registry import TASK_GRAPH
 
 LOG = logging.getLogger(__name__)
 
@@ -220,7 +220,7 @@ def run_documents(design: Design) -> tuple[SiteDocument, ...]:
     strategy = design.strategy()
     return (SiteDocument(STRATEGY, strategy.name, strategy.document),) + \
         tuple(SiteDocument(TASK_GRAPH, d.name, d.body)
-              for d in design.documents_of_kind(task_graphs.KIND.name))
+              for d in design.documents_of_kind(fuel.KIND.name))
 
 
 def access(design: Design) -> TaskAccess:

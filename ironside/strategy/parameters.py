@@ -122,7 +122,7 @@ for _name in ('drain-node-timeout', 'drain-node-grace-period',
               'clear-labels-timeout', 'remove-etcd-timeout',
               'etcd-ready-timeout'):
     register(Parameter(_name, _REDEPLOY, read_seconds))
-# A partial run (ironside.strategy.action_input.RunOptions): only these
+# A partial run (ironside.strategy.reader.action_input.RunOptions): only these
 # tasks, skip these, start at / end at a task, only these nodes.
 for _name in ('tasks', 'skip', 'nodes'):
     register(Parameter(_name, SITE_ACTIONS, read_names, design_only=False))

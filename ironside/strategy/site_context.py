@@ -22,9 +22,9 @@ from ironside.strategy import expressions
 from ironside.strategy import seam
 from ironside.strategy.core.selectors import NodeIndex
 from ironside.strategy.core.selectors import SiteNode
-from ironside.strategy.design import Design
 from ironside.strategy.designs import store
 from ironside.strategy.designs import versions
+from ironside.strategy.designs.design import Design
 
 
 def _strategy_groups(design: Design, index: NodeIndex

@@ -38,8 +38,8 @@ from etcd3gw import exceptions as etcd_exc
 
 from ironside.common import exception
 from ironside.strategy.decommission import status as st
-from ironside.strategy.decommission.etcd_clusters import EtcdCluster
-from ironside.strategy.decommission.etcd_clusters import EtcdClusters
+from ironside.strategy.reader.etcd_clusters import EtcdCluster
+from ironside.strategy.reader.etcd_clusters import EtcdClusters
 
 LOG = logging.getLogger(__name__)
 

@@ -49,6 +49,7 @@ from ironside.strategy.reader.errors import DocumentError
 from ironside.strategy.reader.errors import ErrorCollector
 from ironside.strategy.reader.errors import Place
 from ironside.strategy.reader.errors import document_name
+from ironside.strategy.reader.registry import STRATEGY
 from ironside.strategy.reader.registry import Kind
 from ironside.strategy.reader.schema import schema_errors
 from ironside.strategy.reader.source import SourceError
@@ -151,11 +152,6 @@ _SELECTORS_VALIDATOR = jsonschema.Draft202012Validator({
 
 # Reading
 
-def _is_strategy(document: Any) -> bool:
-    return isinstance(document, Mapping) and \
-        document.get('schema') in SCHEMAS
-
-
 def read(source: str | Mapping[str, Any], name: str = '<input>'
          ) -> tuple[Any, dict[Path, int]]:
     """The strategy document in ``source`` and its line numbers.
@@ -173,7 +169,7 @@ def read(source: str | Mapping[str, Any], name: str = '<input>'
         raise exception.InvalidStrategy([DocumentError(
             name, 'not valid YAML or JSON: %s' % exc.problem,
             line=exc.line)]) from None
-    strategies = [(d, lines) for d, lines in documents if _is_strategy(d)]
+    strategies = [(d, lines) for d, lines in documents if KIND.reads(d)]
     if len(strategies) == 1:
         return strategies[0]
     if not strategies and len(documents) == 1:
@@ -384,4 +380,5 @@ def load(source: str | Mapping[str, Any], name: str = '<input>'
     return build(document)
 
 
-KIND = Kind('DeploymentStrategy', SCHEMAS, check, build)
+KIND = Kind('DeploymentStrategy', SCHEMAS, check, build,
+            runs_as=STRATEGY)

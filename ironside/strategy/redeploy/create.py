@@ -22,13 +22,13 @@ from ironside.strategy import design_actions
 from ironside.strategy import parameters as action_parameters
 from ironside.strategy import progress as site_progress
 from ironside.strategy import seam
-from ironside.strategy.action_input import ActionInput
-from ironside.strategy.action_input import RunOptions
 from ironside.strategy.action_plan import ActionPlan
 from ironside.strategy.action_plan import build_plan
 from ironside.strategy.decommission.sequence import DecommissionOptions
 from ironside.strategy.designs import store
 from ironside.strategy.designs import versions
+from ironside.strategy.reader.action_input import ActionInput
+from ironside.strategy.reader.action_input import RunOptions
 from ironside.strategy.redeploy import steps
 
 ACTION = action_parameters.REDEPLOY_SERVER

@@ -11,10 +11,10 @@ from ironside.common import exception
 from ironside.common.conf import CONF
 from ironside.db import site_models
 from ironside.strategy.decommission import etcd
-from ironside.strategy.decommission import etcd_clusters
 from ironside.strategy.decommission import k8s
 from ironside.strategy.decommission import status as st
 from ironside.strategy.designs import store
+from ironside.strategy.reader import etcd_clusters
 
 
 @dataclasses.dataclass(frozen=True)
@@ -30,7 +30,8 @@ def _failed(text: str) -> exception.DecommissionFailed:
 
 def etcd_document(revision: int) -> etcd_clusters.EtcdClusters | None:
     """The revision's EtcdClusters document, read; None without one."""
-    found = store.design(revision).documents_of(*etcd_clusters.SCHEMAS)
+    found = store.design(revision).documents_of_kind(
+        etcd_clusters.KIND.name)
     if not found:
         return None
     if len(found) > 1:

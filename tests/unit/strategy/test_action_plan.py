@@ -6,12 +6,12 @@ from __future__ import annotations
 import pytest
 
 from ironside.common import exception
-from ironside.strategy import action_input
 from ironside.strategy import action_plan
 from ironside.strategy import memory_nodes
-from ironside.strategy.action_input import ActionInput
-from ironside.strategy.action_input import RunOptions
-from ironside.strategy.action_input import TaskAccess
+from ironside.strategy.reader import action_input
+from ironside.strategy.reader.action_input import ActionInput
+from ironside.strategy.reader.action_input import RunOptions
+from ironside.strategy.reader.action_input import TaskAccess
 from tests.unit.strategy import fuel_examples as fx
 from tests.unit.strategy.conftest import SPEC_STRATEGY
 from tests.unit.strategy.test_site_graph import CROSS_MENDED

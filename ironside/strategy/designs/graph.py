@@ -43,14 +43,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from ironside.common import exception
-from ironside.strategy.action_input import STRATEGY
-from ironside.strategy.action_input import RunOptions
-from ironside.strategy.action_input import SiteDocument
 from ironside.strategy.core import item_graph
 from ironside.strategy.core import model
 from ironside.strategy.reader import fuel
 from ironside.strategy.reader import shipyard
+from ironside.strategy.reader.action_input import RunOptions
+from ironside.strategy.reader.action_input import SiteDocument
 from ironside.strategy.reader.errors import ErrorCollector
+from ironside.strategy.reader.registry import STRATEGY
 
 
 @dataclasses.dataclass(frozen=True)

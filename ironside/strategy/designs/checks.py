@@ -2,25 +2,37 @@
 
 Errors: the deployment configuration names a strategy the design does
 not have; a node's ``os_access.identity`` names a key the design does not
-have. Warnings (a commit needs ``--force`` for them): a configuration
-document no action reads; a group of the configured strategy that
-selects no node of the inventory, or names a node it does not have;
-inventory nodes in no group; a schema of Ironside's or Shipyard's
-namespace that no kind reads (a typo, most likely).
+have; the configured strategy and the task graphs do not settle
+everything together as one graph (:mod:`.graph`: what one graph refers
+to, another or the strategy defines, with no cycle between them), so a
+commit refuses what an action would refuse. Warnings (a commit needs
+``--force`` for them): a configuration document no action reads; a
+group of the configured strategy that selects no node of the inventory,
+or names a node it does not have; inventory nodes in no group; a schema
+of Ironside's or Shipyard's namespace that no kind reads (a typo, most
+likely).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from collections.abc import Mapping
 
+from ironside.common import exception
+from ironside.strategy.core import model
+from ironside.strategy.core.paths import Path
 from ironside.strategy.core.selectors import NodeIndex
+from ironside.strategy.designs import graph as site_graph
+from ironside.strategy.designs.design import Design
 from ironside.strategy.reader import configuration
 from ironside.strategy.reader import freeform
-from ironside.strategy.reader import task_graphs
-from ironside.strategy.reader.registry import Findings
-
-if TYPE_CHECKING:
-    from ironside.strategy.design import Design
+from ironside.strategy.reader import fuel
+from ironside.strategy.reader.action_input import SiteDocument
+from ironside.strategy.reader.documents import DesignDocument
+from ironside.strategy.reader.errors import DocumentError
+from ironside.strategy.reader.errors import ErrorCollector
+from ironside.strategy.reader.registry import STRATEGY
+from ironside.strategy.reader.registry import TASK_GRAPH
 
 # Namespaces whose schemas Ironside reads: one it does not know there is
 # a mistake. Other namespaces (Deckhand's, Armada's, ...) are stored.
@@ -28,6 +40,43 @@ OWN_NAMESPACES = ('ironside', 'shipyard')
 
 # Node names listed in one warning, at most.
 _SHOWN = 10
+
+# The line map of a document, where its source is known.
+LinesOf = Callable[[DesignDocument], Mapping[Path, int]]
+
+
+class Findings:
+    """What cross-document checks found, each on a document and a path."""
+
+    def __init__(self, lines: LinesOf | None = None) -> None:
+        self._lines = lines
+        self.found: list[tuple[str, DesignDocument, DocumentError]] = []
+
+    def lines_of(self, document: DesignDocument) -> Mapping[Path, int]:
+        """The document's line map, where its source is known."""
+        return self._lines(document) if self._lines else {}
+
+    def _add(self, severity: str, document: DesignDocument, path: Path,
+             message: str) -> None:
+        collector = ErrorCollector(document.name, self.lines_of(document))
+        collector.add(tuple(path), message)
+        self.found.append((severity, document, collector.errors[0]))
+
+    def placed(self, severity: str, document: DesignDocument,
+               error: DocumentError) -> None:
+        """An error a check placed itself (its document, field, line)."""
+        self.found.append((severity, document, error))
+
+    def error(self, document: DesignDocument, path: Path,
+              message: str) -> None:
+        self._add('error', document, path, message)
+
+    def warning(self, document: DesignDocument, path: Path,
+                message: str) -> None:
+        self._add('warning', document, path, message)
+
+
+CrossCheck = Callable[[Design, Findings], None]
 
 
 def _names(names: list[str]) -> str:
@@ -99,7 +148,7 @@ def selector_coverage(design: Design, findings: Findings) -> None:
                     document, path + (index, 'node_names'),
                     'group "%s" names nodes the inventory does not have: %s'
                     % (group.name, _names(unknown)))
-    covered |= task_graphs.covered(design)
+    covered |= task_graph_nodes(design)
     left_out = sorted(set(nodes) - covered)
     if left_out:
         findings.warning(document, ('data', 'groups'),
@@ -120,5 +169,44 @@ def unknown_schemas(design: Design, findings: Findings) -> None:
                     if s.split('/')[0] in OWN_NAMESPACES)))
 
 
-CHECKS = (strategy_reference, identity_references, selector_coverage,
-          unknown_schemas)
+def task_graph_nodes(design: Design) -> set[str]:
+    """Inventory nodes a task graph takes: those with a role one of its
+    groups or tasks names (any node, for a task of every node)."""
+    roles: set[str] = set()
+    for graph in design.of_kind(fuel.KIND.name).values():
+        for group in graph.groups:
+            roles.update(group.roles + (group.name,))
+        for task in graph.tasks:
+            roles.update(task.roles)
+    if model.EVERY_NODE in roles:
+        return set(design.nodes)
+    return {name for name, node in design.nodes.items()
+            if roles & set(node.roles)}
+
+
+def settled(design: Design, findings: Findings) -> None:
+    """The configured strategy and the task graphs, as one graph."""
+    graphs = [d for d in design.documents_of_kind(fuel.KIND.name)
+              if d.name in design.of_kind(fuel.KIND.name)]
+    if not graphs:
+        return
+    documents = {}
+    strategy = design.strategies.get(design.configuration.deployment_strategy)
+    if strategy is not None:
+        found = design.document(strategy.schema, strategy.name)
+        documents[strategy.name] = (found, SiteDocument(
+            STRATEGY, strategy.name, strategy.document,
+            findings.lines_of(found)))
+    for found in graphs:
+        documents[found.name] = (found, SiteDocument(
+            TASK_GRAPH, found.name, found.body, findings.lines_of(found)))
+    try:
+        site_graph.build([site for _found, site in documents.values()])
+    except exception.InvalidTaskGraph as exc:
+        for error in exc.errors:
+            findings.placed('error', documents[error.document][0], error)
+
+
+CHECKS: tuple[CrossCheck, ...] = (
+    strategy_reference, identity_references, selector_coverage,
+    unknown_schemas, settled)

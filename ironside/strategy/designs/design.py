@@ -7,17 +7,16 @@ kind registered in :mod:`ironside.strategy.reader.kinds` (task graphs,
 etcd clusters, ...), by kind and document name. Documents of schemas no
 kind reads are kept too, as they are (``other``).
 
-:func:`validate` checks a design as a commit does: each document against
-its kind, duplicates, then the checks across documents. :func:`load`
-builds the models of a committed revision, whose documents were checked
-when it was committed.
+:func:`load` builds the models of a committed revision, whose documents
+were checked when it was committed; a design is checked as a commit
+checks it by :func:`ironside.strategy.designs.validation.validate`.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable
+import logging
 from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
@@ -25,22 +24,16 @@ from typing import Any
 from ironside.common import exception
 from ironside.strategy.core.model import Strategy
 from ironside.strategy.core.paths import Path
-from ironside.strategy.designs import masking
 from ironside.strategy.reader import configuration as config_kind
 from ironside.strategy.reader.configuration import DeploymentConfiguration
-from ironside.strategy.reader.documents import ERROR
-from ironside.strategy.reader.documents import WARNING
 from ironside.strategy.reader.documents import DesignDocument
-from ironside.strategy.reader.documents import DesignIssue
 from ironside.strategy.reader.documents import envelope_errors
 from ironside.strategy.reader.errors import DocumentError
 from ironside.strategy.reader.inventory import InventoryNode
 from ironside.strategy.reader.kinds import REGISTRY
-from ironside.strategy.reader.registry import Findings
 from ironside.strategy.reader.registry import Registry
 
-# The line map of a document, where its source is known.
-LinesOf = Callable[[DesignDocument], Mapping[Path, int]]
+LOG = logging.getLogger(__name__)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -65,9 +58,8 @@ class Design:
         return [d for d in self.documents if d.schema in schemas]
 
     def documents_of_kind(self, kind: str) -> list[DesignDocument]:
-        schemas = next((k.schemas for k in self.registry.kinds()
-                        if k.name == kind), ())
-        return self.documents_of(*schemas)
+        found = self.registry.named(kind)
+        return self.documents_of(*found.schemas) if found else []
 
     def document_of_kind(self, kind: str, name: str
                          ) -> DesignDocument | None:
@@ -124,30 +116,6 @@ class Design:
         return self.of_kind('PrivateKey').get(name)
 
 
-@dataclasses.dataclass(frozen=True)
-class Validation:
-    design: Design
-    issues: list[DesignIssue]
-
-    @property
-    def errors(self) -> list[DesignIssue]:
-        return [i for i in self.issues if i.severity == ERROR]
-
-    @property
-    def warnings(self) -> list[DesignIssue]:
-        return [i for i in self.issues if i.severity == WARNING]
-
-
-def _issue(document: DesignDocument, error: DocumentError,
-           severity: str = ERROR) -> DesignIssue:
-    secrets = masking.secret_values(document)
-    if secrets:
-        error = dataclasses.replace(
-            error, message=masking.redact(error.message, secrets))
-    return DesignIssue(error, document.collection, document.schema,
-                       document.source_name, severity)
-
-
 class _Memo:
     """What a document's content alone decides (it passed its kind's
     check; its model), by schema and content hash, for this process:
@@ -184,20 +152,35 @@ def forget() -> None:
     _MEMO.models.clear()
 
 
-def _models(documents: Sequence[DesignDocument],
-            registry: Registry) -> dict[str, dict[str, Any]]:
-    models: dict[str, dict[str, Any]] = {}
+def models(documents: Sequence[DesignDocument], registry: Registry,
+           revision: int | None = None) -> dict[str, dict[str, Any]]:
+    """The models of documents that passed their kinds' checks, by kind
+    and document name.
+
+    A committed revision's document that was stored before Ironside read
+    its kind (an EtcdClusters document before it was a kind) was never
+    checked; one that can not be built is left out, and said so."""
+    found: dict[str, dict[str, Any]] = {}
     for document in documents:
         kind = registry.kind(document.schema)
-        if kind is not None and kind.build is not None:
-            models.setdefault(kind.name, {})[document.name] = \
-                _MEMO.model(document, kind.build)
-    return models
+        if kind is None or kind.build is None:
+            continue
+        try:
+            model = _MEMO.model(document, kind.build)
+        except Exception as exc:
+            if revision is None:
+                raise
+            LOG.warning('Design revision %d: the %s document %s can not '
+                        'be read, and is left out: %s', revision,
+                        document.schema, document.name, type(exc).__name__)
+            continue
+        found.setdefault(kind.name, {})[document.name] = model
+    return found
 
 
-def _document_errors(document: DesignDocument, registry: Registry,
-                     lines: Mapping[Path, int] | None
-                     ) -> list[DocumentError]:
+def document_errors(document: DesignDocument, registry: Registry,
+                    lines: Mapping[Path, int] | None
+                    ) -> list[DocumentError]:
     """Every error of one document on its own (its envelope, its kind)."""
     key = (document.schema, document.hash)
     if key in _MEMO.valid:
@@ -212,56 +195,16 @@ def _document_errors(document: DesignDocument, registry: Registry,
     return errors
 
 
-def _identity(document: DesignDocument, registry: Registry
-              ) -> tuple[str, str]:
+def identity(document: DesignDocument, registry: Registry
+             ) -> tuple[str, str]:
     """Names are unique per kind (a strategy is one, whichever of its
     schemas it has), and per schema for documents of no kind."""
     kind = registry.kind(document.schema)
     return ('kind', kind.name) if kind else ('schema', document.schema)
 
 
-def _duplicate(document: DesignDocument, first: DesignDocument
-               ) -> DocumentError:
-    return DocumentError(
-        document.name, 'another document of this kind has the same name: '
-        'the %s document in collection "%s"' % (first.schema,
-                                                 first.collection),
-        field='metadata.name')
-
-
-def validate(documents: Sequence[DesignDocument],
-             lines: LinesOf | None = None, revision: int | None = None,
-             registry: Registry = REGISTRY) -> Validation:
-    """Check every document and the design as a whole."""
-    issues: list[DesignIssue] = []
-    valid = []
-    first: dict[tuple, DesignDocument] = {}
-    for document in documents:
-        document_lines = lines(document) if lines else {}
-        errors = _document_errors(document, registry, document_lines)
-        identity = _identity(document, registry) + (document.name,)
-        if identity in first:
-            error = _duplicate(document, first[identity])
-            errors = errors + [dataclasses.replace(
-                error, line=document_lines.get(('metadata', 'name')))]
-        else:
-            first[identity] = document
-        if errors:
-            issues.extend(_issue(document, e) for e in errors)
-        else:
-            valid.append(document)
-    design = Design(tuple(documents), _models(valid, registry), revision,
-                    registry)
-    findings = Findings(lines)
-    for check in registry.cross_checks:
-        check(design, findings)
-    issues.extend(_issue(document, error, severity)
-                  for severity, document, error in findings.found)
-    return Validation(design, issues)
-
-
 def load(documents: Sequence[DesignDocument], revision: int | None = None,
          registry: Registry = REGISTRY) -> Design:
     """The design of documents already validated together (a revision)."""
-    return Design(tuple(documents), _models(documents, registry), revision,
-                  registry)
+    return Design(tuple(documents), models(documents, registry, revision),
+                  revision, registry)

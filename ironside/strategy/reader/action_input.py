@@ -2,10 +2,12 @@
 
 ``ActionInput`` holds the documents (a DeploymentStrategy and/or task
 graphs), the partial-run options and how the deployed nodes' OS is
-reached. Today an action is given them directly; a site design revision
-fills the same record (its strategy and task graph documents, its
-inventory's addresses and its configuration's SSH key), so the plan is
-built the same way whatever the source.
+reached. An action is given them directly (:func:`parse_documents`
+tells the documents apart by the one registry of kinds,
+:mod:`.kinds`), or a site design revision fills the same record (its
+strategy and task graph documents, its inventory's addresses and its
+configuration's SSH key), so the plan is built the same way whatever the
+source.
 
 The record is stored with the action (``site_actions.document``) so a
 conductor that takes the action over runs exactly what it started with.
@@ -21,16 +23,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from ironside.common import exception
-from ironside.strategy.reader import fuel
-from ironside.strategy.reader import shipyard
 from ironside.strategy.reader.errors import DocumentError
+from ironside.strategy.reader.errors import document_name
 from ironside.strategy.reader.inventory import OsAccess
+from ironside.strategy.reader.kinds import REGISTRY
 from ironside.strategy.reader.source import SourceError
 from ironside.strategy.reader.source import read_documents
 from ironside.strategy.tasks.base import TaskTarget
-
-STRATEGY = 'strategy'
-TASK_GRAPH = 'task_graph'
 
 
 @dataclasses.dataclass(frozen=True)
@@ -228,20 +227,17 @@ def _parsed(source: Any, name: str, errors: list[DocumentError]):
 
 def _checked(document: Any, lines: Mapping, name: str,
              errors: list[DocumentError]) -> SiteDocument | None:
-    if fuel.is_task_graph(document):
-        found, _warnings = fuel.check(document, lines, name)
-        errors.extend(found)
-        graph = None if found else fuel.build(document, lines, name)
-        return graph and SiteDocument(TASK_GRAPH, graph.name, document,
-                                      lines)
-    if isinstance(document, Mapping) and \
-            document.get('schema') in shipyard.SCHEMAS:
-        found = shipyard.check(document, lines, name)
-        errors.extend(found)
-        return None if found else SiteDocument(
-            STRATEGY, document['metadata']['name'], document, lines)
-    schema = document.get('schema') if isinstance(document, Mapping) \
-        else None
-    errors.append(DocumentError(name, 'not a DeploymentStrategy or a task '
-                                      'graph (schema %s)' % (schema,)))
-    return None
+    """The document as an action runs it, if the registry's kind of it
+    is one an action runs and it is valid."""
+    kind = REGISTRY.kind_of(document)
+    if kind is None or kind.runs_as is None:
+        schema = document.get('schema') \
+            if isinstance(document, Mapping) else None
+        errors.append(DocumentError(name, 'not a DeploymentStrategy or a '
+                                          'task graph (schema %s)'
+                                    % (schema,)))
+        return None
+    found = kind.check(document, lines, name)
+    errors.extend(found)
+    return None if found else SiteDocument(
+        kind.runs_as, document_name(document, name), document, lines)

@@ -1,6 +1,8 @@
 """The EtcdClusters design document: which etcd clusters a site runs.
 
-The teardown spec names the document ``promenade/EtcdClusters/v1``;
+A kind of design document (:mod:`.kinds`): a commit checks it, and a
+``redeploy_server`` action reads it from its design revision. The
+teardown spec names the document ``promenade/EtcdClusters/v1``;
 Ironside accepts it under that schema and as ``ironside/EtcdClusters/v1``::
 
     schema: promenade/EtcdClusters/v1
@@ -47,6 +49,7 @@ from ironside.strategy.core.paths import Path
 from ironside.strategy.reader.errors import DocumentError
 from ironside.strategy.reader.errors import ErrorCollector
 from ironside.strategy.reader.errors import document_name
+from ironside.strategy.reader.registry import Kind
 from ironside.strategy.reader.schema import schema_errors
 from ironside.strategy.reader.source import SourceError
 from ironside.strategy.reader.source import read_documents
@@ -277,6 +280,9 @@ def build(document: Mapping[str, Any]) -> EtcdClusters:
                         schema=document['schema'], clusters=tuple(clusters))
 
 
+KIND = Kind('EtcdClusters', SCHEMAS, check, build)
+
+
 def load(source: str | Mapping[str, Any], name: str = '<input>'
          ) -> EtcdClusters:
     """Read and validate an EtcdClusters document (YAML/JSON text holding
@@ -293,9 +299,7 @@ def load(source: str | Mapping[str, Any], name: str = '<input>'
             raise exception.InvalidDesignDocument([DocumentError(
                 name, 'not valid YAML or JSON: %s' % exc.problem,
                 line=exc.line)]) from None
-        found = [(d.data, d.lines) for d in parsed
-                 if isinstance(d.data, Mapping) and
-                 d.data.get('schema') in SCHEMAS]
+        found = [(d.data, d.lines) for d in parsed if KIND.reads(d.data)]
         if len(found) != 1:
             raise exception.InvalidDesignDocument([DocumentError(
                 name, '%d documents with schema %s or %s; give one'
