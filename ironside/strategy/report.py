@@ -18,9 +18,8 @@ from typing import Any
 from ironside.db import site_models
 from ironside.strategy import node_flow
 from ironside.strategy import progress as site_progress
-from ironside.strategy.action_plan import ActionPlan
 from ironside.strategy.core import model
-from ironside.strategy.plan import Plan
+from ironside.strategy.plan.action_plan import ActionPlan
 
 RUNNING = 'running'
 
@@ -73,9 +72,8 @@ def build(action: site_models.SiteAction,
     plan = ActionPlan.restore(action.document, group_nodes, names,
                               {u: [r.task for r in rs]
                                for u, rs in runs.items()})
-    order = Plan(plan.groups, group_nodes)
     groups = []
-    for name in progress['order'] + order.remaining_order(progress['order']):
+    for name in progress['order'] + plan.remaining_order(progress['order']):
         group = progress['groups'][name]
         planned = plan.group(name)
         stage_runs = {u: [r for r in runs.get(u, ())

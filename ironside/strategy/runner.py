@@ -56,13 +56,12 @@ from ironside.strategy import node_flow
 from ironside.strategy import progress as site_progress
 from ironside.strategy import seam
 from ironside.strategy import task_flow
-from ironside.strategy.action_plan import ActionPlan
 from ironside.strategy.core import model
 from ironside.strategy.core.model import Group
 from ironside.strategy.designs import versions
 from ironside.strategy.in_flight import FleetInFlight
 from ironside.strategy.in_flight import InFlightLimit
-from ironside.strategy.plan import Plan
+from ironside.strategy.plan.action_plan import ActionPlan
 
 LOG = logging.getLogger(__name__)
 
@@ -132,7 +131,6 @@ class ActionRunner:
         self.plan = ActionPlan.restore(
             action.document, group_nodes,
             {row.node_uuid: row.node_name for row in node_rows}, node_tasks)
-        self.order = Plan(self.plan.groups, group_nodes)
         self.records = {row.node_uuid: NodeRecord(
             id=row.id, uuid=row.node_uuid, name=row.node_name,
             status=row.status, phase=row.phase, request=row.request,
@@ -255,7 +253,7 @@ class ActionRunner:
             started = set(self.progress['order'])
             serial = any(self.plan.group(n).serialised
                          for n in started - resolved)
-            ready = [g for g in self.order.ready(resolved)
+            ready = [g for g in self.plan.ready(resolved)
                      if g.name not in started and
                      not (g.serialised and serial) and
                      self._needs_met(g) is not None]

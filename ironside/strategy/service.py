@@ -38,7 +38,7 @@ from ironside.strategy import conductor_nodes
 from ironside.strategy import seam
 from ironside.strategy import task_flow
 from ironside.strategy.in_flight import FleetInFlight
-from ironside.strategy.parameters import REDEPLOY_SERVER
+from ironside.strategy.plan.parameters import REDEPLOY_SERVER
 from ironside.strategy.redeploy.flow import RedeployRunner
 from ironside.strategy.runner import ActionRunner
 

@@ -48,8 +48,8 @@ import futurist
 
 from ironside.common.conf import CONF
 from ironside.db import site_models
-from ironside.strategy.action_plan import ActionPlan
 from ironside.strategy.core import model
+from ironside.strategy.plan.action_plan import ActionPlan
 from ironside.strategy.tasks import base as tasks_base
 from ironside.strategy.tasks.registry import TaskRunners
 

@@ -51,7 +51,7 @@ the wrong kind, cycles); warnings for what only the rest of the design
 can settle: a reference to a name the document does not define, and a
 task without a type (an outline, as the spec's cross-reference example
 says of itself). Such a document loads; the plan built from all of an
-action's documents (:mod:`ironside.strategy.action_plan`) refuses what is
+action's documents (:mod:`ironside.strategy.plan.action_plan`) refuses what is
 still unresolved.
 """
 

@@ -44,9 +44,9 @@ from ironside.strategy.decommission.sequence import DecommissionOptions
 from ironside.strategy.decommission.sequence import StepRecord
 from ironside.strategy.designs import versions
 from ironside.strategy.in_flight import InFlightLimit
+from ironside.strategy.plan import redeploy as steps
 from ironside.strategy.redeploy import destroy
 from ironside.strategy.redeploy import peers as site_peers
-from ironside.strategy.redeploy import steps
 from ironside.strategy.runner import MIN_POLL_DELAY
 from ironside.strategy.runner import ActionRunner
 

@@ -295,7 +295,7 @@ def test_strategy_group_fields_are_computed(graph_site):
 
 def test_a_rebuilt_node_is_seen_as_being_added(graph_site):
     """redeploy_server's node: its tasks run as on a new node."""
-    from ironside.strategy import site_context
+    from ironside.strategy.plan import site_context
     commit()
     run(graph_site)
     design = store.design(1)

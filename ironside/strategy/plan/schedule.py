@@ -27,14 +27,10 @@ walks a cycle once one is known to exist.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import networkx as nx
 
 from ironside.common import exception
-
-if TYPE_CHECKING:
-    from ironside.strategy.action_plan import ActionPlan
+from ironside.strategy.plan.action_plan import ActionPlan
 
 
 class _Waits:

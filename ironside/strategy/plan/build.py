@@ -1,15 +1,15 @@
-"""The plan of one site action, built once when the action is created.
+"""Building the plan of one site action, once, when it is created.
 
 ``build_plan(action_input, nodes, site_nodes=None)`` takes the action's
-documents, run options and access (:mod:`.action_input`), the node
+documents, run options and access (:mod:`..reader.action_input`), the node
 backend and, for a design revision, its inventory's nodes, and settles
 everything the action will do:
 
 1. the documents' ``yaql_exp`` fields are computed
    (:mod:`.computed_fields`), before any model is built; a design's
    action has computed them already, before it touched any node;
-2. the documents become one graph (:mod:`.site_graph`), and the run
-   options select its tasks;
+2. the documents become one graph (:mod:`..designs.graph`), built here
+   once, and the run options select its tasks;
 3. each group's nodes are resolved (a task graph's group: the nodes
    with its roles or a role named as the group; ``extra.roles``);
 4. each node gets its tasks, in graph order: those of its groups, those
@@ -23,9 +23,10 @@ everything the action will do:
    InvalidPlan`): a task type no runner runs, a node without access, a
    wait that can never end (:mod:`.schedule`).
 
-The action stores the result (the plan's groups and tasks with its
-input, each group's nodes, each node's task runs), so a conductor that
-takes it over runs exactly this plan.
+The result is an :class:`~.action_plan.ActionPlan`, which the action
+stores (the plan's groups and tasks with its input, each group's nodes,
+each node's task runs), so a conductor that takes it over runs exactly
+this plan.
 """
 
 from __future__ import annotations
@@ -36,165 +37,25 @@ from collections.abc import Sequence
 from typing import Any
 
 from ironside.common import exception
-from ironside.strategy import computed_fields
 from ironside.strategy import expressions
-from ironside.strategy import schedule
 from ironside.strategy import seam
-from ironside.strategy import site_context
-from ironside.strategy.computed_fields import ComputedFields
 from ironside.strategy.core import model
 from ironside.strategy.core.selectors import NodeIndex
 from ironside.strategy.core.selectors import SiteNode
 from ironside.strategy.designs import graph as site_graph
-from ironside.strategy.designs.graph import PlannedTask
+from ironside.strategy.plan import computed_fields
+from ironside.strategy.plan import schedule
+from ironside.strategy.plan import site_context
+from ironside.strategy.plan.action_plan import ActionPlan
+from ironside.strategy.plan.action_plan import NodeNeed
+from ironside.strategy.plan.computed_fields import ComputedFields
 from ironside.strategy.reader import fuel
-from ironside.strategy.reader import shipyard
 from ironside.strategy.reader.action_input import ActionInput
-from ironside.strategy.reader.action_input import RunOptions
-from ironside.strategy.reader.action_input import SiteDocument
-from ironside.strategy.reader.action_input import TaskAccess
-from ironside.strategy.reader.registry import STRATEGY
 from ironside.strategy.reader.registry import TASK_GRAPH
 from ironside.strategy.tasks import registry as task_registry
 
-# site_actions.document: format 2 holds the plan; older actions hold the
-# strategy document itself.
-FORMAT = 2
 # Task types run by the site layer itself, not by a task runner.
 OWN_TYPES = (model.STEP, model.SKIPPED)
-
-
-@dataclasses.dataclass(frozen=True)
-class NodeNeed:
-    """A task's :class:`~.site_graph.CrossNeed` on the plan's nodes: the
-    runs of ``task`` a run waits for, those on ``nodes`` (None: every
-    node) or, when ``own``, the one on the waiting run's node; only for
-    runs on ``on`` (None: every node)."""
-
-    task: str
-    policy: str = model.ALL
-    own: bool = False
-    nodes: frozenset[str] | None = None
-    on: frozenset[str] | None = None
-
-    def applies_on(self, uuid: str) -> bool:
-        return self.on is None or uuid in self.on
-
-    def counts(self, run_node: str, uuid: str) -> bool:
-        """Whether the run of ``task`` on ``run_node`` is one the run
-        on ``uuid`` waits for."""
-        if self.own:
-            return run_node == uuid
-        return self.nodes is None or run_node in self.nodes
-
-    def as_dict(self) -> dict[str, Any]:
-        return {'task': self.task, 'policy': self.policy, 'own': self.own,
-                'nodes': None if self.nodes is None else sorted(self.nodes),
-                'on': None if self.on is None else sorted(self.on)}
-
-    @classmethod
-    def from_dict(cls, value: Mapping[str, Any]) -> NodeNeed:
-        return cls(value['task'], value['policy'], value['own'],
-                   None if value['nodes'] is None
-                   else frozenset(value['nodes']),
-                   None if value['on'] is None else frozenset(value['on']))
-
-
-@dataclasses.dataclass
-class ActionPlan:
-    input: ActionInput
-    # In the order they are considered; ``index`` is the position.
-    groups: list[model.Group]
-    stages: list[str]
-    # The tasks that run somewhere, in graph order.
-    tasks: dict[str, PlannedTask]
-    group_nodes: dict[str, list[str]]
-    node_names: dict[str, str]
-    # Node UUID → its task runs, in order.
-    node_tasks: dict[str, list[str]]
-    warnings: list[str] = dataclasses.field(default_factory=list)
-    # Task → node UUID → its parameters, for parameters computed per node.
-    node_parameters: dict[str, dict[str, dict[str, Any]]] = \
-        dataclasses.field(default_factory=dict)
-    # What each yaql_exp expression computed (ComputedFields.report).
-    expressions: list[dict[str, Any]] = dataclasses.field(
-        default_factory=list)
-    # Task → the runs on other nodes its runs wait for (cross-depends).
-    cross_needs: dict[str, list[NodeNeed]] = dataclasses.field(
-        default_factory=dict)
-
-    def parameters_for(self, task: str, node_uuid: str) -> dict[str, Any]:
-        """A task's parameters on one node."""
-        found = self.node_parameters.get(task, {}).get(node_uuid)
-        if found is not None:
-            return dict(found)
-        return dict(self.tasks[task].task.parameters)
-
-    def group(self, name: str) -> model.Group:
-        for group in self.groups:
-            if group.name == name:
-                return group
-        raise KeyError(name)
-
-    @property
-    def critical(self) -> list[str]:
-        return [g.name for g in self.groups if g.critical]
-
-    def nodes_of_tasks(self) -> dict[str, list[str]]:
-        """Task → the nodes it runs on."""
-        found: dict[str, list[str]] = {t: [] for t in self.tasks}
-        for uuid, tasks in self.node_tasks.items():
-            for task in tasks:
-                found[task].append(uuid)
-        return found
-
-    def snapshot(self) -> dict[str, Any]:
-        """What the action stores (``site_actions.document``); holds the
-        SSH key: never shown."""
-        return {
-            'format': FORMAT,
-            'documents': [d.as_dict() for d in self.input.documents],
-            'options': self.input.options.as_dict(),
-            'access': self.input.access.as_dict(),
-            'groups': [g.as_dict() for g in self.groups],
-            'stages': list(self.stages),
-            'tasks': [t.as_dict() for t in self.tasks.values()],
-            'warnings': list(self.warnings),
-            'node_parameters': self.node_parameters,
-            'expressions': self.expressions,
-            'cross_needs': {task: [n.as_dict() for n in needs]
-                            for task, needs in self.cross_needs.items()},
-        }
-
-    @classmethod
-    def restore(cls, document: Mapping[str, Any],
-                group_nodes: Mapping[str, Sequence[str]],
-                node_names: Mapping[str, str],
-                node_tasks: Mapping[str, Sequence[str]]) -> ActionPlan:
-        """The plan an action stored; the nodes' parts come from its
-        progress and its rows."""
-        if document.get('format') != FORMAT:
-            strategy = shipyard.build(document)
-            return cls(ActionInput((SiteDocument(
-                STRATEGY, strategy.name, document),)),
-                list(strategy.groups), [model.DEPLOYMENT], {},
-                {k: list(v) for k, v in group_nodes.items()},
-                dict(node_names), {})
-        return cls(
-            ActionInput(tuple(SiteDocument.from_dict(d)
-                              for d in document['documents']),
-                        RunOptions.from_dict(document['options']),
-                        TaskAccess.read(document['access'])),
-            [model.Group.from_dict(g) for g in document['groups']],
-            list(document['stages']),
-            {t['id']: PlannedTask.from_dict(t) for t in document['tasks']},
-            {k: list(v) for k, v in group_nodes.items()},
-            dict(node_names), {k: list(v) for k, v in node_tasks.items()},
-            list(document['warnings']),
-            dict(document.get('node_parameters') or {}),
-            list(document.get('expressions') or []),
-            {task: [NodeNeed.from_dict(n) for n in needs] for task, needs
-             in (document.get('cross_needs') or {}).items()})
 
 
 def build_plan(action_input: ActionInput, nodes: seam.NodeBackend,

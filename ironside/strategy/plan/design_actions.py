@@ -20,7 +20,7 @@ queued.
    fields ``rack``, ``tags``, ``labels`` and ``roles`` of the others are
    set to the design's, the rest of ``extra`` kept. Nodes outside the
    inventory are never touched.
-6. What the plan is built from (:func:`.action_plan.build_plan`): the
+6. What the plan is built from (:func:`.build.build_plan`): the
    strategy and every task graph of the design, each inventory node's
    ``os_access`` with the private key it names, and the inventory's
    nodes (each group's selectors and roles are resolved against them,
@@ -40,16 +40,16 @@ from typing import Any
 from ironside.common import exception
 from ironside.db import models
 from ironside.db import site as site_db
-from ironside.strategy import computed_fields
 from ironside.strategy import expressions
-from ironside.strategy import parameters as action_parameters
 from ironside.strategy import seam
-from ironside.strategy import site_context
-from ironside.strategy.computed_fields import ComputedFields
 from ironside.strategy.core.selectors import SiteNode
 from ironside.strategy.designs import store
 from ironside.strategy.designs import versions
 from ironside.strategy.designs.design import Design
+from ironside.strategy.plan import computed_fields
+from ironside.strategy.plan import parameters as action_parameters
+from ironside.strategy.plan import site_context
+from ironside.strategy.plan.computed_fields import ComputedFields
 from ironside.strategy.reader import fuel
 from ironside.strategy.reader.action_input import SiteDocument
 from ironside.strategy.reader.action_input import TaskAccess
@@ -67,7 +67,7 @@ _SHOWN = 20
 @dataclasses.dataclass(frozen=True)
 class Prepared:
     """Everything a design-driven action is created with: what its plan
-    is built from (:func:`..action_plan.build_plan`)."""
+    is built from (:func:`.build.build_plan`)."""
 
     revision: int
     # What the action is called: its strategy's name.
