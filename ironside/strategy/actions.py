@@ -7,7 +7,7 @@ site action service picks it up (see :mod:`.service`). The action
 therefore means what it meant when it was asked for, whichever conductor
 runs it, even if the stored strategy, the design or the nodes' roles
 change later. The input is a stored strategy and/or documents given
-directly, or, without either, a design revision (:mod:`.design_actions`),
+directly, or, without either, a design revision (:mod:`.plan.design_actions`),
 which the action records.
 """
 
@@ -22,11 +22,10 @@ from ironside.common import exception
 from ironside.db import site as site_db
 from ironside.db import site_models
 from ironside.strategy import progress as site_progress
-from ironside.strategy import report
-from ironside.strategy import seam
 from ironside.strategy.designs import graph as site_graph
 from ironside.strategy.designs import store
 from ironside.strategy.designs import versions
+from ironside.strategy.nodes import seam
 from ironside.strategy.plan import design_actions
 from ironside.strategy.plan import parameters as action_parameters
 from ironside.strategy.plan import redeploy
@@ -39,6 +38,7 @@ from ironside.strategy.reader.action_input import SiteDocument
 from ironside.strategy.reader.action_input import TaskAccess
 from ironside.strategy.reader.action_input import parse_documents
 from ironside.strategy.reader.registry import STRATEGY
+from ironside.strategy.run import report
 
 ACTIONS = ('deploy_site', 'update_site', 'redeploy_server')
 
@@ -65,14 +65,14 @@ def create_action(nodes: seam.NodeBackend, action: str,
                   ) -> site_models.SiteAction:
     """Queue ``action`` with a stored strategy (by name) and/or documents
     given directly (DeploymentStrategy and task graph texts or parsed
-    documents, or :class:`~.action_input.SiteDocument`), and ``access``
+    documents, or :class:`~.reader.action_input.SiteDocument`), and ``access``
     (how the nodes' OS is reached for their tasks); without either, with
-    a design revision (see :mod:`.design_actions`), its documents and its
+    a design revision (see :mod:`.plan.design_actions`), its documents and its
     inventory's access. ``parameters`` are the action's
-    (:mod:`.parameters`): a design's target revision, a partial run's
+    (:mod:`.plan.parameters`): a design's target revision, a partial run's
     ``tasks``, ``skip``, ``start``, ``end`` and ``nodes``, ...
     ``redeploy_server`` takes its ``node`` and the teardown spec's
-    parameters, and runs a design revision (:mod:`.redeploy.create`).
+    parameters, and runs a design revision (:mod:`.plan.redeploy`).
 
     Raises InvalidParameterValue for an unknown action,
     InvalidActionParameters, StrategyNotFound, the design's precondition

@@ -119,3 +119,22 @@ def test_layers_are_compared_at_the_first_difference():
                        1, False))
     assert not upward(Edge('ironside.strategy.run.y',
                            'ironside.strategy.reader.x', 1, False))
+
+
+def test_the_site_layer_imports_one_way():
+    """ironside/strategy/: no cycle (TYPE_CHECKING imports included), no
+    stage importing a later one, no import at the bottom of a file.
+    (Other packages' cycles are their own; see the tool's report.)"""
+    modules = import_graph.read_package(ROOT, 'ironside')
+    out = io.StringIO()
+    problems = import_graph.report(modules, 'ironside.strategy', False,
+                                   False, out=out)
+    assert problems == 0, out.getvalue()
+
+
+def test_nothing_in_the_product_imports_the_tests():
+    modules = import_graph.read_package(ROOT, 'ironside')
+    found = [(m.name, i.target) for m in modules.values()
+             for i in m.imports + m.deferred
+             if i.target.split('.')[0] == 'tests']
+    assert found == []

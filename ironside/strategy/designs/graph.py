@@ -17,7 +17,7 @@ and the line if it is not:
 - every task has a type; no id is defined twice;
 - no cycle, across documents.
 
-What the references mean when the action runs (:mod:`.task_flow`):
+What the references mean when the action runs (:mod:`..run.task_flow`):
 
 - a group that requires a group depends on it (a failure propagates);
   a group that requires a task waits for its every run to succeed;

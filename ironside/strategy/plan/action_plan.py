@@ -51,7 +51,7 @@ FORMAT = 2
 
 @dataclasses.dataclass(frozen=True)
 class NodeNeed:
-    """A task's :class:`~.site_graph.CrossNeed` on the plan's nodes: the
+    """A task's :class:`~..designs.graph.CrossNeed` on the plan's nodes: the
     runs of ``task`` a run waits for, those on ``nodes`` (None: every
     node) or, when ``own``, the one on the waiting run's node; only for
     runs on ``on`` (None: every node)."""

@@ -38,11 +38,11 @@ from typing import Any
 
 from ironside.common import exception
 from ironside.strategy import expressions
-from ironside.strategy import seam
 from ironside.strategy.core import model
 from ironside.strategy.core.selectors import NodeIndex
 from ironside.strategy.core.selectors import SiteNode
 from ironside.strategy.designs import graph as site_graph
+from ironside.strategy.nodes import seam
 from ironside.strategy.plan import computed_fields
 from ironside.strategy.plan import schedule
 from ironside.strategy.plan import site_context

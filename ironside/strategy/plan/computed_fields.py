@@ -1,7 +1,7 @@
 """An action's ``yaql_exp`` fields, computed.
 
 :func:`compute` takes an action's documents (a DeploymentStrategy and
-task graphs, as given) and one :class:`~.expressions.Evaluation`, and
+task graphs, as given) and one :class:`~..expressions.Evaluation`, and
 replaces every expression by its value, before any model is built from
 the documents, so the rest of the plan sees plain documents:
 

@@ -4,7 +4,7 @@ queued.
 1. The target revision: the action's ``target-revision`` parameter, by
    default ``committed``. A version that does not exist stops here (404),
    as does a bad name (400), and nothing starts.
-2. The intermediate-commit guard (:mod:`.designs.versions`), unless
+2. The intermediate-commit guard (:mod:`..designs.versions`), unless
    ``allow-intermediate-commits`` is true, which the action's log says.
 3. The revision's design: the strategy its deployment configuration
    names, and its inventory.
@@ -41,11 +41,11 @@ from ironside.common import exception
 from ironside.db import models
 from ironside.db import site as site_db
 from ironside.strategy import expressions
-from ironside.strategy import seam
 from ironside.strategy.core.selectors import SiteNode
 from ironside.strategy.designs import store
 from ironside.strategy.designs import versions
 from ironside.strategy.designs.design import Design
+from ironside.strategy.nodes import seam
 from ironside.strategy.plan import computed_fields
 from ironside.strategy.plan import parameters as action_parameters
 from ironside.strategy.plan import site_context

@@ -46,12 +46,12 @@ from typing import Any
 
 from ironside.common import exception
 from ironside.strategy import progress as site_progress
-from ironside.strategy import seam
 from ironside.strategy.decommission import sequence
 from ironside.strategy.decommission import status as st
 from ironside.strategy.decommission.sequence import DecommissionOptions
 from ironside.strategy.designs import store
 from ironside.strategy.designs import versions
+from ironside.strategy.nodes import seam
 from ironside.strategy.plan import design_actions
 from ironside.strategy.plan import parameters as action_parameters
 from ironside.strategy.plan.action_plan import ActionPlan

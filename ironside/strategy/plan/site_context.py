@@ -7,7 +7,7 @@ documents directly, without a design, sees the nodes its groups may
 select as the new state, with no configuration and no old state.
 
 The context is built once per action, before any node is touched, and
-is evaluated by one :class:`~.expressions.Evaluation` (each expression
+is evaluated by one :class:`~..expressions.Evaluation` (each expression
 parsed once, each value computed once).
 """
 
@@ -19,12 +19,12 @@ from collections.abc import Sequence
 
 from ironside.common import exception
 from ironside.strategy import expressions
-from ironside.strategy import seam
 from ironside.strategy.core.selectors import NodeIndex
 from ironside.strategy.core.selectors import SiteNode
 from ironside.strategy.designs import store
 from ironside.strategy.designs import versions
 from ironside.strategy.designs.design import Design
+from ironside.strategy.nodes import seam
 
 
 def _strategy_groups(design: Design, index: NodeIndex

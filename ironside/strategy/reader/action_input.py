@@ -75,7 +75,7 @@ class RunOptions:
 
     @classmethod
     def of(cls, parameters: Mapping[str, Any]) -> RunOptions:
-        """From an action's parameters, as :mod:`..parameters` read them
+        """From an action's parameters, as :mod:`..plan.parameters` read them
         (other parameters are left alone)."""
         return cls(tasks=tuple(parameters.get('tasks', ())),
                    skip=tuple(parameters.get('skip', ())),

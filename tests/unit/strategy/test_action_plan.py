@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 
 from ironside.common import exception
-from ironside.strategy import memory_nodes
 from ironside.strategy.plan import action_plan
 from ironside.strategy.plan import build
 from ironside.strategy.reader import action_input
@@ -14,6 +13,7 @@ from ironside.strategy.reader.action_input import ActionInput
 from ironside.strategy.reader.action_input import RunOptions
 from ironside.strategy.reader.action_input import TaskAccess
 from tests.unit.strategy import fuel_examples as fx
+from tests.unit.strategy import memory_nodes
 from tests.unit.strategy.conftest import SPEC_STRATEGY
 from tests.unit.strategy.test_site_graph import CROSS_MENDED
 

@@ -15,10 +15,12 @@ transitional state are waited for, never asked again.
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 from ironside.common import states
+from ironside.common.conf import CONF
 from ironside.db import site_models
-from ironside.strategy import seam
+from ironside.strategy.nodes import seam
 
 PREPARE = 'prepare'
 DEPLOY = 'deploy'
@@ -108,6 +110,40 @@ def deploy(node: seam.NodeState | None, request: str | None) -> Decision:
     if state == states.DEPLOYFAIL:
         return _failed(_error('deploy failed', node))
     return _unexpected(node, request, DEPLOY)
+
+
+# Pause between reads of node states while they change; doubles up to
+# [site]node_poll_interval while nothing changes. Fake hardware finishes
+# a step in milliseconds, so the shortest pause is short, but not so
+# short that the runner takes CPU from the conductor it lives in.
+MIN_POLL_DELAY = 0.02
+
+
+@dataclasses.dataclass
+class NodeRecord:
+    """A node's row of the action (its status, the phase it is in flight
+    in, its last request), as the runner keeps it between writes."""
+
+    id: int
+    uuid: str
+    name: str
+    status: str
+    phase: str | None
+    request: str | None
+    reason: str | None
+
+    def row(self) -> dict[str, Any]:
+        return {'id': self.id, 'status': self.status, 'phase': self.phase,
+                'request': self.request, 'reason': self.reason}
+
+
+def timeout(phase: str) -> int | None:
+    """How long a group's phase may take (a task has its own)."""
+    if phase == PREPARE:
+        return CONF.site.prepare_timeout
+    if phase == DEPLOY:
+        return CONF.site.deploy_timeout
+    return None
 
 
 DECIDE = {PREPARE: prepare, DEPLOY: deploy}

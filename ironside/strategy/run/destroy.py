@@ -14,7 +14,7 @@ requests, as an operator's would be):
    disks; Redfish erases drives where the BMC offers it);
 4. powered off.
 
-Like :mod:`..node_flow`, the decision depends only on the node's state
+Like :mod:`.node_flow`, the decision depends only on the node's state
 and on the request last recorded, so a conductor that takes the action
 over waits for a transition in flight and never asks for it again. A
 request is recorded once it was accepted: a conductor that died between
@@ -30,7 +30,7 @@ from typing import Any
 
 from ironside.common import states
 from ironside.drivers.modules import local_storage
-from ironside.strategy import seam
+from ironside.strategy.nodes import seam
 
 WAIT = 'wait'
 SUBMIT = 'submit'

@@ -6,12 +6,12 @@ It runs ``shell`` and ``puppet`` tasks as processes of this machine, and
 its ``cwd /`` is the directory itself). Commands get ``NODE_NAME``,
 ``NODE_ROOT`` (and ``HOME``) set to the node's name and directory.
 
-It is the task transport of the in-memory site (:mod:`..memory_nodes`):
+It is the task transport of the in-memory site (:mod:`.memory_nodes`):
 the site layer's tests and benchmarks run real processes through it,
 with real exit statuses, timeouts and output, without an SSH server.
-It is not an entry point: it would run a design's commands on the
-conductor itself. ``down`` makes a node unreachable, as a node whose SSH
-server does not answer.
+It lives with the tests, never in the product: it would run a design's
+commands on the conductor itself. ``down`` makes a node unreachable, as
+a node whose SSH server does not answer.
 """
 
 from __future__ import annotations

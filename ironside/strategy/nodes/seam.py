@@ -3,10 +3,11 @@
 The runner resolves selectors, starts the prepare and deploy transitions
 of single nodes, and reads node states in bulk; an action that runs a
 design revision also finds the inventory's nodes by name, enrolls those
-that do not exist and sets the ``extra`` fields of the others. Two
-implementations exist: :mod:`ironside.strategy.conductor_nodes` (Ironside's
-conductors and database) and :mod:`ironside.strategy.memory_nodes` (an
-in-memory site), and another Ironic-compatible endpoint would be a third.
+that do not exist and sets the ``extra`` fields of the others. Ironside
+implements it with its conductors and database
+(:mod:`ironside.strategy.nodes.conductor`); the tests have an in-memory
+twin (``tests/unit/strategy/memory_nodes.py``), and another
+Ironic-compatible endpoint would be a third.
 
 A ``redeploy_server`` action also destroys one node through its own
 hardware interfaces: ``start_teardown`` (undeploy), ``start_clean``

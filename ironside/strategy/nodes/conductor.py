@@ -23,10 +23,10 @@ from ironside.common import exception
 from ironside.common import states
 from ironside.db import deploy_templates as templates_db
 from ironside.db import nodes as nodes_db
-from ironside.strategy import seam
 from ironside.strategy.core import selectors as site_selectors
 from ironside.strategy.core.selectors import Selector
 from ironside.strategy.core.selectors import SiteNode
+from ironside.strategy.nodes import seam
 
 LOG = logging.getLogger(__name__)
 

@@ -16,10 +16,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from ironside.db import site_models
-from ironside.strategy import node_flow
 from ironside.strategy import progress as site_progress
 from ironside.strategy.core import model
 from ironside.strategy.plan.action_plan import ActionPlan
+from ironside.strategy.run import node_flow
 
 RUNNING = 'running'
 
@@ -58,7 +58,7 @@ def build(action: site_models.SiteAction,
           live: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """The report of ``action`` as a JSON-ready mapping.
 
-    ``live`` (node UUID → :class:`~.seam.NodeState`) adds the provision
+    ``live`` (node UUID → :class:`~..nodes.seam.NodeState`) adds the provision
     state and the step now running to the nodes in flight.
     """
     progress = action.progress

@@ -7,14 +7,15 @@ actions: each conductor's slots are a row in the database, taken and
 given back under the cap's row lock (:mod:`ironside.db.fleet`), and only
 live conductors' rows count, so the slots of a conductor that died come
 back when its heartbeat times out (the one that takes its actions over
-counts their nodes in flight again). :class:`InFlightLimit` is the same
-cap in memory, for a runner on its own (the in-memory twin's tests).
+counts their nodes in flight again). A runner takes any :class:`InFlight`
+(the tests give one a cap in memory).
 """
 
 from __future__ import annotations
 
 import threading
 import time
+from typing import Protocol
 
 from ironside.common.conf import CONF
 from ironside.db import fleet as fleet_db
@@ -22,29 +23,17 @@ from ironside.db import fleet as fleet_db
 SITE_IN_FLIGHT = 'site_in_flight'
 
 
-class InFlightLimit:
+class InFlight(Protocol):
     """How many more nodes may be put in flight, shared by runners."""
 
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self.used = 0
-        self._lock = threading.Lock()
-
     def try_acquire(self) -> bool:
-        with self._lock:
-            if self.used >= self.size:
-                return False
-            self.used += 1
-            return True
+        """Take a slot, if one is free."""
 
     def force_acquire(self, count: int) -> None:
         """Count nodes already in flight (found when taking over)."""
-        with self._lock:
-            self.used += count
 
     def release(self, count: int = 1) -> None:
-        with self._lock:
-            self.used = max(0, self.used - count)
+        """Give slots back."""
 
 
 class FleetInFlight:

@@ -8,9 +8,10 @@ real hardware. Knobs per node make verification, cleaning or deployment
 fail, refuse requests a number of times with ``Busy``, or keep a node
 from moving at all. Every request made is logged in ``requests``.
 
-It is the seam's second implementation: the runner is tested against
-it without any conductor, and it shows what a third (another
-Ironic-compatible endpoint) must do.
+It is the seam's test twin: the runner is tested against it without any
+conductor, and it shows what another implementation (another
+Ironic-compatible endpoint) must do. It lives with the tests, never in
+the product.
 """
 
 from __future__ import annotations
@@ -22,10 +23,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from ironside.common import states
-from ironside.strategy import seam
 from ironside.strategy.core import selectors as site_selectors
 from ironside.strategy.core.selectors import Selector
 from ironside.strategy.core.selectors import SiteNode
+from ironside.strategy.nodes import seam
 
 # state → (next state on success, next state on failure, failure knob)
 _PROGRESS = {

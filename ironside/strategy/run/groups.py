@@ -1,10 +1,11 @@
-"""Runs one site action: its groups, each prepared, deployed, then its
-nodes' tasks run.
+"""Runs an action's groups: each prepared, deployed, then its nodes'
+tasks run (the last step of every plan, :mod:`.steps`).
 
 The rules (spec 000's Process, and the task graph spec's):
 
 - a group runs once every group it depends on, and every group of the
-  stage before its own, is resolved (the plan's order, :mod:`.plan`);
+  stage before its own, is resolved (the plan's order,
+  :meth:`..plan.action_plan.ActionPlan.ready`);
   DeploymentStrategy groups run one at a time, task graph groups
   alongside any other as soon as they are ready;
 - a group whose dependency failed is failed for that reason, without
@@ -18,7 +19,8 @@ The rules (spec 000's Process, and the task graph spec's):
 - nodes go in waves (the group's ``strategy``), and never more nodes in
   flight (being prepared or deployed, or running a task) than
   ``[site]max_nodes_in_flight`` allows;
-- after each phase the group's success criteria are judged on its full
+- after each phase the group's success criteria (or those its plan
+  judges it by: a redeploy_server's, the one node) are judged on its full
   node set, counting nodes that succeeded earlier in other groups; a
   group failing them is taken no further;
 - a prepare or deploy phase that outlives its timeout fails the group;
@@ -40,7 +42,6 @@ database, polling nodes in flight rather than asking for them again.
 
 from __future__ import annotations
 
-import dataclasses
 import datetime
 import logging
 import threading
@@ -48,79 +49,56 @@ from collections.abc import Callable
 from typing import Any
 
 from ironside.common.conf import CONF
-from ironside.db import models
 from ironside.db import site as site_db
 from ironside.db import site_models
-from ironside.strategy import abort
-from ironside.strategy import node_flow
 from ironside.strategy import progress as site_progress
-from ironside.strategy import seam
-from ironside.strategy import task_flow
 from ironside.strategy.core import model
+from ironside.strategy.core.criteria import SuccessCriteria
 from ironside.strategy.core.model import Group
 from ironside.strategy.designs import versions
-from ironside.strategy.in_flight import FleetInFlight
-from ironside.strategy.in_flight import InFlightLimit
+from ironside.strategy.nodes import seam
 from ironside.strategy.plan.action_plan import ActionPlan
+from ironside.strategy.run import abort
+from ironside.strategy.run import node_flow
+from ironside.strategy.run import task_flow
+from ironside.strategy.run.in_flight import InFlight
 
 LOG = logging.getLogger(__name__)
 
-# Pause between reads of node states while they change; doubles up to
-# [site]node_poll_interval while nothing changes. Fake hardware finishes
-# a step in milliseconds, so the shortest pause is short, but not so
-# short that the runner takes CPU from the conductor it lives in.
-MIN_POLL_DELAY = 0.02
+class GroupPhases:
+    """Runs an action's groups to the end (the last step of every plan,
+    :class:`.steps.Groups`).
 
+    ``criteria`` judges a group's phase (by default its own success
+    criteria); ``ending`` tells the action's result from the groups'
+    (by default as it is). ``tasks``: where the nodes' tasks run (or
+    what makes it when the first one does); by default the installed
+    task runners."""
 
-@dataclasses.dataclass
-class NodeRecord:
-    id: int
-    uuid: str
-    name: str
-    status: str
-    phase: str | None
-    request: str | None
-    reason: str | None
-
-    def row(self) -> dict[str, Any]:
-        return {'id': self.id, 'status': self.status, 'phase': self.phase,
-                'request': self.request, 'reason': self.reason}
-
-
-def _iso(when: datetime.datetime) -> str:
-    return when.isoformat()
-
-
-def _timeout(phase: str) -> int | None:
-    if phase == node_flow.PREPARE:
-        return CONF.site.prepare_timeout
-    if phase == node_flow.DEPLOY:
-        return CONF.site.deploy_timeout
-    return None
-
-
-class ActionRunner:
-    def __init__(self, action_uuid: str, host: str, nodes: seam.NodeBackend,
-                 limit: InFlightLimit | FleetInFlight,
-                 stop: threading.Event | None = None,
-                 clock: Callable[[], datetime.datetime] = models.utcnow,
+    def __init__(self, action: site_models.SiteAction, host: str,
+                 nodes: seam.NodeBackend, limit: InFlight,
+                 stop: threading.Event,
+                 clock: Callable[[], datetime.datetime],
                  tasks: task_flow.TaskExecution |
-                 Callable[[], task_flow.TaskExecution] | None = None
+                 Callable[[], task_flow.TaskExecution] | None,
+                 abort_watch: abort.AbortWatch,
+                 criteria: Callable[[Group], SuccessCriteria] | None = None,
+                 ending: Callable[[str, GroupPhases], str] | None = None
                  ) -> None:
-        """``tasks``: where the nodes' tasks run (or what makes it when
-        the first one does); by default the installed task runners."""
         self.host = host
         self.backend = nodes
         self.limit = limit
-        self.stop = stop or threading.Event()
+        self.stop = stop
         self.clock = clock
         self._tasks = tasks
+        self._criteria = criteria
+        self._ending = ending
         self.wake = threading.Event()
-        action = site_db.get_action(action_uuid)
         self.action_id = action.id
         self.uuid = action.uuid
+        self.revision = action.revision_id
         self.progress = action.progress
-        self.abort = abort.AbortWatch(action.id)
+        self.abort = abort_watch
         node_rows = site_db.action_nodes(action.id)
         task_rows = site_db.action_tasks(action.id)
         node_tasks: dict[str, list[str]] = {}
@@ -131,7 +109,7 @@ class ActionRunner:
         self.plan = ActionPlan.restore(
             action.document, group_nodes,
             {row.node_uuid: row.node_name for row in node_rows}, node_tasks)
-        self.records = {row.node_uuid: NodeRecord(
+        self.records = {row.node_uuid: node_flow.NodeRecord(
             id=row.id, uuid=row.node_uuid, name=row.node_name,
             status=row.status, phase=row.phase, request=row.request,
             reason=row.reason) for row in node_rows}
@@ -144,7 +122,7 @@ class ActionRunner:
                                        self.wake, self._execution)
         self.flow.never_runs = self._never_runs
         self.flow.group_state = self._group_result
-        self._dirty: dict[str, NodeRecord] = {}
+        self._dirty: dict[str, node_flow.NodeRecord] = {}
         self._limited = False
         self.held = sum(1 for r in self.records.values() if r.phase)
         self.limit.force_acquire(self.held)
@@ -165,7 +143,8 @@ class ActionRunner:
         It stops when asked to (``stop``), or when another conductor
         owns the action (it then returns False, having written nothing).
         """
-        shortest = min(MIN_POLL_DELAY, CONF.site.node_poll_interval)
+        shortest = min(node_flow.MIN_POLL_DELAY,
+                       CONF.site.node_poll_interval)
         delay = shortest
         try:
             while not self.stop.is_set():
@@ -215,6 +194,8 @@ class ActionRunner:
                 if self._state(name)['state'] != site_progress.DONE]
 
     def _save(self, result: str | None = None) -> None:
+        if result is not None and self._ending is not None:
+            result = self._ending(result, self)
         site_db.save_progress(self.action_id, self.host, self.progress,
                               [r.row() for r in self._dirty.values()],
                               result=result, tasks=self.flow.take_dirty(),
@@ -313,7 +294,7 @@ class ActionRunner:
 
     def _start_phase(self, group: Group, phase: str) -> None:
         state = self._state(group.name)
-        state.update(state=phase, phase_started_at=_iso(self.clock()),
+        state.update(state=phase, phase_started_at=self.clock().isoformat(),
                      phase_nodes=[u for u in state['nodes']
                                   if self._eligible(group, phase, u)])
         LOG.info('Site action %s: %s of group %s starts with %d of its %d '
@@ -382,7 +363,9 @@ class ActionRunner:
         nodes = self._state(group.name)['nodes']
         successful = [u for u in nodes if self.records[u].status in
                       node_flow.SUCCESSFUL[phase]]
-        failures = group.success_criteria.failures(nodes, successful)
+        criteria = self._criteria(group) if self._criteria is not None \
+            else group.success_criteria
+        failures = criteria.failures(nodes, successful)
         if failures:
             return {'result': site_progress.FAILED_CRITERIA,
                     'criteria': failures}
@@ -392,7 +375,7 @@ class ActionRunner:
 
     def _deadline(self, group: Group, phase: str
                   ) -> datetime.datetime | None:
-        timeout = _timeout(phase)
+        timeout = node_flow.timeout(phase)
         if timeout is None:
             return None
         started = datetime.datetime.fromisoformat(
@@ -454,7 +437,7 @@ class ActionRunner:
                     changed |= self._submit(group, record, decision.verb)
         return changed
 
-    def _submit(self, group: Group, record: NodeRecord,
+    def _submit(self, group: Group, record: node_flow.NodeRecord,
                 verb: str) -> bool:
         try:
             if verb == seam.DEPLOY:
@@ -491,7 +474,7 @@ class ActionRunner:
                 steps.append(dict(task.parameters))
         return steps, list(source.deploy_templates)
 
-    def _end(self, record: NodeRecord, status: str,
+    def _end(self, record: node_flow.NodeRecord, status: str,
              reason: str | None) -> None:
         deployed = record.request == seam.DEPLOY
         if record.phase:
@@ -511,7 +494,7 @@ class ActionRunner:
 
     def _time_out(self, group: Group, phase: str,
                   waiting: list[str]) -> dict[str, Any]:
-        timeout = _timeout(phase)
+        timeout = node_flow.timeout(phase)
         for uuid in waiting:
             record = self.records[uuid]
             if record.phase:
@@ -568,7 +551,7 @@ class ActionRunner:
         """A conductor that took the action over runs no task yet: a node
         written in its tasks phase is not in flight here, and the rows
         say what becomes of the tasks that were running
-        (:meth:`.TaskFlow.take_over`)."""
+        (:meth:`.task_flow.TaskFlow.take_over`)."""
         for record in self.records.values():
             if record.phase == node_flow.TASKS:
                 record.phase = None

@@ -15,7 +15,7 @@ answers the same:
 - a task that requires a group waits for the group to be done, and is
   not run if the group failed;
 - a task's ``cross-depends`` make its run wait for the runs of another
-  task on the nodes they name (:class:`~.action_plan.NodeNeed`): all
+  task on the nodes they name (:class:`~..plan.action_plan.NodeNeed`): all
   of them succeeded (policy ``all``), or any one (``any``); none there
   is nothing to wait for;
 - a task with a ``strategy`` has at most that many runs in flight
@@ -29,7 +29,7 @@ the pool after writing it ``running``, and collects results as they
 come, so it never waits on a task.
 
 A takeover: a row still ``running`` was in flight when its conductor
-stopped. An idempotent task (:meth:`~.model.Task.reruns_safely`) is run
+stopped. An idempotent task (:meth:`~..core.model.Task.reruns_safely`) is run
 again; any other is ``interrupted``, failing its node, because running
 a command twice may do harm that not running it again does not.
 """
