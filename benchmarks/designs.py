@@ -39,7 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from ironside.common.conf import CONF  # noqa: E402
 from ironside.db import migration  # noqa: E402
 from ironside.db import session as db_session  # noqa: E402
-from ironside.strategy import design  # noqa: E402
+from ironside.strategy.designs import design  # noqa: E402
 from ironside.strategy.designs import store  # noqa: E402
 from ironside.strategy.reader.documents import Source  # noqa: E402
 

@@ -20,7 +20,7 @@ A second run goes the whole way a site action goes: the same tasks as
 an ``ironside/TaskGraph/v1`` document (shell tasks, groups per role with
 a computed strategy), its fields computed (:mod:`ironside.strategy.
 computed_fields`), the plan built on the site's nodes
-(:func:`ironside.strategy.action_plan.build_plan`: each task's nodes
+(:func:`ironside.strategy.plan.build.build_plan`: each task's nodes
 chosen by their per-node conditions, the graph checked and ordered) and
 the report of every computed value made.
 The engine is built once, before the runs, as a process does. Printed:
@@ -40,14 +40,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from ironside.strategy import computed_fields  # noqa: E402
 from ironside.strategy import expressions  # noqa: E402
-from ironside.strategy.action_input import TASK_GRAPH  # noqa: E402
-from ironside.strategy.action_input import ActionInput  # noqa: E402
-from ironside.strategy.action_input import SiteDocument  # noqa: E402
-from ironside.strategy.action_input import TaskAccess  # noqa: E402
-from ironside.strategy.action_plan import build_plan  # noqa: E402
-from ironside.strategy.selectors import SiteNode  # noqa: E402
+from ironside.strategy.core.selectors import SiteNode  # noqa: E402
+from ironside.strategy.plan import computed_fields  # noqa: E402
+from ironside.strategy.plan.build import build_plan  # noqa: E402
+from ironside.strategy.reader.action_input import ActionInput  # noqa: E402
+from ironside.strategy.reader.action_input import SiteDocument  # noqa: E402
+from ironside.strategy.reader.action_input import TaskAccess  # noqa: E402
+from ironside.strategy.reader.registry import TASK_GRAPH  # noqa: E402
 
 AIM_SECONDS = 2.0
 CONFIGS = ('nova', 'keystone', 'neutron', 'glance', 'cinder', 'heat',

@@ -56,8 +56,8 @@ from ironside.db import session as db_session  # noqa: E402
 from ironside.db import site as site_db  # noqa: E402
 from ironside.db import site_models  # noqa: E402
 from ironside.strategy import actions  # noqa: E402
-from ironside.strategy import conductor_nodes  # noqa: E402
 from ironside.strategy import service as site_service  # noqa: E402
+from ironside.strategy.nodes import conductor as conductor_nodes  # noqa: E402
 
 RESULTS_DIR = Path(__file__).resolve().parent / 'results'
 SERVERS = {

@@ -125,8 +125,9 @@ def start_memory_action(nodes: int, in_flight: int = 500,
     and the runner's thread."""
     from ironside.db import site as site_db
     from ironside.strategy import actions
-    from ironside.strategy import memory_nodes
-    from ironside.strategy import runner
+    from ironside.strategy.run import runner
+    from tests.unit.strategy import memory_nodes
+    from tests.unit.strategy.memory_limit import InFlightLimit
 
     class SlowNodes(memory_nodes.MemoryNodes):
         def read_states(self, node_uuids):
@@ -142,7 +143,7 @@ def start_memory_action(nodes: int, in_flight: int = 500,
     assert site_db.claim_action(row.id, 'benchmark', None, None)
     stop = threading.Event()
     action_runner = runner.ActionRunner(row.uuid, 'benchmark', site,
-                                        runner.InFlightLimit(in_flight), stop)
+                                        InFlightLimit(in_flight), stop)
     thread = threading.Thread(target=action_runner.run, daemon=True)
     thread.start()
     return row.uuid, stop, thread

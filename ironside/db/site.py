@@ -350,7 +350,7 @@ def abort_action(uuid: str) -> SiteAction:
     A queued action (no conductor runs it yet) is aborted at once, its
     node claims released. A running one becomes ``aborting``: the
     runner that owns it, on whatever conductor, reads that and winds
-    down (:mod:`ironside.strategy.abort`). Raises SiteActionNotFound, or
+    down (:mod:`ironside.strategy.run.abort`). Raises SiteActionNotFound, or
     SiteActionEnded for an action that has already ended. Each write is
     a compare-and-set on the state, so a conductor claiming the action
     at the same moment either sees it aborted or gets it aborting.

@@ -1,34 +1,32 @@
 """The site layer: deploy a whole site in groups, by a strategy and task
-graphs.
+graphs. One pipeline, in one direction; each stage imports only the
+stages before it (``tools/import_graph.py`` checks it):
 
-``reader``       documents read and checked, by kind (Shipyard's
-                 strategies, Fuel's task graphs, a design's documents)
-``model``        groups, tasks and stages: one model for every source
-``graph``        the items of task graphs and the order between them
-``site_graph``   an action's documents merged into one graph
-``action_input`` what an action runs: documents, run options, access
-``action_plan``  the plan of one action, built once when it is created
-``schedule``     whether a plan can run to its end
-``selectors``    which nodes a group has (and where nodes keep that data)
-``criteria``     success criteria of a group
-``plan``         the DAG of groups and which ready groups run next
-``node_flow``    what to do next with one node, from its state
-``task_flow``    the task runs of an action: which may start, results
-``tasks``        the task runners (SSH; local, for the in-memory site)
-``in_flight``    the fleet cap
-``runner``       runs one site action, its groups phase by phase
-``progress``     the action's progress document and results
-``report``       the report, as JSON and as the spec's text
-``actions``      creating strategies and actions (what the API calls)
-``service``      the site action service in each conductor
-``seam``         the one interface to nodes, with two implementations:
-                 ``conductor_nodes`` (Ironside) and ``memory_nodes``
-``expressions``  computed (``yaql_exp``) task and group fields
-``design``       a site design read into typed models (strategies,
-                 configuration, inventory, configs, other kinds)
-``designs``      the design store: buffer, commits, revisions, tags,
-                 versions by name, diffs, secrets masked
-``design_actions``  what an action that runs a design revision does
-                 before it is queued (target, guard, inventory)
-``parameters``   site actions' parameters
+``core/``          the vocabulary every stage reads: groups, tasks,
+                   stages, selectors, success criteria, the graph of
+                   groups, stages and tasks, places in a document
+``progress``       an action's progress document and results
+``expressions/``   computed (``yaql_exp``) task and group fields
+``tasks/``         the task runners (SSH), by task type
+``nodes/``         the one interface to nodes (``seam``) and Ironside's
+                   implementation of it (``conductor``)
+
+1. ``reader/``     documents are read and checked, by kind: one registry
+                   of kinds (``reader.kinds``) that every reader
+                   registers in (strategies, task graphs, a design's
+                   documents, etcd clusters) and that documents given
+                   directly are told apart by (``reader.action_input``)
+   ``decommission/``  Kubernetes and etcd, for redeploy_server
+2. ``designs/``    a version's documents become a design (its models,
+                   its checks across documents, the merged graph of its
+                   strategy and task graphs), stored as buffer, revisions
+                   and tags
+3. ``plan/``       a design (or documents given directly) becomes one
+                   plan, built once when the action is created and
+                   stored with it; every later stage reads it
+4. ``run/``        the plan is run by one runner: its steps in order
+                   (a redeploy_server's own, then every plan's groups)
+``actions``        creating strategies and actions, reports, task lists
+                   (what the API calls)
+``service``        the site action service in each conductor
 """

@@ -1,13 +1,13 @@
 """Strategies and site actions as the API (or a script) handles them.
 
 Creating an action builds its plan once (every group's nodes, every
-node's tasks, :func:`.action_plan.build_plan`), stores it with a snapshot
+node's tasks, :func:`.plan.build.build_plan`), stores it with a snapshot
 of its input, claims the nodes, and queues the action; a conductor's
 site action service picks it up (see :mod:`.service`). The action
 therefore means what it meant when it was asked for, whichever conductor
 runs it, even if the stored strategy, the design or the nodes' roles
 change later. The input is a stored strategy and/or documents given
-directly, or, without either, a design revision (:mod:`.design_actions`),
+directly, or, without either, a design revision (:mod:`.plan.design_actions`),
 which the action records.
 """
 
@@ -21,25 +21,24 @@ from typing import Any
 from ironside.common import exception
 from ironside.db import site as site_db
 from ironside.db import site_models
-from ironside.strategy import design_actions
-from ironside.strategy import parameters as action_parameters
 from ironside.strategy import progress as site_progress
-from ironside.strategy import report
-from ironside.strategy import seam
-from ironside.strategy import site_graph
-from ironside.strategy.action_input import STRATEGY
-from ironside.strategy.action_input import ActionInput
-from ironside.strategy.action_input import RunOptions
-from ironside.strategy.action_input import SiteDocument
-from ironside.strategy.action_input import TaskAccess
-from ironside.strategy.action_input import parse_documents
-from ironside.strategy.action_plan import ActionPlan
-from ironside.strategy.action_plan import build_plan
+from ironside.strategy.designs import graph as site_graph
 from ironside.strategy.designs import store
 from ironside.strategy.designs import versions
+from ironside.strategy.nodes import seam
+from ironside.strategy.plan import design_actions
+from ironside.strategy.plan import parameters as action_parameters
+from ironside.strategy.plan import redeploy
+from ironside.strategy.plan.action_plan import ActionPlan
+from ironside.strategy.plan.build import build_plan
 from ironside.strategy.reader import shipyard
-from ironside.strategy.redeploy import create as redeploy_create
-from ironside.strategy.redeploy import steps as redeploy_steps
+from ironside.strategy.reader.action_input import ActionInput
+from ironside.strategy.reader.action_input import RunOptions
+from ironside.strategy.reader.action_input import SiteDocument
+from ironside.strategy.reader.action_input import TaskAccess
+from ironside.strategy.reader.action_input import parse_documents
+from ironside.strategy.reader.registry import STRATEGY
+from ironside.strategy.run import report
 
 ACTIONS = ('deploy_site', 'update_site', 'redeploy_server')
 
@@ -66,14 +65,14 @@ def create_action(nodes: seam.NodeBackend, action: str,
                   ) -> site_models.SiteAction:
     """Queue ``action`` with a stored strategy (by name) and/or documents
     given directly (DeploymentStrategy and task graph texts or parsed
-    documents, or :class:`~.action_input.SiteDocument`), and ``access``
+    documents, or :class:`~.reader.action_input.SiteDocument`), and ``access``
     (how the nodes' OS is reached for their tasks); without either, with
-    a design revision (see :mod:`.design_actions`), its documents and its
+    a design revision (see :mod:`.plan.design_actions`), its documents and its
     inventory's access. ``parameters`` are the action's
-    (:mod:`.parameters`): a design's target revision, a partial run's
+    (:mod:`.plan.parameters`): a design's target revision, a partial run's
     ``tasks``, ``skip``, ``start``, ``end`` and ``nodes``, ...
     ``redeploy_server`` takes its ``node`` and the teardown spec's
-    parameters, and runs a design revision (:mod:`.redeploy.create`).
+    parameters, and runs a design revision (:mod:`.plan.redeploy`).
 
     Raises InvalidParameterValue for an unknown action,
     InvalidActionParameters, StrategyNotFound, the design's precondition
@@ -90,7 +89,7 @@ def create_action(nodes: seam.NodeBackend, action: str,
             raise exception.InvalidParameterValue(
                 err='redeploy_server runs a design revision; it takes no '
                     'strategy, documents or access')
-        return _queue(action, redeploy_create.plan_action(nodes, parameters))
+        return _queue(action, redeploy.plan_action(nodes, parameters))
     runs_design = strategy_name is None and not documents
     params = action_parameters.read(action, parameters,
                                     runs_design=runs_design)
@@ -126,7 +125,7 @@ def create_action(nodes: seam.NodeBackend, action: str,
     return row
 
 
-def _queue(action: str, planned: redeploy_create.Planned
+def _queue(action: str, planned: redeploy.Planned
            ) -> site_models.SiteAction:
     plan = planned.plan
     row = site_db.create_action(
@@ -163,9 +162,9 @@ def action_report(uuid: str, nodes: seam.NodeBackend | None = None
     built.update(revision=action.revision_id, parameters=action.parameters,
                  log=action.log,
                  expressions=(action.document or {}).get('expressions', []))
-    if redeploy_steps.KEY in action.progress:
-        built[redeploy_steps.KEY] = redeploy_steps.report(
-            action.progress[redeploy_steps.KEY])
+    if redeploy.KEY in action.progress:
+        built[redeploy.KEY] = redeploy.report(
+            action.progress[redeploy.KEY])
     return built
 
 

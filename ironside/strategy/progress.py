@@ -15,7 +15,7 @@ Stored in ``site_actions.progress``::
 ``state`` is also "tasks" while the group's nodes run their tasks.
 
 The group and action results are the strings below (and ``aborted``,
-for an action aborted and the phases it cut short: :mod:`.abort`); the
+for an action aborted and the phases it cut short: :mod:`.run.abort`); the
 report shows them as they are.
 """
 

@@ -10,12 +10,11 @@ where queuing an action wakes it) the service
    heartbeating them, and its own that no runner of this process runs
    (it restarted); claiming is a compare-and-set on the owner, so one
    conductor wins;
-3. runs each claimed action in a thread of its own: a redeploy_server
-   action with :class:`.redeploy.flow.RedeployRunner`, the others with
-   :class:`.runner.ActionRunner`.
+3. runs each claimed action in a thread of its own, whatever its kind,
+   with the one runner (:class:`.run.runner.ActionRunner`).
 
 The nodes' tasks of every action it runs go to one worker pool, by the
-task runners installed (:class:`.task_flow.TaskExecution`), made when
+task runners installed (:class:`.run.task_flow.TaskExecution`), made when
 the first task runs.
 
 A conductor that stops cleanly releases its actions, so another one
@@ -34,13 +33,11 @@ from ironside.db import conductors as conductors_db
 from ironside.db import models
 from ironside.db import site as site_db
 from ironside.strategy import actions
-from ironside.strategy import conductor_nodes
-from ironside.strategy import seam
-from ironside.strategy import task_flow
-from ironside.strategy.in_flight import FleetInFlight
-from ironside.strategy.parameters import REDEPLOY_SERVER
-from ironside.strategy.redeploy.flow import RedeployRunner
-from ironside.strategy.runner import ActionRunner
+from ironside.strategy.nodes import conductor as conductor_nodes
+from ironside.strategy.nodes import seam
+from ironside.strategy.run import task_flow
+from ironside.strategy.run.in_flight import FleetInFlight
+from ironside.strategy.run.runner import ActionRunner
 
 LOG = logging.getLogger(__name__)
 
@@ -157,11 +154,8 @@ class SiteActionService:
     def _run(self, action_id: int, uuid: str, stop: threading.Event) -> None:
         finished = False
         try:
-            kind = site_db.get_action(uuid).action
-            runner = RedeployRunner if kind == REDEPLOY_SERVER \
-                else ActionRunner
-            finished = runner(uuid, self.host, self.nodes, self.limit, stop,
-                              tasks=self.tasks).run()
+            finished = ActionRunner(uuid, self.host, self.nodes, self.limit,
+                                    stop, tasks=self.tasks).run()
         except Exception:
             LOG.exception('Running site action %s failed; it will be '
                           'picked up again', uuid)

@@ -20,8 +20,8 @@ from ironside.db import nodes as nodes_db
 from ironside.db import session as db_session
 from ironside.db import site as site_db
 from ironside.strategy import actions
-from ironside.strategy import conductor_nodes
-from ironside.strategy.in_flight import SITE_IN_FLIGHT
+from ironside.strategy.nodes import conductor as conductor_nodes
+from ironside.strategy.run.in_flight import SITE_IN_FLIGHT
 from tests import utils
 from tests.functional.fixtures import services
 from tests.utils import wait_for

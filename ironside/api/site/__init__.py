@@ -36,7 +36,7 @@ from ironside.api.site import node_status
 from ironside.api.site import resources
 from ironside.api.site import tasks
 from ironside.api.site import web
-from ironside.strategy import conductor_nodes
+from ironside.strategy.nodes import conductor as conductor_nodes
 
 DEFAULT_PREFIX = '/site'
 

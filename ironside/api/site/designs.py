@@ -20,12 +20,12 @@ from ironside.api.site.common import json_body
 from ironside.api.site.common import send
 from ironside.common.secrets import MASK
 from ironside.common.secrets import mask_secrets
-from ironside.strategy.design import Design
+from ironside.strategy.core.selectors import NodeIndex
 from ironside.strategy.designs import masking
 from ironside.strategy.designs import store
 from ironside.strategy.designs import versions
+from ironside.strategy.designs.design import Design
 from ironside.strategy.reader.documents import Source
-from ironside.strategy.selectors import NodeIndex
 
 
 def _version(req: falcon.Request, name: str, default: str) -> Any:

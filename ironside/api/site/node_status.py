@@ -24,8 +24,8 @@ from ironside.api.site.common import allow
 from ironside.api.site.common import send
 from ironside.common import exception
 from ironside.db import nodes as nodes_db
-from ironside.strategy import conductor_nodes
-from ironside.strategy import selectors as site_selectors
+from ironside.strategy.core import selectors as site_selectors
+from ironside.strategy.nodes import conductor as conductor_nodes
 from ironside.strategy.reader import shipyard
 
 SELECTOR_PARAMS = ('node_names', 'node_tags', 'node_labels', 'rack_names')

@@ -14,9 +14,9 @@ from typing import Any
 from ironside.common.secrets import MASK
 from ironside.common.secrets import mask_secrets
 from ironside.strategy import actions
-from ironside.strategy import seam
 from ironside.strategy.designs import masking
 from ironside.strategy.designs import store
+from ironside.strategy.nodes import seam
 
 
 def _secrets(revision: int) -> tuple[Any, ...]:

@@ -18,11 +18,11 @@ from ironside.api.site.common import send
 from ironside.db import site as site_db
 from ironside.db import site_models
 from ironside.strategy import actions
-from ironside.strategy import parameters
-from ironside.strategy import seam
-from ironside.strategy import selectors as selectors_model
+from ironside.strategy.core import selectors as selectors_model
 from ironside.strategy.designs import store
 from ironside.strategy.designs import versions
+from ironside.strategy.nodes import seam
+from ironside.strategy.plan import parameters
 from ironside.strategy.reader import fuel
 from ironside.strategy.reader import kinds
 from ironside.strategy.reader import shipyard

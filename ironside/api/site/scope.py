@@ -26,9 +26,9 @@ from ironside.api import policy
 from ironside.common import exception
 from ironside.db import nodes as nodes_db
 from ironside.db import site as site_db
-from ironside.strategy import seam
-from ironside.strategy.selectors import Selector
-from ironside.strategy.selectors import SiteNode
+from ironside.strategy.core.selectors import Selector
+from ironside.strategy.core.selectors import SiteNode
+from ironside.strategy.nodes import seam
 
 SEE = 'baremetal:node:get'
 ACT = 'baremetal:node:set_provision_state'

@@ -9,7 +9,7 @@ What a ``redeploy_server`` action calls:
 - :meth:`.k8s.KubernetesApi.from_kubeconfig` and its
   ``remove_from_cluster(node)``: the Kubernetes side, and deleting the
   node after the server is destroyed;
-- :func:`.etcd_clusters.load` and :class:`.etcd.EtcdGateway`: the
+- :func:`..reader.etcd_clusters.load` and :class:`.etcd.EtcdGateway`: the
   EtcdClusters document and the etcd side;
 - :mod:`.status`: the status responses every one of them answers with.
 """

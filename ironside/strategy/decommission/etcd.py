@@ -5,7 +5,7 @@ etcd on its client URLs) with the ``etcd3gw`` client; the gateway's
 ``/v3/cluster/member/remove``, which etcd3gw has no method for, is called
 through etcd3gw's own request helper. The clusters, their endpoints,
 credentials and thresholds come from the EtcdClusters document
-(:mod:`.etcd_clusters`).
+(:mod:`..reader.etcd_clusters`).
 
 Health, per member, in the spec's words: ``Healthy`` when its ``/health``
 answers true, ``Unhealthy`` when it answers otherwise, ``Unable to access
@@ -38,8 +38,8 @@ from etcd3gw import exceptions as etcd_exc
 
 from ironside.common import exception
 from ironside.strategy.decommission import status as st
-from ironside.strategy.decommission.etcd_clusters import EtcdCluster
-from ironside.strategy.decommission.etcd_clusters import EtcdClusters
+from ironside.strategy.reader.etcd_clusters import EtcdCluster
+from ironside.strategy.reader.etcd_clusters import EtcdClusters
 
 LOG = logging.getLogger(__name__)
 

@@ -16,10 +16,10 @@ from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
 
+from ironside.strategy.core.paths import Path
+from ironside.strategy.core.paths import field_name
 from ironside.strategy.designs import masking
 from ironside.strategy.reader.documents import DesignDocument
-from ironside.strategy.reader.source import Path
-from ironside.strategy.reader.source import field_name
 
 ADDED = 'added'
 REMOVED = 'removed'

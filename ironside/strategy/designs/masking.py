@@ -19,9 +19,9 @@ from typing import Any
 from ironside.common.secrets import MASK
 from ironside.common.secrets import is_secret_key
 from ironside.common.secrets import mask_secrets
+from ironside.strategy.core.paths import Path
 from ironside.strategy.reader.documents import DesignDocument
 from ironside.strategy.reader.kinds import REGISTRY
-from ironside.strategy.reader.source import Path
 
 
 def secret_document(document: DesignDocument) -> bool:

@@ -28,16 +28,17 @@ from oslo_utils import uuidutils
 
 from ironside.common import exception
 from ironside.db import designs as designs_db
-from ironside.strategy import design as design_model
+from ironside.strategy.core.paths import Path
+from ironside.strategy.designs import design as design_model
 from ironside.strategy.designs import diff as design_diff
 from ironside.strategy.designs import masking
+from ironside.strategy.designs import validation
 from ironside.strategy.designs import versions
 from ironside.strategy.reader import documents as reader
 from ironside.strategy.reader.documents import DesignDocument
 from ironside.strategy.reader.documents import DesignIssue
 from ironside.strategy.reader.documents import Source
 from ironside.strategy.reader.kinds import REGISTRY
-from ironside.strategy.reader.source import Path
 
 LOG = logging.getLogger(__name__)
 
@@ -298,11 +299,11 @@ def commit(force: bool = False, dry_run: bool = False) -> CommitResult:
     sources = {c.collection: designs_db.buffer_sources(c.collection)
                for c in staged}
     found = _documents(rows, sources)
-    validation = design_model.validate(found)
-    if validation.errors or (validation.warnings and not force):
-        validation = design_model.validate(found, _lines_of(
-            {i.collection for i in validation.issues if i.collection}))
-    issues = sorted(validation.issues, key=_sort_key)
+    checked = validation.validate(found)
+    if checked.errors or (checked.warnings and not force):
+        checked = validation.validate(found, _lines_of(
+            {i.collection for i in checked.issues if i.collection}))
+    issues = sorted(checked.issues, key=_sort_key)
     errors = [i for i in issues if i.severity == reader.ERROR]
     if errors or (issues and not force):
         warnings = len(issues) - len(errors)
@@ -373,8 +374,8 @@ def render(version: versions.Version = versions.COMMITTED
     found = version_rows(version)
     if found.revision is not None:
         return design_model.load(_documents(found.rows), found.revision), []
-    validation = design_model.validate(_documents(found.rows))
-    return validation.design, sorted(validation.issues, key=_sort_key)
+    checked = validation.validate(_documents(found.rows))
+    return checked.design, sorted(checked.issues, key=_sort_key)
 
 
 # Revisions

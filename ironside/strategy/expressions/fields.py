@@ -19,9 +19,9 @@ from collections.abc import Mapping
 from typing import Any
 from typing import NamedTuple
 
+from ironside.strategy.core.paths import Path
+from ironside.strategy.core.paths import field_name
 from ironside.strategy.expressions import engine as expression_engine
-from ironside.strategy.reader.source import Path
-from ironside.strategy.reader.source import field_name
 
 EXPRESSION_KEY = 'yaql_exp'
 ID_KEY = 'id'

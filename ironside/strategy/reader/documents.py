@@ -28,11 +28,11 @@ from typing import NamedTuple
 
 import yaml
 
+from ironside.strategy.core.paths import Path
 from ironside.strategy.reader.errors import DocumentError
 from ironside.strategy.reader.errors import ErrorCollector
 from ironside.strategy.reader.errors import document_name
 from ironside.strategy.reader.schema import DocumentSchema
-from ironside.strategy.reader.source import Path
 from ironside.strategy.reader.source import SourceError
 from ironside.strategy.reader.source import read_documents
 

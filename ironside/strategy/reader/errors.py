@@ -12,9 +12,9 @@ from collections.abc import Callable
 from collections.abc import Mapping
 from typing import Any
 
-from ironside.strategy.reader.source import Path
-from ironside.strategy.reader.source import field_name
-from ironside.strategy.reader.source import line_of
+from ironside.strategy.core.paths import Path
+from ironside.strategy.core.paths import field_name
+from ironside.strategy.core.paths import line_of
 
 
 @dataclasses.dataclass(frozen=True)

@@ -16,12 +16,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ironside.strategy.core.paths import Path
 from ironside.strategy.reader.errors import DocumentError
 from ironside.strategy.reader.errors import ErrorCollector
 from ironside.strategy.reader.errors import document_name
 from ironside.strategy.reader.registry import Kind
 from ironside.strategy.reader.schema import DocumentSchema
-from ironside.strategy.reader.source import Path
 
 CONFIG_SCHEMA = 'ironside/Config/v1'
 SETTINGS_SCHEMA = 'ironside/Settings/v1'

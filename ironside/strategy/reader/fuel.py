@@ -51,7 +51,7 @@ the wrong kind, cycles); warnings for what only the rest of the design
 can settle: a reference to a name the document does not define, and a
 task without a type (an outline, as the spec's cross-reference example
 says of itself). Such a document loads; the plan built from all of an
-action's documents (:mod:`ironside.strategy.action_plan`) refuses what is
+action's documents (:mod:`ironside.strategy.plan.action_plan`) refuses what is
 still unresolved.
 """
 
@@ -63,19 +63,21 @@ from typing import Any
 import jsonschema
 
 from ironside.common import exception
-from ironside.strategy import graph as item_graph
-from ironside.strategy import model
+from ironside.strategy.core import item_graph
+from ironside.strategy.core import model
+from ironside.strategy.core.paths import Path
+from ironside.strategy.core.selectors import Selector
 from ironside.strategy.expressions import fields as expression_fields
 from ironside.strategy.reader import shipyard
 from ironside.strategy.reader.errors import DocumentError
 from ironside.strategy.reader.errors import ErrorCollector
 from ironside.strategy.reader.errors import Place
 from ironside.strategy.reader.errors import document_name
+from ironside.strategy.reader.registry import TASK_GRAPH
+from ironside.strategy.reader.registry import Kind
 from ironside.strategy.reader.schema import schema_errors
-from ironside.strategy.reader.source import Path
 from ironside.strategy.reader.source import SourceError
 from ironside.strategy.reader.source import read_documents as source_read
-from ironside.strategy.selectors import Selector
 from ironside.strategy.tasks import parameters as task_parameters
 from ironside.strategy.tasks import registry as task_registry
 
@@ -199,13 +201,6 @@ _REFERENCE_FIELDS = {'requires': None, 'required_for': None,
                      'groups': GROUP, 'tasks': 'task', 'stage': STAGE,
                      model.CROSS_DEPENDS: 'task',
                      model.CROSS_DEPENDED_BY: 'task'}
-
-
-def is_task_graph(document: Any) -> bool:
-    """Whether a parsed document is a task graph (wrapped or a list)."""
-    if isinstance(document, Mapping):
-        return document.get('schema') == SCHEMA
-    return isinstance(document, list)
 
 
 def task_types() -> tuple[str, ...]:
@@ -537,6 +532,23 @@ def _task(index: int, task_id: str, item: Mapping[str, Any]) -> model.Task:
                                 item.get(model.CROSS_DEPENDED_BY) or ()),
         strategy=model.GroupStrategy.from_dict(item['strategy'])
         if item.get('strategy') else None)
+
+
+def _check_alone(document: Any, lines: Mapping[Path, int], name: str
+                 ) -> list[DocumentError]:
+    """The errors of one graph; what only the rest of the design settles
+    (its warnings here) is checked across the design."""
+    errors, _warnings = check(document, lines, name)
+    return errors
+
+
+def _is_task_list(document: Any) -> bool:
+    """A plain list of Fuel tasks (no schema) is a task graph too."""
+    return isinstance(document, list)
+
+
+KIND = Kind('TaskGraph', (SCHEMA,), _check_alone, build,
+            recognises=_is_task_list, runs_as=TASK_GRAPH)
 
 
 def load(source: str | Any, name: str = '<input>') -> model.TaskGraph:

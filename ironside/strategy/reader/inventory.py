@@ -40,13 +40,13 @@ from typing import Any
 
 from oslo_utils import uuidutils
 
+from ironside.strategy.core.paths import Path
+from ironside.strategy.core.selectors import SiteNode
 from ironside.strategy.reader.errors import DocumentError
 from ironside.strategy.reader.errors import ErrorCollector
 from ironside.strategy.reader.errors import document_name
 from ironside.strategy.reader.registry import Kind
 from ironside.strategy.reader.schema import DocumentSchema
-from ironside.strategy.reader.source import Path
-from ironside.strategy.selectors import SiteNode
 
 SCHEMA = 'ironside/BaremetalNode/v1'
 

@@ -1,11 +1,13 @@
-"""The kinds of site design documents Ironside understands, by schema.
+"""The kinds of site design documents Ironside understands: the one place
+that tells what kind a document is.
 
-A :class:`Kind` names the schemas it reads, checks one document (its
-schema and its own rules, every error placed by path and line) and builds
-the document's model. A cross-document check looks at the whole design
-(the models of every valid document) and reports errors or warnings on
-the documents concerned. :mod:`ironside.strategy.reader.kinds` registers
-them all; a new kind is a module and one line there.
+A :class:`Kind` names the schemas it reads (and, for a document that has
+no schema, whether it recognises it: a plain list of Fuel tasks), checks
+one document (its schema and its own rules, every error placed by path
+and line) and builds the document's model. Every reader registers its
+kind in :mod:`ironside.strategy.reader.kinds`; a design's documents, the
+documents an action is given directly, and each reader's own text
+loader all ask the kind (:meth:`Kind.reads`, :meth:`Registry.kind_of`).
 
 A document whose schema no kind reads is stored and listed as it is:
 Deckhand stores any schema, and so does Ironside.
@@ -16,17 +18,16 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 from typing import Any
 
+from ironside.strategy.core.paths import Path
 from ironside.strategy.reader.documents import Adapter
-from ironside.strategy.reader.documents import DesignDocument
 from ironside.strategy.reader.errors import DocumentError
-from ironside.strategy.reader.errors import ErrorCollector
-from ironside.strategy.reader.source import Path
 
-if TYPE_CHECKING:
-    from ironside.strategy.design import Design
+# What a site action runs a document of a kind as (the ``kind`` of the
+# documents it stores with its plan).
+STRATEGY = 'strategy'
+TASK_GRAPH = 'task_graph'
 
 # Every problem of one document: (the whole document, its line map, the
 # name to call it by if it has none) → errors.
@@ -45,48 +46,22 @@ class Kind:
     # The whole ``data`` is a secret (Deckhand's passphrases and keys),
     # whatever ``storagePolicy`` says.
     secret: bool = False
+    # A document without a schema that is of this kind anyway.
+    recognises: Callable[[Any], bool] | None = None
+    # STRATEGY or TASK_GRAPH: an action runs documents of this kind.
+    runs_as: str | None = None
 
-
-class Findings:
-    """What cross-document checks found, each on a document and a path."""
-
-    def __init__(self, lines: Callable[[DesignDocument], Mapping[Path, int]]
-                 | None = None) -> None:
-        self._lines = lines
-        self.found: list[tuple[str, DesignDocument, DocumentError]] = []
-
-    def lines_of(self, document: DesignDocument) -> Mapping[Path, int]:
-        """The document's line map, where its source is known."""
-        return self._lines(document) if self._lines else {}
-
-    def _add(self, severity: str, document: DesignDocument, path: Path,
-             message: str) -> None:
-        collector = ErrorCollector(document.name, self.lines_of(document))
-        collector.add(tuple(path), message)
-        self.found.append((severity, document, collector.errors[0]))
-
-    def placed(self, severity: str, document: DesignDocument,
-               error: DocumentError) -> None:
-        """An error a check placed itself (its document, field, line)."""
-        self.found.append((severity, document, error))
-
-    def error(self, document: DesignDocument, path: Path,
-              message: str) -> None:
-        self._add('error', document, path, message)
-
-    def warning(self, document: DesignDocument, path: Path,
-                message: str) -> None:
-        self._add('warning', document, path, message)
-
-
-CrossCheck = Callable[['Design', Findings], None]
+    def reads(self, document: Any) -> bool:
+        """Whether a parsed document is of this kind."""
+        if isinstance(document, Mapping):
+            return document.get('schema') in self.schemas
+        return self.recognises is not None and self.recognises(document)
 
 
 class Registry:
     def __init__(self) -> None:
         self._by_schema: dict[str, Kind] = {}
         self._kinds: dict[str, Kind] = {}
-        self.cross_checks: list[CrossCheck] = []
         self.adapters: list[Adapter] = []
 
     def add(self, kind: Kind) -> None:
@@ -100,14 +75,24 @@ class Registry:
         for schema in kind.schemas:
             self._by_schema[schema] = kind
 
-    def add_cross_check(self, check: CrossCheck) -> None:
-        self.cross_checks.append(check)
-
     def add_adapter(self, adapter: Adapter) -> None:
         self.adapters.append(adapter)
 
     def kind(self, schema: str) -> Kind | None:
         return self._by_schema.get(schema)
+
+    def kind_of(self, document: Any) -> Kind | None:
+        """The kind of a parsed document: by its schema, or, without
+        one, the kind that recognises it."""
+        if isinstance(document, Mapping):
+            schema = document.get('schema')
+            return self._by_schema.get(schema) \
+                if isinstance(schema, str) else None
+        return next((k for k in self._kinds.values() if k.reads(document)),
+                    None)
+
+    def named(self, name: str) -> Kind | None:
+        return self._kinds.get(name)
 
     def kinds(self) -> list[Kind]:
         return list(self._kinds.values())

@@ -30,28 +30,30 @@ from collections.abc import Mapping
 from typing import Any
 
 import jsonschema
-import networkx as nx
 
 from ironside.common import exception
-from ironside.strategy.criteria import SuccessCriteria
+from ironside.strategy.core import item_graph
+from ironside.strategy.core.criteria import SuccessCriteria
+from ironside.strategy.core.model import ONE_BY_ONE
+from ironside.strategy.core.model import PARALLEL
+from ironside.strategy.core.model import Group
+from ironside.strategy.core.model import GroupStrategy
+from ironside.strategy.core.model import Reference
+from ironside.strategy.core.model import Strategy
+from ironside.strategy.core.paths import Path
+from ironside.strategy.core.selectors import LabelError
+from ironside.strategy.core.selectors import Selector
+from ironside.strategy.core.selectors import parse_label
 from ironside.strategy.expressions import fields as expression_fields
-from ironside.strategy.model import ONE_BY_ONE
-from ironside.strategy.model import PARALLEL
-from ironside.strategy.model import Group
-from ironside.strategy.model import GroupStrategy
-from ironside.strategy.model import Strategy
 from ironside.strategy.reader.errors import DocumentError
 from ironside.strategy.reader.errors import ErrorCollector
 from ironside.strategy.reader.errors import Place
 from ironside.strategy.reader.errors import document_name
+from ironside.strategy.reader.registry import STRATEGY
 from ironside.strategy.reader.registry import Kind
 from ironside.strategy.reader.schema import schema_errors
-from ironside.strategy.reader.source import Path
 from ironside.strategy.reader.source import SourceError
 from ironside.strategy.reader.source import read_documents as source_read
-from ironside.strategy.selectors import LabelError
-from ironside.strategy.selectors import Selector
-from ironside.strategy.selectors import parse_label
 
 SHIPYARD_SCHEMA = 'shipyard/DeploymentStrategy/v1'
 IRONSIDE_SCHEMA = 'ironside/DeploymentStrategy/v1'
@@ -150,11 +152,6 @@ _SELECTORS_VALIDATOR = jsonschema.Draft202012Validator({
 
 # Reading
 
-def _is_strategy(document: Any) -> bool:
-    return isinstance(document, Mapping) and \
-        document.get('schema') in SCHEMAS
-
-
 def read(source: str | Mapping[str, Any], name: str = '<input>'
          ) -> tuple[Any, dict[Path, int]]:
     """The strategy document in ``source`` and its line numbers.
@@ -172,7 +169,7 @@ def read(source: str | Mapping[str, Any], name: str = '<input>'
         raise exception.InvalidStrategy([DocumentError(
             name, 'not valid YAML or JSON: %s' % exc.problem,
             line=exc.line)]) from None
-    strategies = [(d, lines) for d, lines in documents if _is_strategy(d)]
+    strategies = [(d, lines) for d, lines in documents if KIND.reads(d)]
     if len(strategies) == 1:
         return strategies[0]
     if not strategies and len(documents) == 1:
@@ -232,25 +229,26 @@ def _names(value: Any) -> list[str]:
     return [v for v in value if isinstance(v, str)]
 
 
-def _dependency_graph(groups: list) -> nx.DiGraph:
-    """Edges dependency → dependent, between groups that exist."""
-    graph = nx.DiGraph()
-    names = {g['name'] for g in groups if isinstance(g, Mapping) and
-             isinstance(g.get('name'), str)}
-    graph.add_nodes_from(sorted(names))
-    for group in groups:
+def _dependency_graph(groups: list, first: Mapping[str, int]
+                      ) -> item_graph.ItemGraph:
+    """The groups (by the first of each name) and the dependencies
+    between groups that exist, as an item graph."""
+    graph = item_graph.ItemGraph()
+    for name in sorted(first):
+        graph.add_item(name, item_graph.GROUP, (0, first[name]))
+    for index, group in enumerate(groups):
         # A name that is not a string (a list, an expression) is the
         # schema's error, and unhashable.
         if not isinstance(group, Mapping) or \
                 not isinstance(group.get('name'), str) or \
-                group['name'] not in names:
+                group['name'] not in first:
             continue
-        for dependency in _names(group.get('depends_on')):
-            if dependency in names:
-                graph.add_edge(dependency, group['name'])
-        for dependent in _names(group.get('required_for')):
-            if dependent in names:
-                graph.add_edge(group['name'], dependent)
+        path = ('data', 'groups', index)
+        for field, verb in (('depends_on', 'requires'),
+                            ('required_for', 'required_for')):
+            for at, other in enumerate(_names(group.get(field))):
+                graph.add_reference(Reference(group['name'], verb, other,
+                                              path + (field, at)))
     return graph
 
 
@@ -285,19 +283,9 @@ def _semantic_errors(groups: list, errors: ErrorCollector) -> None:
                 strategy.get('type') == ONE_BY_ONE and 'amount' in strategy:
             errors.add(path + ('strategy', 'amount'),
                        'amount is only allowed with type parallel')
-    graph = _dependency_graph(groups)
-    for component in nx.strongly_connected_components(graph):
-        if len(component) == 1:
-            (single,) = component
-            if not graph.has_edge(single, single):
-                continue
-        cycle = [edge[0] for edge in
-                 nx.find_cycle(graph.subgraph(component))]
-        start = min(cycle, key=lambda n: first[n])
-        at = cycle.index(start)
-        cycle = cycle[at:] + cycle[:at]
-        errors.add(('data', 'groups', first[start], 'depends_on'),
-                   'dependency cycle: %s' % ' -> '.join(cycle + [start]))
+    for cycle in _dependency_graph(groups, first).cycles():
+        errors.add(('data', 'groups', first[cycle.items[0]], 'depends_on'),
+                   str(cycle))
 
 
 def locator(document: Any) -> Callable[[Path], Place]:
@@ -392,4 +380,5 @@ def load(source: str | Mapping[str, Any], name: str = '<input>'
     return build(document)
 
 
-KIND = Kind('DeploymentStrategy', SCHEMAS, check, build)
+KIND = Kind('DeploymentStrategy', SCHEMAS, check, build,
+            runs_as=STRATEGY)

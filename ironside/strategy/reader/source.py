@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from collections.abc import Sequence
 from typing import Any
 
 import yaml
 
-Path = tuple[Any, ...]
+from ironside.strategy.core.paths import Path
 
 
 class SourceError(ValueError):
@@ -75,24 +74,3 @@ def read_documents(text: str) -> list[SourceDocument]:
     finally:
         loader.dispose()
     return documents
-
-
-def line_of(lines: Mapping[Path, int], path: Path) -> int | None:
-    """The line of ``path``, or of the nearest enclosing value that has one."""
-    while True:
-        if path in lines:
-            return lines[path]
-        if not path:
-            return None
-        path = path[:-1]
-
-
-def field_name(path: Sequence[Any]) -> str:
-    """A path as people write it: ``strategy.amount``, ``selectors[0]``."""
-    text = ''
-    for part in path:
-        if isinstance(part, int):
-            text += '[%d]' % part
-        else:
-            text += ('.' if text else '') + str(part)
-    return text

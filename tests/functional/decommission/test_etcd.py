@@ -9,8 +9,8 @@ import time
 import pytest
 
 from ironside.strategy.decommission import etcd
-from ironside.strategy.decommission import etcd_clusters
 from ironside.strategy.decommission import status as st
+from ironside.strategy.reader import etcd_clusters
 from tests.functional.fixtures.etcd_cluster import EtcdCluster
 from tests.utils import wait_for
 

@@ -5,10 +5,10 @@ emulator (an emulator, not a real API server: none runs here) and a real
 from __future__ import annotations
 
 from ironside.strategy.decommission import etcd
-from ironside.strategy.decommission import etcd_clusters
 from ironside.strategy.decommission import k8s
 from ironside.strategy.decommission.sequence import Decommission
 from ironside.strategy.decommission.sequence import DecommissionOptions
+from ironside.strategy.reader import etcd_clusters
 from tests.functional.fixtures.etcd_cluster import EtcdCluster
 from tests.functional.fixtures.k8s_emulator import KubernetesEmulator
 

@@ -19,10 +19,10 @@ from ironside.common import states
 from ironside.conductor import periodics
 from ironside.db import nodes as nodes_db
 from ironside.strategy import actions
-from ironside.strategy import memory_nodes
 from tests import utils
 from tests.unit.conductor.test_flows import _to_available
 from tests.unit.conductor.test_flows import _wait_state
+from tests.unit.strategy import memory_nodes
 from tests.unit.strategy.conftest import INVENTORY
 from tests.unit.strategy.conftest import SPEC_STRATEGY
 

@@ -14,8 +14,9 @@ from ironside.api import app as api_app
 from ironside.api import site as site_api
 from ironside.db import site as site_db
 from ironside.strategy import actions
-from ironside.strategy import memory_nodes
-from ironside.strategy import runner
+from ironside.strategy.run import runner
+from tests.unit.strategy import memory_nodes
+from tests.unit.strategy.memory_limit import InFlightLimit
 
 EXAMPLES = pathlib.Path(__file__).resolve().parents[3] / 'examples' / 'site'
 SPEC_STRATEGY = (EXAMPLES / 'deployment-strategy.yaml').read_text()
@@ -85,7 +86,7 @@ def run_partly(nodes, reads: int, host: str = 'test-host'):
     row = start_action(nodes, host=host)
     stop = threading.Event()
     runner.ActionRunner(row.uuid, host, StopAfter(nodes, reads, stop),
-                        runner.InFlightLimit(100), stop).run()
+                        InFlightLimit(100), stop).run()
     return row
 
 
@@ -93,7 +94,7 @@ def run_action(nodes, strategy='deployment-strategy', action='deploy_site',
                host='test-host', limit=None, **kwargs):
     """Run an action to its end in this thread; returns its report."""
     row = start_action(nodes, strategy, action, host)
-    limit = limit or runner.InFlightLimit(1000)
+    limit = limit or InFlightLimit(1000)
     assert runner.ActionRunner(row.uuid, host, nodes, limit, **kwargs).run()
     return actions.action_report(row.uuid)
 

@@ -21,11 +21,12 @@ import textwrap
 
 from ironside.db import site as site_db
 from ironside.strategy import actions
-from ironside.strategy import memory_nodes
-from ironside.strategy import runner
-from ironside.strategy.task_flow import TaskExecution
-from ironside.strategy.tasks.local import LocalTaskRunner
+from ironside.strategy.run import runner
+from ironside.strategy.run.task_flow import TaskExecution
 from ironside.strategy.tasks.registry import TaskRunners
+from tests.unit.strategy import memory_nodes
+from tests.unit.strategy.local_tasks import LocalTaskRunner
+from tests.unit.strategy.memory_limit import InFlightLimit
 
 RECORD = '''#!/bin/sh
 printf '%s %s %s\\n' "$(date +%s.%N)" "$NODE_NAME" "$*" >> "$JOURNAL"
@@ -115,8 +116,8 @@ class GraphSite:
     def runner(self, row, host='test-host', limit=None, **kwargs):
         return runner.ActionRunner(
             row.uuid, host, kwargs.pop('nodes', self.nodes),
-            limit or runner.InFlightLimit(1000), tasks=self.execution,
-            **kwargs)
+            limit or InFlightLimit(1000),
+            tasks=kwargs.pop('tasks', self.execution), **kwargs)
 
     def run(self, *documents, limit=None, options=None, access=None,
             action='deploy_site', **kwargs) -> dict:

@@ -12,10 +12,11 @@ from ironside.common import exception
 from ironside.db import site as site_db
 from ironside.osc import report_text
 from ironside.strategy import actions
-from ironside.strategy import runner
+from ironside.strategy.run import runner
 from tests.unit.strategy.conftest import SPEC_STRATEGY
 from tests.unit.strategy.conftest import fault
 from tests.unit.strategy.conftest import start_action
+from tests.unit.strategy.memory_limit import InFlightLimit
 from tests.unit.strategy.test_runner_rules import StopAfter
 from tests.unit.strategy.test_runner_rules import group
 from tests.unit.strategy.test_runner_rules import site
@@ -48,7 +49,7 @@ class AbortAfter:
 
 
 def _runner(uuid: str, host: str, nodes, stop=None) -> runner.ActionRunner:
-    made = runner.ActionRunner(uuid, host, nodes, runner.InFlightLimit(100),
+    made = runner.ActionRunner(uuid, host, nodes, InFlightLimit(100),
                                stop)
     # Read the abort at every round, not every action_check_interval.
     made.abort.clock = itertools.count().__next__

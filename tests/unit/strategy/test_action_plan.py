@@ -6,13 +6,14 @@ from __future__ import annotations
 import pytest
 
 from ironside.common import exception
-from ironside.strategy import action_input
-from ironside.strategy import action_plan
-from ironside.strategy import memory_nodes
-from ironside.strategy.action_input import ActionInput
-from ironside.strategy.action_input import RunOptions
-from ironside.strategy.action_input import TaskAccess
+from ironside.strategy.plan import action_plan
+from ironside.strategy.plan import build
+from ironside.strategy.reader import action_input
+from ironside.strategy.reader.action_input import ActionInput
+from ironside.strategy.reader.action_input import RunOptions
+from ironside.strategy.reader.action_input import TaskAccess
 from tests.unit.strategy import fuel_examples as fx
+from tests.unit.strategy import memory_nodes
 from tests.unit.strategy.conftest import SPEC_STRATEGY
 from tests.unit.strategy.test_site_graph import CROSS_MENDED
 
@@ -35,7 +36,7 @@ def plan(nodes, *texts, options=RunOptions(), given_access=None):
     documents = action_input.parse_documents(
         [{'name': 'doc%d' % i, 'document': t}
          for i, t in enumerate(texts, 1)])
-    return action_plan.build_plan(ActionInput(
+    return build.build_plan(ActionInput(
         tuple(documents), options,
         access(nodes) if given_access is None else given_access), nodes)
 

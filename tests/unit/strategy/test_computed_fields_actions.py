@@ -20,13 +20,14 @@ from ironside.common import exception
 from ironside.db import site as site_db
 from ironside.osc import report_text
 from ironside.strategy import actions
-from ironside.strategy import runner
 from ironside.strategy.designs import store
+from ironside.strategy.run import runner
 from tests.unit.strategy.design_fixtures import config
 from tests.unit.strategy.design_fixtures import configuration
 from tests.unit.strategy.design_fixtures import node
 from tests.unit.strategy.design_fixtures import stage
 from tests.unit.strategy.design_fixtures import strategy
+from tests.unit.strategy.memory_limit import InFlightLimit
 
 EXAMPLE = pathlib.Path(__file__).resolve().parents[3] / 'examples' / \
     'site' / 'computed-tasks.yaml'
@@ -71,7 +72,7 @@ def run(site, action: str = 'deploy_site') -> dict:
     row = actions.create_action(site.nodes, action)
     assert site_db.claim_action(row.id, 'test-host', None, None)
     assert runner.ActionRunner(row.uuid, 'test-host', site.nodes,
-                               runner.InFlightLimit(100),
+                               InFlightLimit(100),
                                tasks=site.execution).run()
     report = actions.action_report(row.uuid)
     assert report['result'] == 'success', report
@@ -295,7 +296,7 @@ def test_strategy_group_fields_are_computed(graph_site):
 
 def test_a_rebuilt_node_is_seen_as_being_added(graph_site):
     """redeploy_server's node: its tasks run as on a new node."""
-    from ironside.strategy import site_context
+    from ironside.strategy.plan import site_context
     commit()
     run(graph_site)
     design = store.design(1)

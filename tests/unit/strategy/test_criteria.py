@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ironside.strategy.criteria import SuccessCriteria
+from ironside.strategy.core.criteria import SuccessCriteria
 
 GROUP = ['n1', 'n2', 'n3', 'n4']
 

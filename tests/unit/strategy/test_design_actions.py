@@ -10,16 +10,17 @@ from ironside.db import designs as designs_db
 from ironside.db import session as db_session
 from ironside.db import site as site_db
 from ironside.strategy import actions
-from ironside.strategy import memory_nodes
-from ironside.strategy import runner
 from ironside.strategy.designs import store
 from ironside.strategy.designs import versions
+from ironside.strategy.run import runner
+from tests.unit.strategy import memory_nodes
 from tests.unit.strategy.design_fixtures import config
 from tests.unit.strategy.design_fixtures import configuration
 from tests.unit.strategy.design_fixtures import node
 from tests.unit.strategy.design_fixtures import stage
 from tests.unit.strategy.design_fixtures import stage_example
 from tests.unit.strategy.design_fixtures import strategy
+from tests.unit.strategy.memory_limit import InFlightLimit
 
 SUCCESS = 'site-action-success'
 FAILURE = 'site-action-failure'
@@ -40,7 +41,7 @@ def run(nodes, action='deploy_site', **parameters):
     row = actions.create_action(nodes, action, parameters=parameters)
     assert site_db.claim_action(row.id, 'test-host', None, None)
     assert runner.ActionRunner(row.uuid, 'test-host', nodes,
-                               runner.InFlightLimit(100)).run()
+                               InFlightLimit(100)).run()
     return actions.action_report(row.uuid)
 
 

@@ -7,8 +7,9 @@ import dataclasses
 
 import pytest
 
-from ironside.strategy import design
+from ironside.strategy.designs import design
 from ironside.strategy.designs import masking
+from ironside.strategy.designs import validation
 from ironside.strategy.reader import documents
 from ironside.strategy.reader.documents import Source
 from ironside.strategy.reader.errors import DocumentError
@@ -35,7 +36,7 @@ def texts(issues):
 def validate(*docs, collection='c'):
     found, issues = read(*docs, collection=collection)
     assert issues == []
-    return design.validate(found)
+    return validation.validate(found)
 
 
 def test_read_collection_parses_and_hashes():
@@ -127,7 +128,8 @@ def test_an_adapter_wraps_documents_that_are_not_deckhand_shaped():
 ])
 def test_kind_checks(document, message):
     found, _ = read(document)
-    assert [str(i.error) for i in design.validate(found).errors] == [message]
+    errors = validation.validate(found).errors
+    assert [str(i.error) for i in errors] == [message]
 
 
 def test_ironside_configuration_needs_no_armada():
@@ -154,7 +156,7 @@ def test_same_name_in_two_collections_or_two_schemas_of_a_kind():
         read(config('site', 2), strategy('s'), collection='b')[0] + \
         read(dict(strategy('s'), schema='shipyard/DeploymentStrategy/v1'),
              collection='c')[0]
-    assert [str(i.error) for i in design.validate(found).errors] == [
+    assert [str(i.error) for i in validation.validate(found).errors] == [
         'document "site", field "metadata.name": another document of this '
         'kind has the same name: the ironside/Config/v1 document in '
         'collection "a"',
@@ -202,8 +204,9 @@ def test_warnings():
         'ironside/BaremetalNodes/v1 (it reads '
         'ironside/BaremetalNode/v1, ironside/Config/v1, '
         'ironside/DeploymentConfiguration/v1, '
-        'ironside/DeploymentStrategy/v1, ironside/Settings/v1, '
-        'ironside/TaskGraph/v1, shipyard/DeploymentConfiguration/v1, '
+        'ironside/DeploymentStrategy/v1, ironside/EtcdClusters/v1, '
+        'ironside/Settings/v1, ironside/TaskGraph/v1, '
+        'shipyard/DeploymentConfiguration/v1, '
         'shipyard/DeploymentStrategy/v1); the document is stored as it is']
     assert all(i.severity == 'warning' for i in result.warnings)
     groups[0]['selectors'] = [{'rack_names': ['rack09']}]
@@ -261,7 +264,7 @@ def test_secrets_stay_out_of_messages():
                   'metadata': {'name': 'p'}, 'data': 424242}
     keyed = node('b', driver_info={'ipmi_password': 'pw'}, tags='pw')
     found, _ = read(encrypted, passphrase, keyed)
-    messages = [str(i) for i in design.validate(found).errors]
+    messages = [str(i) for i in validation.validate(found).errors]
     assert [m.split(': ', 1)[1] for m in messages] == [
         'must be an integer, not ******',
         'must be a string, not ******',
@@ -299,7 +302,7 @@ def test_a_kind_registers_with_one_call():
                      'data': {'members': ['ctl01']}},
                     {'schema': 'test/EtcdCluster/v1',
                      'metadata': {'name': 'f'}, 'data': {}})
-    result = design.validate(found, registry=registry)
+    result = validation.validate(found, registry=registry)
     assert result.design.of_kind('EtcdCluster') == {'e': ('ctl01',)}
     assert [str(i.error) for i in result.errors] == [
         'document "f", field "data.members": must be a list']
@@ -320,3 +323,45 @@ def test_issue_as_dict():
                 'field "f": bad (line 3)'}
     assert str(dataclasses.replace(issue, severity='warning')).startswith(
         'warning: collection "c"')
+
+
+def test_etcd_clusters_is_a_kind_of_the_registry():
+    """EtcdClusters documents are checked at a commit like every kind, and
+    the design holds their model; its password is a secret in messages."""
+    good = {'schema': 'ironside/EtcdClusters/v1',
+            'metadata': {'name': 'etcd'},
+            'data': {'clusters': [{
+                'name': 'kubernetes',
+                'members': [{'node': 'ctl01',
+                             'client_url': 'https://10.0.0.1:2379'}],
+                'auth': {'username': 'root', 'password': 'pw-1'}}]}}
+    result = validate(good)
+    assert result.issues == []
+    model = result.design.of_kind('EtcdClusters')['etcd']
+    assert model.cluster('kubernetes').endpoints == ('https://10.0.0.1:2379',)
+    bad = {'schema': 'promenade/EtcdClusters/v1',
+           'metadata': {'name': 'etcd'},
+           'data': {'clusters': [{'name': 'kubernetes', 'members': [
+               {'node': 'ctl01', 'client_url': 'ftp://pw-1'}]}]}}
+    assert [str(i.error) for i in validate(bad).errors] == [
+        'document "etcd", field "data.clusters[0].members[0].client_url": '
+        "must be an http(s) URL with a host and a port, not 'ftp://pw-1'"]
+    assert REGISTRY.kind_of(bad).name == 'EtcdClusters'
+    assert REGISTRY.kind_of([{'id': 'task', 'type': 'shell'}]).name == \
+        'TaskGraph'
+    assert REGISTRY.kind_of({'schema': ['not', 'a', 'name']}) is None
+
+
+def test_a_revision_stored_before_its_kind_was_read_still_loads(caplog):
+    """A revision committed before EtcdClusters was a kind may hold one
+    that was never checked: loading the revision leaves it out."""
+    found, _ = read({'schema': 'promenade/EtcdClusters/v1',
+                     'metadata': {'name': 'etcd'}, 'data': {}}, node('a'))
+    design.forget()
+    loaded = design.load(found, revision=3)
+    assert loaded.of_kind('EtcdClusters') == {}
+    assert set(loaded.nodes) == {'a'}
+    assert 'Design revision 3: the promenade/EtcdClusters/v1 document ' \
+        'etcd can not be read, and is left out: KeyError' in caplog.text
+    with pytest.raises(KeyError):
+        design.load(found)

@@ -14,8 +14,8 @@ import pytest
 
 from ironside.common import states
 from ironside.db import nodes as nodes_db
-from ironside.strategy import conductor_nodes
 from ironside.strategy import service as site_service
+from ironside.strategy.nodes import conductor as conductor_nodes
 from tests.unit.strategy import cli
 from tests.unit.strategy.conftest import EXAMPLES
 

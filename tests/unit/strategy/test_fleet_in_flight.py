@@ -10,7 +10,7 @@ import sqlalchemy as sa
 from ironside.db import conductors as conductors_db
 from ironside.db import models
 from ironside.db import session as db_session
-from ironside.strategy.in_flight import FleetInFlight
+from ironside.strategy.run.in_flight import FleetInFlight
 from tests.utils import wait_for
 
 

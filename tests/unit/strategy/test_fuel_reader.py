@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from ironside.common import exception
-from ironside.strategy import model
+from ironside.strategy.core import model
+from ironside.strategy.core.selectors import Selector
 from ironside.strategy.reader import fuel
-from ironside.strategy.selectors import Selector
 from tests.unit.strategy import fuel_examples as fx
 
 

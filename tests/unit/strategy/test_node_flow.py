@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from ironside.common import states
-from ironside.strategy import node_flow
-from ironside.strategy import seam
+from ironside.strategy.nodes import seam
+from ironside.strategy.run import node_flow
 
 
 def node(state, error=None):

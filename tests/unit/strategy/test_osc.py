@@ -10,10 +10,9 @@ from ironside.db import site as site_db
 from ironside.db import site_models
 from ironside.osc import actions as osc_actions
 from ironside.strategy import actions
-from ironside.strategy import conductor_nodes
 from ironside.strategy import service as site_service
-from ironside.strategy.task_flow import TaskExecution
-from ironside.strategy.tasks.local import LocalTaskRunner
+from ironside.strategy.nodes import conductor as conductor_nodes
+from ironside.strategy.run.task_flow import TaskExecution
 from ironside.strategy.tasks.registry import TaskRunners
 from tests import utils
 from tests.unit.strategy import cli
@@ -22,6 +21,7 @@ from tests.unit.strategy import spec_flows
 from tests.unit.strategy.conftest import EXAMPLES
 from tests.unit.strategy.conftest import INVENTORY
 from tests.unit.strategy.conftest import node_values
+from tests.unit.strategy.local_tasks import LocalTaskRunner
 
 STRATEGY_FILE = str(EXAMPLES / 'deployment-strategy.yaml')
 

@@ -1,9 +1,10 @@
-"""The plan: which ready group runs next."""
+"""The plan's order of groups: which ready group runs next."""
 
 from __future__ import annotations
 
-from ironside.strategy.plan import Plan
+from ironside.strategy.plan.action_plan import ActionPlan
 from ironside.strategy.reader import shipyard
+from ironside.strategy.reader.action_input import ActionInput
 from tests.unit.strategy.conftest import SPEC_STRATEGY
 
 # Group sizes of the example site (examples/site/inventory.yaml).
@@ -13,8 +14,10 @@ SPEC_SIZES = {'ntp-node': 1, 'control-nodes': 4, 'monitoring-nodes': 2,
 
 def spec_plan(sizes=SPEC_SIZES):
     strategy = shipyard.load(SPEC_STRATEGY)
-    return Plan(strategy.groups, {name: ['n%d' % i for i in range(size)]
-                                  for name, size in sizes.items()})
+    return ActionPlan(
+        ActionInput(()), list(strategy.groups), [], {},
+        {name: ['n%d' % i for i in range(size)]
+         for name, size in sizes.items()}, {}, {})
 
 
 def test_spec_order():
@@ -31,13 +34,13 @@ def test_ready_groups_wait_for_their_dependencies():
         ['ntp-node']
     assert [g.name for g in plan.ready(['ntp-node'])] == [
         'control-nodes', 'monitoring-nodes']
-    assert plan.next_group(list(SPEC_SIZES)) is None
+    assert plan.ready(list(SPEC_SIZES)) == []
 
 
 def test_critical_first_then_fewer_nodes_then_document_order():
     plan = spec_plan(dict(SPEC_SIZES, **{'monitoring-nodes': 0,
                                         'ntp-node': 9}))
-    assert plan.next_group([]).name == 'ntp-node'
+    assert plan.ready([])[0].name == 'ntp-node'
     plan = spec_plan(dict(SPEC_SIZES, **{'compute-nodes-1': 3}))
     assert plan.remaining_order(['ntp-node', 'control-nodes']) == [
         'monitoring-nodes', 'compute-nodes-1', 'compute-nodes-2']

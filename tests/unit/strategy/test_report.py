@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from ironside.db import site_models
 from ironside.osc import report_text
-from ironside.strategy import abort
 from ironside.strategy import actions
-from ironside.strategy import node_flow
 from ironside.strategy import progress as site_progress
-from ironside.strategy import report
+from ironside.strategy.run import abort
+from ironside.strategy.run import node_flow
+from ironside.strategy.run import report
 from tests.unit.strategy.conftest import run_action
 from tests.unit.strategy.conftest import run_partly
 

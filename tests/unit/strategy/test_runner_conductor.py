@@ -16,7 +16,7 @@ from ironside.db import history as history_db
 from ironside.db import nodes as nodes_db
 from ironside.osc import report_text
 from ironside.strategy import actions
-from ironside.strategy import conductor_nodes
+from ironside.strategy.nodes import conductor as conductor_nodes
 from tests import utils
 from tests.unit.strategy import spec_flows
 from tests.unit.strategy.conftest import INVENTORY

@@ -11,10 +11,11 @@ from ironside.common import states
 from ironside.db import site as site_db
 from ironside.osc import report_text
 from ironside.strategy import actions
-from ironside.strategy import memory_nodes
-from ironside.strategy import runner
+from ironside.strategy.run import runner
+from tests.unit.strategy import memory_nodes
 from tests.unit.strategy.conftest import run_action
 from tests.unit.strategy.conftest import start_action
+from tests.unit.strategy.memory_limit import InFlightLimit
 
 
 def group(name, critical=False, depends_on=(), selectors=None, **extra):
@@ -44,7 +45,7 @@ def site(**tagged):
     return nodes
 
 
-class RecordingLimit(runner.InFlightLimit):
+class RecordingLimit(InFlightLimit):
     """An in-flight limit that remembers the most nodes it let fly."""
 
     def __init__(self, size):
@@ -344,7 +345,7 @@ def test_takeover_polls_nodes_in_flight_instead_of_asking_again(db):
     stop = threading.Event()
     first = runner.ActionRunner(row.uuid, 'conductor-1',
                                 StopAfter(nodes, 3, stop),
-                                runner.InFlightLimit(100), stop)
+                                InFlightLimit(100), stop)
     assert first.run() is False
     in_flight = [n for n in site_db.action_nodes(row.id) if n.phase]
     assert in_flight
@@ -353,7 +354,7 @@ def test_takeover_polls_nodes_in_flight_instead_of_asking_again(db):
     assert site_db.claim_action(row.id, 'conductor-2', seen.owner,
                                 seen.heartbeat_at)
     second = runner.ActionRunner(row.uuid, 'conductor-2', nodes,
-                                 runner.InFlightLimit(100))
+                                 InFlightLimit(100))
     assert second.run() is True
     for name in ('a1', 'a2', 'a3', 'b1', 'b2'):
         assert nodes.requests_for(name) == ['manage', 'provide', 'deploy']
@@ -368,7 +369,7 @@ def test_runner_that_lost_its_action_writes_nothing(db):
     assert site_db.claim_action(row.id, 'conductor-2', seen.owner,
                                 seen.heartbeat_at)
     stale = runner.ActionRunner(row.uuid, 'conductor-1', nodes,
-                                runner.InFlightLimit(100))
+                                InFlightLimit(100))
     assert stale.run() is False
     assert site_db.get_action(row.uuid).progress['order'] == []
     assert site_db.get_action(row.uuid).owner == 'conductor-2'

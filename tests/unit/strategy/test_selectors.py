@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from ironside.strategy import conductor_nodes
-from ironside.strategy.selectors import Selector
-from ironside.strategy.selectors import SiteNode
-from ironside.strategy.selectors import parse_label
-from ironside.strategy.selectors import select
-from ironside.strategy.selectors import site_node
+from ironside.strategy.core.selectors import Selector
+from ironside.strategy.core.selectors import SiteNode
+from ironside.strategy.core.selectors import parse_label
+from ironside.strategy.core.selectors import select
+from ironside.strategy.core.selectors import site_node
+from ironside.strategy.nodes import conductor as conductor_nodes
 
 NODES = [
     SiteNode('u1', 'node01', 'rack01', frozenset({'control'}),

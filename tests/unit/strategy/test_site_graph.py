@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from ironside.common import exception
-from ironside.strategy import action_input
-from ironside.strategy import site_graph
-from ironside.strategy.action_input import RunOptions
+from ironside.strategy.designs import graph as site_graph
+from ironside.strategy.reader import action_input
+from ironside.strategy.reader.action_input import RunOptions
 from tests.unit.strategy import fuel_examples as fx
 from tests.unit.strategy.conftest import SPEC_STRATEGY
 

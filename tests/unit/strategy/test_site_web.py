@@ -15,13 +15,14 @@ from ironside.api import auth
 from ironside.api import site as site_api
 from ironside.api.site import web
 from ironside.strategy import actions
-from ironside.strategy import conductor_nodes
-from ironside.strategy import runner
+from ironside.strategy.nodes import conductor as conductor_nodes
+from ironside.strategy.run import runner
 from tests import utils
 from tests.unit.strategy.conftest import INVENTORY
 from tests.unit.strategy.conftest import fault
 from tests.unit.strategy.conftest import run_partly
 from tests.unit.strategy.conftest import start_action
+from tests.unit.strategy.memory_limit import InFlightLimit
 
 BASE = '/site/v1'
 
@@ -108,7 +109,7 @@ def test_etag_changes_when_the_report_does(client, spec_strategy,
     path = BASE + '/actions/' + row.uuid
     before = client.simulate_get(path).headers['etag']
     assert runner.ActionRunner(row.uuid, 'test-host', memory_site,
-                               runner.InFlightLimit(100)).run()
+                               InFlightLimit(100)).run()
     after = client.simulate_get(path, headers={'If-None-Match': before})
     assert after.status_code == 200
     assert after.headers['etag'] != before

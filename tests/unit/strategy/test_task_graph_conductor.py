@@ -7,11 +7,12 @@ from ironside.common import states
 from ironside.db import nodes as nodes_db
 from ironside.db import site as site_db
 from ironside.strategy import actions
-from ironside.strategy import conductor_nodes
-from ironside.strategy import runner
+from ironside.strategy.nodes import conductor as conductor_nodes
+from ironside.strategy.run import runner
 from tests import utils
 from tests.unit.strategy.graph_site import node
 from tests.unit.strategy.graph_site import tasks_of
+from tests.unit.strategy.memory_limit import InFlightLimit
 
 GRAPH = '''\
 - id: all
@@ -43,7 +44,7 @@ def test_deploy_steps_and_commands_on_fake_hardware(graph_site, rpc,
         access={'nodes': {'fh-1': '127.0.0.1', 'fh-2': '127.0.0.1'}})
     assert site_db.claim_action(row.id, 'test-host', None, None)
     assert runner.ActionRunner(row.uuid, 'test-host', nodes,
-                               runner.InFlightLimit(10),
+                               InFlightLimit(10),
                                tasks=graph_site.execution).run()
     report = actions.action_report(row.uuid)
     assert report['result'] == 'success'
@@ -65,7 +66,7 @@ def test_deploy_steps_and_commands_on_fake_hardware(graph_site, rpc,
         parameters={'nodes': ['fh-3']})
     assert site_db.claim_action(row.id, 'test-host', None, None)
     assert runner.ActionRunner(row.uuid, 'test-host', nodes,
-                               runner.InFlightLimit(10),
+                               InFlightLimit(10),
                                tasks=graph_site.execution).run()
     report = actions.action_report(row.uuid)
     assert 'bios.no_such_step' in node(report, 'fh-3')['reason']

@@ -14,7 +14,7 @@ import pytest
 
 from ironside.common import exception
 from ironside.db import site as site_db
-from ironside.strategy.action_plan import NodeNeed
+from ironside.strategy.plan.action_plan import NodeNeed
 from tests.unit.strategy.graph_site import before
 from tests.unit.strategy.graph_site import node
 from tests.unit.strategy.graph_site import spans

@@ -12,15 +12,16 @@ from ironside.api import site as site_api
 from ironside.common import exception
 from ironside.db import site as site_db
 from ironside.strategy import actions
-from ironside.strategy import runner
 from ironside.strategy.designs import store
-from ironside.strategy.tasks.local import LocalTaskRunner
+from ironside.strategy.run import runner
 from tests.unit.strategy import fuel_examples as fx
 from tests.unit.strategy.design_fixtures import configuration
 from tests.unit.strategy.design_fixtures import node
 from tests.unit.strategy.design_fixtures import stage
 from tests.unit.strategy.design_fixtures import strategy
 from tests.unit.strategy.graph_site import tasks_of
+from tests.unit.strategy.local_tasks import LocalTaskRunner
+from tests.unit.strategy.memory_limit import InFlightLimit
 
 KEY = '-----BEGIN OPENSSH PRIVATE KEY-----\nsite\n' \
       '-----END OPENSSH PRIVATE KEY-----\n'
@@ -79,7 +80,7 @@ def test_a_design_revision_runs_its_task_graphs(graph_site):
                                 parameters={'skip': 'setup_services'})
     assert site_db.claim_action(row.id, 'test-host', None, None)
     assert runner.ActionRunner(row.uuid, 'test-host', nodes,
-                               runner.InFlightLimit(100),
+                               InFlightLimit(100),
                                tasks=graph_site.execution).run()
     report = actions.action_report(row.uuid)
     assert report['revision'] == 1

@@ -7,8 +7,8 @@ each node's directory) and write a journal; the order is read from it.
 from __future__ import annotations
 
 from ironside.osc import report_text
-from ironside.strategy import memory_nodes
 from tests.unit.strategy import fuel_examples as fx
+from tests.unit.strategy import memory_nodes
 from tests.unit.strategy.graph_site import before
 from tests.unit.strategy.graph_site import group
 from tests.unit.strategy.graph_site import node

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import threading
 
+import futurist
+
 from ironside.common import states
 from ironside.db import site as site_db
 from ironside.osc import report_text
 from ironside.strategy import actions
+from ironside.strategy.run.task_flow import TaskExecution
 from tests.unit.strategy import fuel_examples as fx
 from tests.unit.strategy.graph_site import group
 from tests.unit.strategy.graph_site import node
@@ -223,6 +226,60 @@ def test_a_task_needing_a_failed_task_elsewhere_is_not_run(graph_site):
 
 # Takeover
 
+class DiesAtLaunch(TaskExecution):
+    """Where a conductor's tasks run when it stops once its tasks are
+    written running, before a worker gets them: as if it died right
+    there. No task ever runs."""
+
+    def __init__(self, stop: threading.Event) -> None:
+        self.stop = stop
+
+    def submit(self, target, spec) -> futurist.Future:
+        self.stop.set()
+        return futurist.Future()
+
+    def close(self, wait: bool = True) -> None:
+        pass
+
+
+class _Collected:
+    """A task's future that stops its runner once the runner has read
+    its result (and so recorded it)."""
+
+    def __init__(self, future: futurist.Future,
+                 stop: threading.Event) -> None:
+        self.future = future
+        self.stop = stop
+
+    def done(self) -> bool:
+        return self.future.done()
+
+    def add_done_callback(self, callback) -> None:
+        self.future.add_done_callback(lambda _future: callback(self))
+
+    def result(self):
+        try:
+            return self.future.result()
+        finally:
+            self.stop.set()
+
+
+class StopsAfterAResult(TaskExecution):
+    """The site's task runners, for a conductor that stops once it has
+    recorded the first task result."""
+
+    def __init__(self, execution: TaskExecution,
+                 stop: threading.Event) -> None:
+        self.execution = execution
+        self.stop = stop
+
+    def submit(self, target, spec) -> _Collected:
+        return _Collected(self.execution.submit(target, spec), self.stop)
+
+    def close(self, wait: bool = True) -> None:
+        pass
+
+
 def test_takeover_reruns_idempotent_tasks_only(graph_site):
     """A conductor dies while two tasks run: the puppet task runs again
     on the new conductor; the shell task is failed as interrupted."""
@@ -248,15 +305,9 @@ def test_takeover_reruns_idempotent_tasks_only(graph_site):
 '''
     graph_site.script('puppet', '#!/bin/sh\nrecord puppet\n')
     row = graph_site.start(graph, host='conductor-1')
-    first = graph_site.runner(row, host='conductor-1')
-
-    def die():
-        # conductor-1 stops once its tasks are written running, before
-        # it hands them to a worker: as if it died right there.
-        if first.flow._launch:
-            first.flow._launch = []
-            first.stop.set()
-    first.flow.launch = die
+    stop = threading.Event()
+    first = graph_site.runner(row, host='conductor-1', stop=stop,
+                              tasks=DiesAtLaunch(stop))
     assert first.run() is False
     running = {r.task: r.status for r in site_db.action_tasks(row.id)}
     assert running == {'apply': 'running', 'command': 'running',
@@ -284,16 +335,9 @@ def test_takeover_never_reruns_a_finished_task(graph_site):
     row = graph_site.start(graph, host='conductor-1')
     stop = threading.Event()
     nodes = StopAfter(graph_site.nodes, 100, stop)
-    first = graph_site.runner(row, host='conductor-1', nodes=nodes,
-                              stop=stop)
-    first_collect = first.flow.collect
-
-    def collect():
-        done = first_collect()
-        if done:
-            stop.set()
-        return done
-    first.flow.collect = collect
+    first = graph_site.runner(
+        row, host='conductor-1', nodes=nodes, stop=stop,
+        tasks=StopsAfterAResult(graph_site.execution, stop))
     assert first.run() is False
     assert graph_site.ran() == {'n1': ['work']}
     seen = site_db.get_action(row.uuid)

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from ironside.common import exception
-from ironside.strategy.decommission import etcd_clusters
 from ironside.strategy.decommission import status as st
+from ironside.strategy.reader import etcd_clusters
 
 
 def test_status_response_shape_and_round_trip():

@@ -15,17 +15,17 @@ from ironside.db import site as site_db
 from ironside.db.design_models import SITE_ACTION_FAILURE
 from ironside.osc import report_text
 from ironside.strategy import actions
-from ironside.strategy import memory_nodes
-from ironside.strategy import runner
 from ironside.strategy.decommission import status as st
 from ironside.strategy.designs import store
-from ironside.strategy.redeploy import flow
-from ironside.strategy.redeploy import peers as site_peers
+from ironside.strategy.run import peers as site_peers
+from ironside.strategy.run import runner
+from tests.unit.strategy import memory_nodes
 from tests.unit.strategy.decommission.test_sequence import EtcdTwin
 from tests.unit.strategy.decommission.test_sequence import KubernetesTwin
 from tests.unit.strategy.design_fixtures import config
 from tests.unit.strategy.design_fixtures import stage
 from tests.unit.strategy.design_fixtures import stage_example
+from tests.unit.strategy.memory_limit import InFlightLimit
 
 NODE = 'ctl01'
 LABEL = 'ucp_control_plane'
@@ -61,8 +61,8 @@ class Site:
         self.nodes = memory_nodes.MemoryNodes()
         self.kube = Kubernetes()
         self.etcd = EtcdTwin(members=(NODE, 'ctl02', 'ctl03'))
-        assert self.run(actions.create_action(
-            self.nodes, 'deploy_site'))['result'] == 'success'
+        self.deployed = actions.create_action(self.nodes, 'deploy_site')
+        assert self.run(self.deployed)['result'] == 'success'
         self.node = self.nodes.by_name(NODE)
         assert self.node.provision_state == states.ACTIVE
         self.nodes.requests.clear()
@@ -71,11 +71,11 @@ class Site:
         return site_peers.Peers(self.kube, self.etcd)
 
     def runner(self, row, host='test-host', **kwargs):
-        kind = flow.RedeployRunner if row.action == 'redeploy_server' \
-            else runner.ActionRunner
-        extra = {'peers': self.peers} if kind is flow.RedeployRunner else {}
-        return kind(row.uuid, host, self.nodes, runner.InFlightLimit(100),
-                    **dict(extra, **kwargs))
+        """The one runner, whatever the action (redeploy_server's steps
+        reach the Kubernetes and etcd twins)."""
+        return runner.ActionRunner(row.uuid, host, self.nodes,
+                                   InFlightLimit(100), peers=self.peers,
+                                   **kwargs)
 
     def run(self, row, host='test-host'):
         assert site_db.claim_action(row.id, host, None, None)
@@ -131,6 +131,17 @@ def test_redeploy_a_control_node(site):
         'successful-site-action'
     assert _tags() == [(1, 'site-action-success'), (1, 'site-action-success')]
     assert [n['name'] for n in report['nodes']] == [NODE]
+
+
+def test_the_one_runner_runs_its_steps_then_its_groups(site):
+    """redeploy_server is a plan like the others: its own steps, then the
+    groups every plan ends with, through the runner's step seam."""
+    row = site.create()
+    assert [step.name for step in site.runner(row).steps] == [
+        'decommission', 'destroy', 'remove-from-cluster', 'redeploy',
+        'groups']
+    assert [step.name for step in site.runner(site.deployed).steps] == [
+        'groups']
 
 
 def test_the_report_as_text(site):

@@ -1,0 +1,170 @@
+"""What to do next with one node in a phase, given its provision state.
+
+Prepare brings a node to ``available``: ``manage`` from ``enroll``, then
+``provide`` from ``manageable`` (which cleans it, as the conductor is
+configured to). A node already ``available`` is prepared as it is, and
+one already ``active`` counts as a success and is never redeployed.
+Deploy brings an ``available`` node to ``active``.
+
+The decision depends only on the node's state and on the last request
+made for it in this phase, so a runner that takes an action over from a
+dead conductor decides the same from the database alone: nodes in a
+transitional state are waited for, never asked again.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from ironside.common import states
+from ironside.common.conf import CONF
+from ironside.db import site_models
+from ironside.strategy.nodes import seam
+
+PREPARE = 'prepare'
+DEPLOY = 'deploy'
+# The third phase of a group: its nodes run their tasks (task_flow).
+TASKS = 'tasks'
+PHASES = (PREPARE, DEPLOY, TASKS)
+
+WAIT = 'wait'
+SUBMIT = 'submit'
+DONE = 'done'
+
+_PREPARE_WAIT = frozenset((states.VERIFYING, states.CLEANING,
+                           states.CLEANWAIT, states.CLEANHOLD))
+_DEPLOY_WAIT = frozenset((states.DEPLOYING, states.DEPLOYWAIT,
+                          states.DEPLOYHOLD))
+
+
+@dataclasses.dataclass(frozen=True)
+class Decision:
+    kind: str
+    # DONE: the node's new status, and why it failed.
+    status: str | None = None
+    reason: str | None = None
+    # SUBMIT: the request to make.
+    verb: str | None = None
+
+
+def _failed(reason: str) -> Decision:
+    return Decision(DONE, status=site_models.FAILURE, reason=reason)
+
+
+def _error(what: str, node: seam.NodeState) -> str:
+    return '%s: %s' % (what, node.last_error) if node.last_error else what
+
+
+def _settled(node: seam.NodeState | None,
+             waiting: frozenset[str]) -> Decision | None:
+    """What both phases decide alike: gone, active, or still moving."""
+    if node is None:
+        return _failed('node no longer exists')
+    if node.provision_state == states.ACTIVE:
+        return Decision(DONE, status=site_models.SUCCESS)
+    if node.provision_state in waiting:
+        return Decision(WAIT)
+    return None
+
+
+def _unexpected(node: seam.NodeState, request: str | None, phase: str,
+                hint: str = '') -> Decision:
+    if request is None:
+        return _failed('can not %s a node in state "%s"%s'
+                       % (phase, node.provision_state, hint))
+    return _failed(_error('went to state "%s" while being %sed'
+                          % (node.provision_state, phase.rstrip('e')),
+                          node))
+
+
+def prepare(node: seam.NodeState | None, request: str | None) -> Decision:
+    settled = _settled(node, _PREPARE_WAIT)
+    if settled is not None:
+        return settled
+    state = node.provision_state
+    if state == states.AVAILABLE:
+        return Decision(DONE, status=site_models.PREPARED)
+    if state == states.ENROLL:
+        if request == seam.MANAGE:
+            return _failed(_error('verification failed', node))
+        return Decision(SUBMIT, verb=seam.MANAGE)
+    if state == states.MANAGEABLE:
+        if request == seam.PROVIDE:
+            return _failed(_error('returned to manageable instead of '
+                                  'becoming available', node))
+        return Decision(SUBMIT, verb=seam.PROVIDE)
+    if state == states.CLEANFAIL:
+        return _failed(_error('cleaning failed', node))
+    return _unexpected(node, request, PREPARE, '; bring it to manageable '
+                       'or available first')
+
+
+def deploy(node: seam.NodeState | None, request: str | None) -> Decision:
+    settled = _settled(node, _DEPLOY_WAIT)
+    if settled is not None:
+        return settled
+    state = node.provision_state
+    if state == states.AVAILABLE and request is None:
+        return Decision(SUBMIT, verb=seam.DEPLOY)
+    if state == states.DEPLOYFAIL:
+        return _failed(_error('deploy failed', node))
+    return _unexpected(node, request, DEPLOY)
+
+
+# Pause between reads of node states while they change; doubles up to
+# [site]node_poll_interval while nothing changes. Fake hardware finishes
+# a step in milliseconds, so the shortest pause is short, but not so
+# short that the runner takes CPU from the conductor it lives in.
+MIN_POLL_DELAY = 0.02
+
+
+@dataclasses.dataclass
+class NodeRecord:
+    """A node's row of the action (its status, the phase it is in flight
+    in, its last request), as the runner keeps it between writes."""
+
+    id: int
+    uuid: str
+    name: str
+    status: str
+    phase: str | None
+    request: str | None
+    reason: str | None
+
+    def row(self) -> dict[str, Any]:
+        return {'id': self.id, 'status': self.status, 'phase': self.phase,
+                'request': self.request, 'reason': self.reason}
+
+
+def timeout(phase: str) -> int | None:
+    """How long a group's phase may take (a task has its own)."""
+    if phase == PREPARE:
+        return CONF.site.prepare_timeout
+    if phase == DEPLOY:
+        return CONF.site.deploy_timeout
+    return None
+
+
+DECIDE = {PREPARE: prepare, DEPLOY: deploy}
+
+# Statuses that end a node's part in a phase.
+FINISHED = {
+    PREPARE: frozenset((site_models.PREPARED, site_models.SUCCESS,
+                        site_models.FAILURE)),
+    DEPLOY: frozenset((site_models.SUCCESS, site_models.FAILURE)),
+}
+
+# Statuses that count as successful when a phase is judged.
+SUCCESSFUL = {
+    PREPARE: frozenset((site_models.PREPARED, site_models.SUCCESS)),
+    DEPLOY: frozenset((site_models.SUCCESS,)),
+    TASKS: frozenset((site_models.SUCCESS,)),
+}
+
+# Statuses a node must have to take part in a phase.
+ELIGIBLE = {
+    PREPARE: site_models.NOT_STARTED,
+    DEPLOY: site_models.PREPARED,
+    TASKS: site_models.SUCCESS,
+}
