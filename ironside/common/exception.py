@@ -437,6 +437,12 @@ class BMCConnectionFailed(BMCError):
     code = HTTPStatus.SERVICE_UNAVAILABLE
 
 
+class BMCNotReached(BMCConnectionFailed):
+    """No connection to the BMC could be made within the retry budget."""
+
+    msg_fmt = "BMC %(bmc)s cannot be reached: %(reason)s"
+
+
 class BMCBusy(TemporaryFailure):
     msg_fmt = ("BMC %(bmc)s is busy: too many calls are waiting for it "
                "(%(action)s refused); please retry.")
