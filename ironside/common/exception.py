@@ -383,15 +383,18 @@ class NoFreeConductorWorker(IronsideException):
     code = HTTPStatus.SERVICE_UNAVAILABLE
 
 
-class ConductorUnreachable(IronsideException):
-    msg_fmt = ('Conductor %(host)s can not be reached at %(address)s '
-               '(%(reason)s); please retry.')
-    code = HTTPStatus.SERVICE_UNAVAILABLE
-
-
 class TemporaryFailure(IronsideException):
     msg_fmt = "Resource temporarily unavailable, please retry."
     code = HTTPStatus.SERVICE_UNAVAILABLE
+
+
+class ConductorUnreachable(TemporaryFailure):
+    """A call to a conductor was not answered within its time: the broker
+    or the conductor could not be reached, or the conductor did not
+    answer. Raised by the caller's RPC client, never by a conductor."""
+
+    msg_fmt = ('Conductor %(host)s can not be reached at %(address)s '
+               '(%(reason)s); please retry.')
 
 
 class DatabaseUnavailable(TemporaryFailure):

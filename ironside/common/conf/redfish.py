@@ -33,9 +33,9 @@ opts = [
                  help='Seconds to wait for a TCP connection to a BMC.'),
     cfg.FloatOpt('read_timeout', default=60.0, min=0.1,
                  help='Seconds to wait for a BMC to answer a request. '
-                      'Keep it below [api]bmc_response_timeout, so that '
-                      'a BMC that does not answer a synchronous request '
-                      'is reported as such.'),
+                      'Keep it below [api]rpc_bmc_response_timeout, so '
+                      'that a BMC that does not answer a synchronous '
+                      'request is reported as such.'),
     cfg.IntOpt('server_side_retries', default=5, min=0,
                help='Times sushy retries a GET that a BMC answered with a '
                     'server error (5xx). Requests that could not reach the '
