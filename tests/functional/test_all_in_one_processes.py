@@ -159,7 +159,8 @@ def test_api_and_conductor_over_json_rpc_without_a_broker(tmp_path):
                 r'\(no answer within %d\.\ds\); please retry\.'
                 % (port, waited),
                 json.loads(error['error_message'])['faultstring']), error
-            assert waited <= took < waited + 2
+            # Bounded (it was 60 s); a loaded machine may add a little.
+            assert waited <= took < waited + 5
         # The conductor gone: 503, and Ironic's error format.
         conductor.kill()
         conductor.process.wait(timeout=30)

@@ -150,7 +150,10 @@ class NotAnswered(requests.exceptions.RequestException):
 def _cause(exc: Exception) -> str:
     """What went wrong, in a few words ("Connection refused")."""
     text = str(exc)
-    errno = re.search(r'\[Errno -?\d+\] ([^\'")]+)', text)
+    # "[Errno 111] Connection refused", "ConnectionResetError(104,
+    # 'Connection reset by peer')": the operating system's words.
+    errno = re.search(r'\[Errno -?\d+\] ([^\'")]+)', text) or \
+        re.search(r'Error\(-?\d+, \'([^\']+)\'\)', text)
     if errno:
         return errno.group(1).strip()
     if isinstance(exc, requests.exceptions.ConnectTimeout):
