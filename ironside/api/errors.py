@@ -80,9 +80,12 @@ def _unavailable(resp: falcon.Response, message: str) -> None:
 
 
 def handle_timeout(req, resp, exc, _params) -> None:
+    """What a caller of oslo.messaging's own client gets; the conductor
+    RPC API answers ConductorUnreachable, naming the conductor."""
     LOG.warning('%s %s: no conductor answered in time: %s', req.method,
                 req.path, exc)
-    _unavailable(resp, 'No conductor answered in time; please retry.')
+    _unavailable(resp, 'The conductors cannot be reached (no answer in '
+                       'time); please retry.')
 
 
 def handle_broker_away(req, resp, exc, _params) -> None:

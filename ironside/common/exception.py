@@ -338,10 +338,13 @@ class NoFreeConductorWorker(IronsideException):
     code = HTTPStatus.SERVICE_UNAVAILABLE
 
 
-class ConductorUnreachable(IronsideException):
+class ConductorUnreachable(TemporaryFailure):
+    """A call to a conductor was not answered within its time: the broker
+    or the conductor could not be reached, or the conductor did not
+    answer. Raised by the caller's RPC client, never by a conductor."""
+
     msg_fmt = ('Conductor %(host)s can not be reached at %(address)s '
                '(%(reason)s); please retry.')
-    code = HTTPStatus.SERVICE_UNAVAILABLE
 
 
 class DatabaseUnavailable(TemporaryFailure):
@@ -385,6 +388,12 @@ class BMCConnectionFailed(BMCError):
     failure_reason = 'BMCUnreachable'
     # Not the request's fault nor a server bug: ask again later.
     code = HTTPStatus.SERVICE_UNAVAILABLE
+
+
+class BMCNotReached(BMCConnectionFailed):
+    """No connection to the BMC could be made within the retry budget."""
+
+    msg_fmt = "BMC %(bmc)s cannot be reached: %(reason)s"
 
 
 class BMCBusy(TemporaryFailure):

@@ -31,6 +31,7 @@ import itertools
 import logging
 import socket
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -255,16 +256,22 @@ class JsonRpcClient:
                         self._server, exc)
 
     def _post(self, body: bytes) -> bytes:
+        """The answer's body. Connecting takes at most
+        [api]rpc_response_timeout; the answer, the client's timeout
+        (by default the same)."""
         address = self._address_of(self._server)
-        timeout = self._timeout or CONF.json_rpc.timeout
+        timeout = self._timeout or CONF.api.rpc_response_timeout
+        started = time.monotonic()
         for attempt in (1, 2):
             connection = self._connections.open.get(address)
-            reused = connection is not None
+            reused = connection is not None and connection.sock is not None
             if connection is None:
-                connection = http.client.HTTPConnection(
-                    address[0], address[1], timeout=timeout)
+                connection = http.client.HTTPConnection(*address)
                 self._connections.open[address] = connection
-            connection.timeout = timeout
+            if connection.sock is None:
+                self._connect(connection, address, min(
+                    timeout, CONF.api.rpc_response_timeout))
+            connection.sock.settimeout(timeout)
             try:
                 connection.request('POST', '/', body, {
                     'Content-Type': 'application/json'})
@@ -277,25 +284,39 @@ class JsonRpcClient:
                 # it read the request: send it once more, on a new one.
                 if reused and attempt == 1:
                     continue
-                raise exception.ConductorUnreachable(
-                    host=self._server, address='%s:%d' % address,
-                    reason=str(exc) or type(exc).__name__) from None
+                raise self._unreachable(
+                    address, str(exc) or type(exc).__name__) from None
             except (TimeoutError, socket.timeout):
                 self._drop(address)
-                raise messaging.MessagingTimeout(
-                    'conductor %s did not answer in %.1f s'
-                    % (self._server, timeout)) from None
+                raise self._unreachable(address, 'no answer within %.1fs' % (
+                    time.monotonic() - started)) from None
             except OSError as exc:
                 self._drop(address)
-                raise exception.ConductorUnreachable(
-                    host=self._server, address='%s:%d' % address,
-                    reason=exc.strerror or str(exc)) from None
+                raise self._unreachable(
+                    address, exc.strerror or str(exc)) from None
             if response.status != 200:
-                raise exception.ConductorUnreachable(
-                    host=self._server, address='%s:%d' % address,
-                    reason='HTTP %d' % response.status)
+                raise self._unreachable(address, 'HTTP %d' % response.status)
             return data
         raise AssertionError('unreachable')
+
+    def _connect(self, connection: http.client.HTTPConnection,
+                 address: Address, timeout: float) -> None:
+        connection.timeout = timeout
+        try:
+            connection.connect()
+        except (TimeoutError, socket.timeout):
+            self._drop(address)
+            raise self._unreachable(
+                address, 'no connection within %.1fs' % timeout) from None
+        except OSError as exc:
+            self._drop(address)
+            raise self._unreachable(
+                address, exc.strerror or str(exc)) from None
+
+    def _unreachable(self, address: Address, reason: str
+                     ) -> exception.ConductorUnreachable:
+        return exception.ConductorUnreachable(
+            host=self._server, address='%s:%d' % address, reason=reason)
 
     def _drop(self, address: Address) -> None:
         connection = self._connections.open.pop(address, None)

@@ -6,6 +6,10 @@ call over the configured transport (RabbitMQ); with ``json-rpc`` an HTTP
 call to the conductor itself (:mod:`ironside.common.json_rpc`; the
 all-in-one's API process); with ``local`` (the all-in-one run with
 ``--single-process``) a direct call into the conductor of this process.
+
+Over either transport a call gives up within [api]rpc_response_timeout
+([api]rpc_bmc_response_timeout for the calls that wait on a BMC) with
+ConductorUnreachable (503), naming the conductor and why.
 """
 
 from __future__ import annotations
@@ -38,6 +42,24 @@ if TYPE_CHECKING:
 # A node as the calls below name it: its id, UUID or name, or the route
 # of a node the caller has read already (which spares reading it again).
 NodeIdent = str | nodes_db.NodeRoute
+
+# Calls whose answer waits on the node's BMC: their callers wait
+# [api]rpc_bmc_response_timeout for it, longer than the conductors' own
+# budget for a BMC, so that a BMC that does not answer is reported as
+# such. Every other call is answered within [api]rpc_response_timeout:
+# actions are accepted (202) before any BMC is asked.
+WAITS_ON_BMC = frozenset({
+    'validate_driver_interfaces', 'set_boot_device', 'get_boot_device',
+    'inject_nmi', 'get_supported_indicators', 'get_indicator_state',
+    'set_indicator_state', 'attach_virtual_media', 'detach_virtual_media',
+    'get_virtual_media', 'set_console_mode', 'get_console_information'})
+
+
+def timeout_of(method: str) -> float:
+    """Seconds a caller waits for the answer to ``method``."""
+    if method in WAITS_ON_BMC:
+        return CONF.api.rpc_bmc_response_timeout
+    return CONF.api.rpc_response_timeout
 
 
 class _LocalClient:
@@ -83,23 +105,27 @@ class ConductorAPI:
             self._client = rpc.get_client(target)
         self._client = metrics.CountedRpcClient(self._client)
 
-    def _client_for(self, node_ident: NodeIdent) -> tuple[str, Any]:
+    def _client_for(self, node_ident: NodeIdent, method: str
+                    ) -> tuple[str, Any]:
         """The node's UUID and a client for its conductor."""
         route = node_ident if isinstance(node_ident, nodes_db.NodeRoute) \
             else nodes_db.node_route(node_ident)
         host = self.ring.owner(route.uuid, route.driver,
                                route.conductor_group or '')
-        return route.uuid, self._client.prepare(server=host)
+        return route.uuid, self._client_of(host, method)
+
+    def _client_of(self, host: str, method: str) -> Any:
+        return self._client.prepare(server=host, timeout=timeout_of(method))
 
     def _call_node(self, context: RequestContext, node_ident: NodeIdent,
                    method: str, **kwargs: Any) -> Any:
-        node_uuid, client = self._client_for(node_ident)
+        node_uuid, client = self._client_for(node_ident, method)
         return client.call(context, method, node_id=node_uuid, **kwargs)
 
     def _call_owner_of(self, context: RequestContext, node_ident: str,
                        method: str, **kwargs: Any) -> Any:
         """Call the conductor that owns a node, without naming the node."""
-        _uuid, client = self._client_for(node_ident)
+        _uuid, client = self._client_for(node_ident, method)
         return client.call(context, method, **kwargs)
 
     # Nodes
@@ -109,7 +135,7 @@ class ConductorAPI:
         key = values.get('uuid') or values.get('name') or ''
         host = self.ring.owner(key or 'new-node', values['driver'],
                                values.get('conductor_group') or '')
-        return self._client.prepare(server=host).call(
+        return self._client_of(host, 'create_node').call(
             context, 'create_node', values=values)
 
     def update_node(self, context: RequestContext, node_ident: str,
@@ -300,7 +326,7 @@ class ConductorAPI:
     def get_driver_properties(self, context: RequestContext, driver_name: str
                               ) -> dict[str, str]:
         host = self.ring.owner(driver_name, driver_name)
-        return self._client.prepare(server=host).call(
+        return self._client_of(host, 'get_driver_properties').call(
             context, 'get_driver_properties', driver_name=driver_name)
 
     # Console and RAID
@@ -397,7 +423,7 @@ class ConductorAPI:
             return self._call_owner_of(context, node_uuid,
                                        'create_allocation', values=values,
                                        node_uuid=node_uuid)
-        return self._client.prepare(server=self._any_host()).call(
+        return self._client_of(self._any_host(), 'create_allocation').call(
             context, 'create_allocation', values=values, node_uuid=None)
 
     def destroy_allocation(self, context: RequestContext, allocation_uuid: str
@@ -408,6 +434,6 @@ class ConductorAPI:
                                 'destroy_allocation',
                                 allocation_uuid=allocation['uuid'])
             return
-        self._client.prepare(server=self._any_host()).call(
+        self._client_of(self._any_host(), 'destroy_allocation').call(
             context, 'destroy_allocation',
             allocation_uuid=allocation['uuid'])

@@ -7,8 +7,10 @@ from __future__ import annotations
 import json
 import os
 import pathlib
+import re
 import signal
 import socket
+import time
 
 import pytest
 
@@ -124,6 +126,12 @@ def test_host_and_port_on_the_command_line(tmp_path):
     assert server.process.process.returncode == 0
 
 
+def _timed(api, path):
+    started = time.monotonic()
+    status, answer = api.api('GET', path)
+    return status, answer, time.monotonic() - started
+
+
 def test_api_and_conductor_over_json_rpc_without_a_broker(tmp_path):
     """ironside-api and ironside-conductor sharing a SQLite file, the API
     calling the conductor at its host name on [json_rpc]port."""
@@ -134,6 +142,7 @@ def test_api_and_conductor_over_json_rpc_without_a_broker(tmp_path):
         'database': {'connection': 'sqlite:///%s' % (tmp_path / 'db')},
         'json_rpc': {'host_ip': '127.0.0.1', 'port': port},
         'conductor': dict(ironside_process.FAST_CONDUCTOR),
+        'api': {'rpc_response_timeout': 1, 'rpc_bmc_response_timeout': 2},
     }
     ironside_process.upgrade_database(tmp_path, sections)
     conductor = processes.IronsideProcess(
@@ -156,6 +165,25 @@ def test_api_and_conductor_over_json_rpc_without_a_broker(tmp_path):
         assert json.loads(error['error_message'])['faultstring'] == \
             'A node with name over-json-rpc already exists.'
         manage(api, 'over-json-rpc')
+        # The conductor hung (it takes connections, answers nothing):
+        # 503 after [api]rpc_response_timeout, or for a call that waits
+        # on a BMC [api]rpc_bmc_response_timeout, naming it.
+        conductor.process.send_signal(signal.SIGSTOP)
+        try:
+            answers = [(waited, _timed(api, path)) for waited, path in (
+                (1, '/v1/drivers/fake-hardware/properties'),
+                (2, '/v1/nodes/over-json-rpc/management/boot_device'))]
+        finally:
+            conductor.process.send_signal(signal.SIGCONT)
+        for waited, (status, error, took) in answers:
+            assert status == 503, error
+            assert re.fullmatch(
+                r'Conductor localhost can not be reached at localhost:%d '
+                r'\(no answer within %d\.\ds\); please retry\.'
+                % (port, waited),
+                json.loads(error['error_message'])['faultstring']), error
+            # Bounded (it was 60 s); a loaded machine may add a little.
+            assert waited <= took < waited + 5
         # The conductor gone: 503, and Ironic's error format.
         conductor.kill()
         conductor.process.wait(timeout=30)

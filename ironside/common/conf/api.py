@@ -1,4 +1,5 @@
-"""[api] options: the HTTP endpoint."""
+"""[api] options: the HTTP endpoint, and how long it waits on
+conductors."""
 
 from oslo_config import cfg
 
@@ -49,6 +50,25 @@ opts = [
     cfg.FloatOpt('ramdisk_rate_limit_per_second', default=2.0, min=0.01,
                  help='Sustained rate of agent requests per node or '
                       'address.'),
+    cfg.FloatOpt('rpc_response_timeout', default=10.0, min=0.1,
+                 help='Seconds a caller of the conductors (the API, the '
+                      'site layer) waits for the answer to a call that '
+                      'does not wait on a BMC (every action accepted with '
+                      '202, every change), and at most for the RPC '
+                      'transport to take any call (a message broker, or a '
+                      'conductor\'s JSON-RPC endpoint, that cannot be '
+                      'reached). Then the API answers 503, saying which '
+                      'conductor cannot be reached; a call the transport '
+                      'could not take is not sent later.'),
+    cfg.FloatOpt('rpc_bmc_response_timeout', default=90.0, min=0.1,
+                 help='Seconds a caller of the conductors waits for the '
+                      'answer to a call that waits on a BMC (boot device, '
+                      'indicators, virtual media, NMI, console, node '
+                      'validation). Keep it above the conductors\' own '
+                      'budget for a BMC ([redfish]read_timeout and '
+                      'connection attempts, [ipmi]command_retry_timeout), '
+                      'so that a BMC that does not answer is reported as '
+                      'such, not as a conductor that did not.'),
     cfg.BoolOpt('allow_insecure_noauth', default=False,
                 help='Serve the noauth strategy on a non-loopback address. '
                      'Anyone who can reach the port controls every node.'),

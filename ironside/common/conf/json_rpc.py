@@ -15,9 +15,6 @@ opts = [
                      'host name, which must resolve).'),
     cfg.IntOpt('threads', default=32, min=1,
                help='Threads a conductor answers JSON-RPC calls with.'),
-    cfg.FloatOpt('timeout', default=60.0, min=0.1,
-                 help='Seconds the API waits for a conductor\'s answer '
-                      'before answering 503.'),
 ]
 
 

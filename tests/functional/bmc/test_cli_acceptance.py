@@ -94,21 +94,37 @@ def _wait_field(server, name, field, value, timeout=60):
                     what='node %s %s to be %s' % (name, field, value))
 
 
-def test_wrong_password_is_a_400_and_leaves_the_node(server, redfish, ipmi):
-    for name, driver, info in [
-            ('rf-bad', 'redfish',
-             redfish.driver_info(1, redfish_password='wrong!')),
-            ('ipmi-bad', 'ipmi',
-             ipmi.bmcs[1].driver_info(ipmi_password='wrong!'))]:
-        _create(server, name, driver, info)
-        error = openstack(server, 'node', 'manage', name, fails=True)
-        assert 'rejected the credentials of user "admin"' in error
-        assert 'HTTP 400' in error
-        assert 'wrong!' not in error
-        node = openstack(server, 'node', 'show', name, '-f', 'json')
-        assert (node['provision_state'], node['target_provision_state'],
-                node['last_error'], node['reservation']) == \
-            ('enroll', None, None, None)
+def test_wrong_password_is_named_and_leaves_the_node_in_enroll(
+        server, redfish, ipmi):
+    # IPMI checks the credentials before the node moves: a 400.
+    _create(server, 'ipmi-bad', 'ipmi',
+            ipmi.bmcs[1].driver_info(ipmi_password='wrong!'))
+    error = openstack(server, 'node', 'manage', 'ipmi-bad', fails=True)
+    assert 'rejected the credentials of user "admin"' in error
+    assert 'HTTP 400' in error
+    assert 'wrong!' not in error
+    node = openstack(server, 'node', 'show', 'ipmi-bad', '-f', 'json')
+    assert (node['provision_state'], node['target_provision_state'],
+            node['last_error'], node['reservation']) == \
+        ('enroll', None, None, None)
+    # Redfish asks no BMC before the 202: verification fails, back to
+    # enroll, naming the BMC and the user.
+    _create(server, 'rf-bad', 'redfish',
+            redfish.driver_info(1, redfish_password='wrong!'))
+    openstack(server, 'node', 'manage', 'rf-bad')
+
+    def _failed():
+        node = openstack(server, 'node', 'show', 'rf-bad', '-f', 'json')
+        return node if node['failure_reason'] and \
+            node['reservation'] is None else None
+
+    node = wait_for(_failed, timeout=30, interval=0.2,
+                    what='verification of rf-bad to fail')
+    assert (node['provision_state'], node['target_provision_state'],
+            node['failure_reason']) == ('enroll', None, 'InvalidInput')
+    assert node['last_error'] == (
+        'Failed to verify node: Redfish BMC %s rejected the credentials '
+        'of user "admin"' % redfish.url)
 
 
 def _power(server, names, state: str) -> None:

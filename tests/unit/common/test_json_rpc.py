@@ -117,11 +117,23 @@ def test_only_public_methods_can_be_called(server, method):
 
 
 def test_a_conductor_that_does_not_answer_in_time(server, manager):
-    with pytest.raises(messaging.MessagingTimeout):
+    with pytest.raises(exception.ConductorUnreachable) as err:
         client(server, timeout=0.3).call(context(), 'wait')
+    assert err.value.code == 503
+    assert re.match(r'Conductor conductor-7 can not be reached at '
+                    r'127\.0\.0\.1:\d+ \(no answer within 0\.\ds\); '
+                    r'please retry\.$', err.value.message), err.value.message
     manager.release.set()
     # The connection that timed out is dropped; the next call is fine.
     assert client(server).call(context(), 'echo', value=1)['value'] == 1
+
+
+def test_calls_wait_rpc_response_timeout_by_default(server, manager,
+                                                   conf):
+    conf.set('api', rpc_response_timeout=0.3)
+    with pytest.raises(exception.ConductorUnreachable) as err:
+        client(server).call(context(), 'wait')
+    assert 'no answer within 0.' in err.value.message
 
 
 def test_a_conductor_not_listening_is_unreachable(conf):

@@ -4,8 +4,24 @@ One ``sushy.Sushy`` root per BMC address and credentials is kept (least
 recently used ones are dropped past [redfish]connection_cache_size) and
 shared by every node behind that BMC. A connection the BMC stops
 accepting (HTTP 401) is replaced by a fresh one once; if the new one is
-refused too, the credentials are wrong. A BMC that does not answer is
-retried [redfish]connection_attempts times.
+refused too, the credentials are wrong.
+
+How long a call spends on a BMC that does not answer is bounded (the
+budget the [redfish] options document):
+
+- a BMC that cannot be reached (refused, no route, no TCP connection
+  within [redfish]connect_timeout) is tried [redfish]connection_attempts
+  times, [redfish]connection_retry_interval apart: the request never
+  left, so sending it again is safe. With the defaults a refused
+  connection fails a call in 2 s, an unreachable address in 17 s;
+- a BMC that took the connection and gave no answer within
+  [redfish]read_timeout (or dropped it) is not asked again: it may have
+  acted on the request.
+
+sushy's own connector would retry both itself, [redfish]server_side_
+retries times each, inside every request and every attempt above (that
+multiplied a refused connection into 75 s): it is given one try per
+request, and the retries are this module's.
 """
 
 from __future__ import annotations
@@ -13,6 +29,7 @@ from __future__ import annotations
 import collections
 import dataclasses
 import logging
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -20,8 +37,12 @@ from typing import Any
 from typing import TypeVar
 from urllib import parse
 
+import requests
 import sushy
+from requests import adapters as requests_adapters
+from sushy import connector as sushy_connector
 from sushy import exceptions as sushy_exc
+from urllib3 import exceptions as urllib3_exc
 
 from ironside.common import exception
 from ironside.common.conf import CONF
@@ -117,6 +138,84 @@ def _auth(info: RedfishInfo) -> sushy.auth.AuthBase:
     return cls(username=info.username, password=info.password)
 
 
+class NotReached(requests.exceptions.RequestException):
+    """No connection to the BMC could be made; the request never left."""
+
+
+class NotAnswered(requests.exceptions.RequestException):
+    """The BMC took the connection but did not answer in time, or
+    dropped it; the request may have been acted on."""
+
+
+def _cause(exc: Exception) -> str:
+    """What went wrong, in a few words ("Connection refused")."""
+    text = str(exc)
+    # "[Errno 111] Connection refused", "ConnectionResetError(104,
+    # 'Connection reset by peer')": the operating system's words.
+    errno = re.search(r'\[Errno -?\d+\] ([^\'")]+)', text) or \
+        re.search(r'Error\(-?\d+, \'([^\']+)\'\)', text)
+    if errno:
+        return errno.group(1).strip()
+    if isinstance(exc, requests.exceptions.ConnectTimeout):
+        return 'no TCP connection within %ss' % CONF.redfish.connect_timeout
+    if isinstance(exc, requests.exceptions.ReadTimeout):
+        return 'no answer within %ss' % CONF.redfish.read_timeout
+    return _short(text)
+
+
+def _never_connected(exc: Exception) -> bool:
+    reason = getattr(exc.args[0], 'reason', None) if exc.args else None
+    return isinstance(exc, requests.exceptions.ConnectTimeout) or \
+        isinstance(reason, urllib3_exc.ConnectTimeoutError)
+
+
+class OneTryAdapter(requests_adapters.HTTPAdapter):
+    """requests' adapter, raising what sushy's connector does not retry.
+
+    sushy's connector sends a request again when requests raises a
+    ConnectionError or a Timeout; NotReached and NotAnswered it hands
+    straight back (wrapped in sushy's ConnectionError), so each request
+    is sent once and :func:`call_with_info` decides what to retry.
+    """
+
+    def send(self, request: requests.PreparedRequest, **kwargs: Any
+             ) -> requests.Response:
+        try:
+            return super().send(request, **kwargs)
+        except requests.exceptions.SSLError:
+            raise  # not retried by sushy either: a TLS setup problem
+        except (requests.exceptions.ConnectionError,
+                requests.exceptions.Timeout) as exc:
+            failure = NotReached if _never_connected(exc) else NotAnswered
+            raise failure(_cause(exc), request=request) from exc
+
+
+def _connector(info: RedfishInfo) -> sushy_connector.Connector:
+    connector = sushy_connector.Connector(
+        info.address, verify=info.verify_ca,
+        server_side_retries=CONF.redfish.server_side_retries,
+        server_side_retries_delay=CONF.redfish.server_side_retries_delay,
+        default_request_timeout=CONF.redfish.read_timeout,
+        connect_timeout=CONF.redfish.connect_timeout)
+    # The connector's requests session: sushy offers no other way in.
+    adapter = OneTryAdapter()
+    connector._session.mount('http://', adapter)
+    connector._session.mount('https://', adapter)
+    return connector
+
+
+def _transport_failure(exc: BaseException
+                       ) -> requests.RequestException | None:
+    """The NotReached or NotAnswered behind ``exc`` (sushy raises its
+    ConnectionError while handling ours); None for a TLS failure."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, (NotReached, NotAnswered)):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
 class ConnectionCache:
     """sushy roots by BMC and credentials, least recently used dropped."""
 
@@ -131,12 +230,8 @@ class ConnectionCache:
             if root is not None:
                 self._roots.move_to_end(info.key)
                 return root
-        root = sushy.Sushy(
-            info.address, auth=_auth(info), verify=info.verify_ca,
-            server_side_retries=CONF.redfish.server_side_retries,
-            server_side_retries_delay=CONF.redfish.server_side_retries_delay,
-            read_timeout=CONF.redfish.read_timeout,
-            connect_timeout=CONF.redfish.connect_timeout)
+        root = sushy.Sushy(info.address, auth=_auth(info),
+                           connector=_connector(info))
         with self._lock:
             self._roots[info.key] = root
             while len(self._roots) > CONF.redfish.connection_cache_size:
@@ -169,15 +264,16 @@ def _get_system(root: sushy.Sushy, info: RedfishInfo) -> Any:
 
 
 def call_with_info(info: RedfishInfo, action: str,
-                   func: Callable[[object], T],
-                   attempts: int | None = None) -> T:
+                   func: Callable[[object], T]) -> T:
     """``func(system)`` with a cached connection, retried as it should be.
 
     401: the connection is replaced once, then CredentialsRejected.
-    No answer: retried [redfish]connection_attempts times, then
-    BMCConnectionFailed naming the BMC. Other error answers: RedfishError.
+    Not reached: tried [redfish]connection_attempts times, then
+    BMCNotReached naming the BMC. No answer: BMCConnectionFailed at once.
+    Other error answers: RedfishError.
     """
-    attempts = attempts or CONF.redfish.connection_attempts
+    attempts = CONF.redfish.connection_attempts
+    started = time.monotonic()
     refreshed = False
     attempt = 0
     while True:
@@ -205,23 +301,32 @@ def call_with_info(info: RedfishInfo, action: str,
                                      system=info.system_id) from None
             raise exception.RedfishError(
                 bmc=info.bmc, reason='%s: %s' % (action, exc)) from None
-        except sushy_exc.ConnectionError as exc:
+        except (sushy_exc.ConnectionError, NotReached, NotAnswered) as exc:
             CONNECTIONS.drop(info)
-            if attempt >= attempts:
+            failure = _transport_failure(exc)
+            if failure is None:
+                raise exception.RedfishError(
+                    bmc=info.bmc,
+                    reason='%s: %s' % (action, _short(str(exc)))) from None
+            if isinstance(failure, NotAnswered):
                 raise exception.BMCConnectionFailed(
                     bmc=info.address,
-                    reason='%s failed after %d attempt(s): %s'
-                           % (action, attempt, _short(exc))) from None
-            LOG.info('BMC %s did not answer %s (attempt %d of %d): %s',
-                     info.address, action, attempt, attempts, _short(exc))
+                    reason='%s: %s' % (action, failure)) from None
+            if attempt >= attempts:
+                raise exception.BMCNotReached(
+                    bmc=info.address,
+                    reason='%s: %s (%d attempt(s) in %.1fs)' % (
+                        action, failure, attempt,
+                        time.monotonic() - started)) from None
+            LOG.info('BMC %s cannot be reached for %s (attempt %d of %d): '
+                     '%s', info.address, action, attempt, attempts, failure)
             time.sleep(CONF.redfish.connection_retry_interval)
         except sushy_exc.SushyError as exc:
             raise exception.RedfishError(
                 bmc=info.bmc, reason='%s: %s' % (action, exc)) from None
 
 
-def _short(exc: Exception) -> str:
-    text = str(exc)
+def _short(text: str) -> str:
     return text if len(text) <= 300 else text[:300] + '...'
 
 
@@ -231,18 +336,14 @@ def call(task: base.Task, action: str, func: Callable[[object], T]) -> T:
 
 
 def validate(task: base.Task) -> RedfishInfo:
-    """Check driver_info, then that the BMC accepts the credentials and
-    has the system. A BMC that does not answer passes: the action itself
-    then fails naming it.
+    """Check driver_info, without asking the BMC.
+
+    Validation runs before an action is accepted (the API's 202 waits
+    for it), so it must not wait on a BMC: wrong credentials or a BMC
+    that cannot be reached fail the action itself, in its worker, and
+    the node's last_error names the BMC, as in Ironic.
     """
-    info = parse_driver_info(task.node)
-    try:
-        call_with_info(info, 'validate', lambda system: system.identity,
-                       attempts=1)
-    except exception.BMCConnectionFailed as exc:
-        LOG.info('Could not reach BMC %s while validating node %s: %s',
-                 info.address, task.node.uuid, exc)
-    return info
+    return parse_driver_info(task.node)
 
 
 def running_tasks(system: Any, uris: list[str], what: str) -> list[str]:
