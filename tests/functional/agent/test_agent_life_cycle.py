@@ -96,6 +96,9 @@ def _partition_table_gone(machine) -> bool:
 def _life_with_sdk(site, machine, keys, tmp: pathlib.Path) -> None:
     """The Redfish machine (virtual media), through openstacksdk."""
     sdk = sdk_connection(site.endpoint)
+    # The CLI in the other thread rewrites os.environ (OS_*) around each
+    # command; requests would read it for proxies meanwhile.
+    sdk.session.session.trust_env = False
     images = site.images
     tmp.mkdir(parents=True)
     node = sdk.baremetal.create_node(**site.node_values(
