@@ -18,6 +18,7 @@ import os
 import shutil
 import tempfile
 import threading
+import uuid
 from collections.abc import Iterator
 from urllib import parse
 
@@ -164,19 +165,22 @@ def place(source: str, destination: str) -> None:
     cached copy where the file systems allow, a copy otherwise)."""
     cached = _cached(source)
     os.makedirs(os.path.dirname(destination), exist_ok=True)
-    tmp = destination + '.new'
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(tmp)
-    try:
-        os.link(cached, tmp)
-    except OSError:
-        shutil.copyfile(cached, tmp)
-    os.replace(tmp, destination)
+    with atomic_path(destination) as tmp:
+        try:
+            os.link(cached, tmp)
+        except OSError:
+            shutil.copyfile(cached, tmp)
 
 
 def write_text(path: str, text: str) -> None:
-    """Write a boot file whole or not at all."""
-    os.makedirs(os.path.dirname(path), exist_ok=True)
+    """Write a boot file whole or not at all; nothing if it holds
+    ``text`` already (the shared boot.ipxe is written for every node)."""
+    try:
+        with open(path) as stream:
+            if stream.read() == text:
+                return
+    except FileNotFoundError:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
     with atomic_path(path) as tmp:
         with open(tmp, 'w') as stream:
             stream.write(text)
@@ -184,11 +188,14 @@ def write_text(path: str, text: str) -> None:
 
 @contextlib.contextmanager
 def atomic_path(path: str) -> Iterator[str]:
-    """A temporary name that becomes ``path`` if the block succeeds."""
-    tmp = '%s.%d.new' % (path, os.getpid())
+    """A temporary name, of this call alone (threads of a conductor write
+    the same files at once), that becomes ``path`` if the block
+    succeeds."""
+    tmp = '%s.%s.new' % (path, uuid.uuid4().hex)
     try:
         yield tmp
-        os.chmod(tmp, 0o644)
+        if not os.path.islink(tmp):
+            os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     finally:
         with contextlib.suppress(FileNotFoundError):

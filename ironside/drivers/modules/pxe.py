@@ -146,10 +146,8 @@ class PXEBoot(base.BootInterface):
         for name in mac_names(task):
             link = os.path.join(root, MAC_DIR, name)
             os.makedirs(os.path.dirname(link), exist_ok=True)
-            tmp = link + '.new'
-            boot_files.remove(tmp)
-            os.symlink(os.path.join('..', node.uuid, 'config'), tmp)
-            os.replace(tmp, link)
+            with boot_files.atomic_path(link) as tmp:
+                os.symlink(os.path.join('..', node.uuid, 'config'), tmp)
         task.driver.management.set_boot_device(task, base.BootDevice.PXE,
                                                persistent=False)
 

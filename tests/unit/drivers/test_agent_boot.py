@@ -9,6 +9,7 @@ import gzip
 import json
 import os
 import subprocess
+import threading
 import types
 
 import pytest
@@ -184,3 +185,28 @@ def test_boot_files_are_whole_or_absent(tmp_path, http_root):
             raise RuntimeError('interrupted')
     assert open(path).read() == 'one'
     assert os.listdir(os.path.dirname(path)) == ['file']
+
+
+def test_threads_write_the_same_boot_file_at_once(tmp_path, http_root):
+    """A conductor's workers each write the shared boot.ipxe (and their
+    node's files) as they boot agents: no write may fail or tear."""
+    path = str(http_root / 'boot.ipxe')
+    texts = ['#!ipxe %d\n' % n * 50 for n in range(10)]
+    failures = []
+
+    def write(text):
+        try:
+            for _ in range(50):
+                boot_files.write_text(path, text)
+        except Exception as exc:  # what a deploy would fail with
+            failures.append(exc)
+
+    threads = [threading.Thread(target=write, args=(text,))
+               for text in texts]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert failures == []
+    assert open(path).read() in texts
+    assert os.listdir(http_root) == ['boot.ipxe']
