@@ -22,6 +22,16 @@ process tree):
 Everything else keeps Ironic's defaults (``[api] max_limit = 1000``, INFO
 logging to a file, 300 conductor workers).
 
+To deploy real machines with the agent (``agent_options``, for
+benchmarks/agent_deploy.py) it is configured as Ironic's standalone and
+iPXE installation guides say (doc/source/install/standalone/configure.rst,
+configure-pxe.rst): one hardware type with its real interfaces, ``ipxe``
+boot and ``direct`` deploy; ``[deploy] http_root`` / ``http_url`` served
+by a web server of the harness; ``[service_catalog] endpoint_override``,
+the API's URL the agent is told (no Keystone); the TFTP, image cache and
+certificate directories under the state directory. The ``[agent]``,
+``[pxe]``, ``[redfish]`` and ``[conductor]`` timings keep their defaults.
+
 Usage on its own, to build the virtualenv or poke at a running server::
 
     python -m benchmarks.ironic39 --install
@@ -31,6 +41,7 @@ Usage on its own, to build the virtualenv or poke at a running server::
 from __future__ import annotations
 
 import argparse
+import re
 import subprocess
 import sys
 import time
@@ -62,6 +73,10 @@ class Ironic39Server(servers.Server):
     """The all-in-one ``ironic`` command of Ironic 39."""
 
     name = 'ironic39'
+    deploy_step_line = re.compile(
+        r"^(?P<time>\S+ \S+) \d+ INFO ironic\.conductor\.deployments .*"
+        r"Executing \{'step': '(?P<step>\w+)'.*'interface': 'deploy'\} "
+        r"on node (?P<node>[0-9a-f-]{36})")
 
     def prepare(self) -> None:
         self.bin_dir = install()
@@ -71,7 +86,8 @@ class Ironic39Server(servers.Server):
                      'storage': 'fake'}, 'ironic.sqlite')
         sections['dhcp'] = {'dhcp_provider': 'none'}
         sections['oslo_concurrency'] = {'lock_path': self.state_dir / 'locks'}
-        servers.write_ini(self.config_path, sections)
+        servers.write_ini(self.config_path,
+                          servers.merge_sections(sections, self.options))
         servers.run_checked([str(self.bin_dir / 'ironic-dbsync'),
                              '--config-file', str(self.config_path),
                              'create_schema'],
@@ -83,6 +99,32 @@ class Ironic39Server(servers.Server):
 
     def version(self) -> str:
         return VERSION
+
+    def agent_options(self, hardware_type: str, boot_url: str
+                      ) -> servers.Sections:
+        power = {'redfish': 'redfish', 'ipmi': 'ipmitool'}[hardware_type]
+        interfaces = {'boot': 'ipxe', 'deploy': 'direct', 'power': power,
+                      'management': power, 'console': 'no-console',
+                      'inspect': 'no-inspect', 'bios': 'no-bios',
+                      'raid': 'no-raid', 'rescue': 'no-rescue',
+                      'vendor': 'no-vendor', 'firmware': 'no-firmware',
+                      'network': 'noop', 'storage': 'noop'}
+        # Every interface named: the common configuration's fakes go.
+        default: dict[str, object] = dict(
+            servers.interface_options(interfaces))
+        default['enabled_hardware_types'] = hardware_type
+        state = self.state_dir
+        return {
+            'DEFAULT': default,
+            'deploy': {'http_root': self.boot_root, 'http_url': boot_url},
+            'service_catalog': {'endpoint_override': self.base_url},
+            'pxe': {'tftp_root': state / 'tftpboot',
+                    'tftp_master_path': state / 'tftpboot' / 'master_images',
+                    'images_path': state / 'images',
+                    'instance_master_path': state / 'master_images'},
+            'agent': {'certificates_path': state / 'certificates',
+                      'deploy_logs_local_path': state / 'deploy_logs'},
+        }
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -40,6 +40,13 @@ from benchmarks.workload import Workload
 RESULTS_DIR = Path(__file__).resolve().parent / 'results'
 
 
+def add_output_option(parser: argparse.ArgumentParser) -> None:
+    """``--output``: where a benchmark writes its results document."""
+    parser.add_argument('--output', type=Path,
+                        help='JSON file to write (default: '
+                             'benchmarks/results/<UTC time>.json).')
+
+
 def parse_list_only(spec: str | None,
                     servers: list[str]) -> dict[str, int]:
     """--list-only SPEC -> {server: smallest node count it applies to}.
@@ -171,9 +178,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument('--keep-state', action='store_true',
                         help='Keep each server\'s state directory '
                              '(config, database, logs).')
-    parser.add_argument('--output', type=Path,
-                        help='JSON file to write (default: '
-                             'benchmarks/results/<UTC time>.json).')
+    add_output_option(parser)
     args = parser.parse_args(argv)
     server_names = [name for name in args.servers.split(',') if name]
     counts = [int(count) for count in args.nodes.split(',') if count]

@@ -1,6 +1,8 @@
 """The servers under test, each started the same way: one process, SQLite,
 loopback, noauth, fake hardware, automated cleaning on (or off, when the
-run asks).
+run asks). A benchmark may lay options of its own over that configuration
+(``options``); ``agent_options`` are those that make a server deploy real
+machines with ironic-python-agent (benchmarks/agent_deploy.py).
 
 A server is prepared (installed, configured, schema created) in a fresh state
 directory, started on a free loopback port, and stopped by signalling the
@@ -10,6 +12,7 @@ process group it was started in, so nothing it forked outlives the run.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import socket
@@ -26,6 +29,8 @@ from tests.functional.fixtures import process
 
 START_TIMEOUT = 120.0
 STOP_TIMEOUT = 30.0
+
+Sections = dict[str, dict[str, object]]
 
 # The interfaces of the fake-hardware type that both servers implement with a
 # fake; each server names its choice for the rest (network, storage,
@@ -68,11 +73,18 @@ class Server:
     """
 
     name = ''
+    # A line of the server's log saying a deploy step of a node started:
+    # groups ``time`` (local, as the log writes it), ``node`` (UUID) and
+    # ``step`` (the deploy interface's step name).
+    deploy_step_line: re.Pattern | None = None
 
     def __init__(self, keep_state: bool = False,
-                 automated_clean: bool = True) -> None:
+                 automated_clean: bool = True,
+                 options: Sections | None = None) -> None:
         self.keep_state = keep_state
         self.automated_clean = automated_clean
+        # Laid over the configuration the server writes (merge_sections).
+        self.options: Sections = options or {}
         self.state_dir = Path(tempfile.mkdtemp(prefix='bench-%s-' %
                                                self.name))
         self.port = free_port()
@@ -87,6 +99,26 @@ class Server:
         raise NotImplementedError
 
     def version(self) -> str:
+        raise NotImplementedError
+
+    # Deploying with the agent (benchmarks/agent_deploy.py).
+
+    @property
+    def boot_root(self) -> Path:
+        """Where the server writes the boot files machines fetch (iPXE
+        scripts, deploy kernels and ramdisks); the all-in-one ironside's
+        default, under its state directory."""
+        return self.state_dir / 'httpboot'
+
+    def own_boot_url(self) -> str | None:
+        """The URL at which the server itself serves boot_root; None when
+        a web server of the site must (the harness then runs one)."""
+        return None
+
+    def agent_options(self, hardware_type: str, boot_url: str) -> Sections:
+        """Options over the common ones that deploy ``hardware_type``
+        nodes with the agent (``direct`` deploy, ``ipxe`` boot), with
+        boot_root served at ``boot_url``."""
         raise NotImplementedError
 
     def common_sections(self, rpc_transport: str,
@@ -184,6 +216,30 @@ class Server:
         self.stop()
 
 
+def merge_sections(sections: Sections, overrides: Sections) -> Sections:
+    """``sections`` with ``overrides`` laid over them, option by option;
+    an override of None removes the option (back to the server's
+    default)."""
+    merged = {name: dict(options) for name, options in sections.items()}
+    for name, options in overrides.items():
+        section = merged.setdefault(name, {})
+        for key, value in options.items():
+            if value is None:
+                section.pop(key, None)
+            else:
+                section[key] = value
+    return merged
+
+
+def without_interface_options() -> dict[str, None]:
+    """Overrides that drop every enabled_/default_ interface option the
+    common configuration sets (for servers to choose per hardware type)."""
+    names = FAKE_INTERFACES + ('firmware', 'network', 'storage')
+    return {'%s_%s_interface%s' % (kind, iface, 's' if kind == 'enabled'
+                                   else ''): None
+            for iface in names for kind in ('enabled', 'default')}
+
+
 def write_ini(path: Path, sections: dict[str, dict[str, object]]) -> None:
     lines = []
     for section, options in sections.items():
@@ -210,6 +266,9 @@ class IronsideServer(Server):
     """The all-in-one `ironside` (its API and conductor processes)."""
 
     name = 'ironside'
+    deploy_step_line = re.compile(
+        r'^(?P<time>\S+ \S+) .* Node (?P<node>[0-9a-f-]{36}) \(.*?\) '
+        r'deploy step deploy\.(?P<step>\w+) started$')
 
     def _script(self, name: str) -> str:
         script = Path(sys.executable).parent / name
@@ -226,10 +285,22 @@ class IronsideServer(Server):
                       'storage': 'noop'}, 'ironside.sqlite')
         # /metrics, for the SQL statements per node and phase.
         sections['metrics'] = {'enabled': 'true'}
-        write_ini(self.config_path, sections)
+        write_ini(self.config_path, merge_sections(sections, self.options))
         run_checked([self._script('ironside-dbsync'), '--config-file',
                      str(self.config_path), 'upgrade'],
                     self.state_dir / 'dbsync.log')
+
+    def own_boot_url(self) -> str | None:
+        return self.base_url + '/boot'
+
+    def agent_options(self, hardware_type: str, boot_url: str) -> Sections:
+        """The all-in-one's own defaults do the rest: it serves
+        boot_root at /boot, tells agents its own address, and gives
+        nodes of the agent's hardware types every installed interface
+        (the node names ``direct`` and ``ipxe``)."""
+        default: dict[str, object] = dict(without_interface_options())
+        default['enabled_hardware_types'] = hardware_type
+        return {'DEFAULT': default}
 
     def sql_statements(self) -> float | None:
         text = requests.get(self.base_url + '/metrics', timeout=30).text
@@ -268,14 +339,17 @@ class IronsideOneProcessServer(IronsideServer):
 
 
 def make_server(name: str, keep_state: bool = False,
-                automated_clean: bool = True) -> Server:
+                automated_clean: bool = True,
+                options: Sections | None = None) -> Server:
     """The server class registered under name, instantiated."""
     if name == 'ironside':
-        return IronsideServer(keep_state, automated_clean)
+        return IronsideServer(keep_state, automated_clean, options)
     if name == 'ironside-1p':
-        return IronsideOneProcessServer(keep_state, automated_clean)
+        return IronsideOneProcessServer(keep_state, automated_clean,
+                                        options)
     if name == 'ironic39':
         from benchmarks import ironic39
-        return ironic39.Ironic39Server(keep_state, automated_clean)
+        return ironic39.Ironic39Server(keep_state, automated_clean,
+                                       options)
     raise ValueError('unknown server %r (known: ironside, ironside-1p, '
                      'ironic39)' % name)

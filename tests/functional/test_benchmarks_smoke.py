@@ -167,3 +167,29 @@ def test_tiny_scale_out_run(tmp_path):
     ring = {host: n for host, n in run['spread']['ring'].items() if n}
     assert ring == run['spread']['deployed_by']
     assert run['kill']['other_nodes_moved'] == 0
+
+
+def test_tiny_agent_deploy_run(tmp_path, capsys):
+    """benchmarks/agent_deploy.py end to end on Ironside: 2 simulated
+    machines deployed at once by the real agent with a small raw image,
+    every node's time split from its machine's logs. Skipped without
+    root and loop devices, as the simulated machines are."""
+    from benchmarks import agent_deploy
+
+    output = tmp_path / 'agent.json'
+    # The machines themselves go to /var/tmp (agent_deploy --workdir).
+    code = agent_deploy.main(['--servers', 'ironside', '--machines', '2',
+                              '--image-mib', '8', '--timeout', '120',
+                              '--output', str(output)])
+    document = json.loads(output.read_text())
+    [run] = document['runs']
+    assert 'error' not in run, run.get('error')
+    assert code == 0 and run['failed'] == 0, run['nodes']
+    assert len(run['nodes']) == 2
+    for node in run['nodes']:
+        assert node['provision_state'] == 'active'
+        assert 0 < node['agent_write'] < node['deploy_to_active']
+        # Every mark of the deploy was found in the machine's logs.
+        assert None not in node['split'].values(), node
+    assert run['summary']['beyond_agent']['median'] > 0
+    assert 'beyond the agent\'s image write' in capsys.readouterr().out
