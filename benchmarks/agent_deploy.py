@@ -38,6 +38,7 @@ import datetime
 import json
 import os
 import shutil
+import signal
 import statistics
 import sys
 import tempfile
@@ -517,4 +518,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == '__main__':
+    # Stopped by a signal, it still stops the servers and the machines.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     sys.exit(main())
