@@ -115,7 +115,8 @@ def test_a_call_ends_with_its_budget_and_its_stuck_process_is_killed(
         pool, black_hole):
     with concurrent.futures.ThreadPoolExecutor(1) as threads:
         began = time.monotonic()
-        stuck = threads.submit(pool.call, black_hole, 'power status', 1,
+        # A budget a loaded machine forks a session process well within.
+        stuck = threads.submit(pool.call, black_hole, 'power status', 4,
                                operations.get_power)
         wait_for(lambda: pool.is_open(black_hole),
                  what='a session process for the silent BMC')
@@ -123,8 +124,8 @@ def test_a_call_ends_with_its_budget_and_its_stuck_process_is_killed(
         with pytest.raises(exception.BMCConnectionFailed) as failed:
             stuck.result()
         took = time.monotonic() - began
-    assert 0.9 < took < 3  # not pyghmi's own 10 s, nor 1 s per retry
-    assert 'power status failed after 1 attempt(s) in 1s: no answer in ' \
+    assert 3.9 < took < 9  # its budget: not pyghmi's own 10 s and more
+    assert 'power status failed after 1 attempt(s) in 4s: no answer in ' \
            'time' in str(failed.value)
     assert failed.value.failure_reason == 'BMCUnreachable'
     assert not pool.is_open(black_hole)
@@ -238,7 +239,8 @@ def test_a_stopping_conductor_ends_the_calls_waiting_on_bmcs(pool,
         with pytest.raises(exception.BMCConnectionFailed) as ended:
             waiting.result(timeout=10)
         # Not the call's 60 s (the margin is for a busy machine).
-        assert time.monotonic() - began < sessions.STOP_GRACE + 2
+        # At once, give or take a loaded machine: not the call's 60 s.
+        assert time.monotonic() - began < sessions.STOP_GRACE + 5
     assert 'the conductor is stopping' in str(ended.value)
     with pytest.raises(exception.BMCConnectionFailed) as refused:
         pool.call(black_hole, 'power status', 60, operations.get_power)
