@@ -187,12 +187,15 @@ class AgentDeploy(base.DeployInterface):
                         exc.message)
         else:
             deadline = time.monotonic() + CONF.agent.power_off_timeout
+            # The agent syncs the disks, then powers off: soon, usually.
+            pause = _POWER_OFF_POLL / 4
             while time.monotonic() < deadline:
+                time.sleep(pause)
                 if power.get_power_state(task) == states.POWER_OFF:
                     node.power_state = states.POWER_OFF
                     ramdisk.forget_agent(node)
                     return
-                time.sleep(_POWER_OFF_POLL)
+                pause = _POWER_OFF_POLL
             LOG.warning('Node %s is not off %.0f s after its agent was asked '
                         'to power it off; the BMC powers it off', node.uuid,
                         CONF.agent.power_off_timeout)

@@ -34,11 +34,6 @@ def read_power_state(task: base.Task) -> str:
     return _READ.get(state, states.POWER_ERROR)
 
 
-def _reset(task: base.Task, reset_type: str) -> None:
-    common.call(task, 'reset %s' % reset_type.value,
-                lambda system: system.reset_system(reset_type))
-
-
 def _wait(task: base.Task, target: str, timeout: int | None) -> None:
     info = common.parse_driver_info(task.node)
     bmc_common.wait_for_power_state(
@@ -55,13 +50,22 @@ def change_power_state(task: base.Task, power_state: str,
             err='redfish power interface cannot set power state %s'
                 % power_state)
     target = bmc_common.TARGET_OF[power_state]
-    if power_state in (states.REBOOT, states.SOFT_REBOOT):
-        if read_power_state(task) == states.POWER_OFF:
-            power_state = states.POWER_ON
-    elif read_power_state(task) == target:
-        return
-    _reset(task, _RESET[power_state])
-    _wait(task, target, timeout)
+
+    def reset(system: object) -> bool:
+        """Reset the system as needed, on the one read of it; whether
+        it was."""
+        current = _READ.get(system.power_state, states.POWER_ERROR)
+        wanted = power_state
+        if wanted in (states.REBOOT, states.SOFT_REBOOT):
+            if current == states.POWER_OFF:
+                wanted = states.POWER_ON
+        elif current == target:
+            return False
+        system.reset_system(_RESET[wanted])
+        return True
+
+    if common.call(task, 'power %s' % power_state, reset):
+        _wait(task, target, timeout)
 
 
 class RedfishPower(base.PowerInterface):
