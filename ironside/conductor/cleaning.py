@@ -101,6 +101,7 @@ def _validate(task: TaskManager, cleans: bool) -> None:
     if cleans and task.driver.deploy.needs_ramdisk:
         # Cleaning boots the agent: refuse now what would fail then.
         task.driver.boot.validate_ramdisk(task)
+        task.driver.deploy.validate_agent(task)
 
 
 def start_provide(task: TaskManager, verb: str | None = None) -> None:

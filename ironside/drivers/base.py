@@ -442,6 +442,10 @@ class DeployInterface(BaseInterface):
     # checks it can, when it validates).
     needs_ramdisk: ClassVar[bool] = False
 
+    def validate_agent(self, task: Task) -> None:
+        """Check an agent booted on the node could reach it (for cleaning
+        and servicing, which boot it without a deploy's validation)."""
+
     def prepare(self, task: Task) -> None:
         """Get ready to deploy (before any deploy step runs)."""
 

@@ -2,8 +2,8 @@
 clients: enroll, agent inspection (inventory, ports, an inspection
 rule), automated cleaning (the disk's partition table erased), deploy of
 a raw image, rebuild with a qcow2 one (the disk holds each, the config
-drive reads back, the OS answers SSH with its key), rescue, unrescue and
-undeploy.
+drive reads back, the OS answers SSH with its key), servicing with a
+step of the agent's, rescue, unrescue and undeploy.
 
 Two machines at once per deployment: a Redfish one booting virtual media,
 driven through openstacksdk, and an IPMI one booting iPXE, driven through
@@ -218,6 +218,14 @@ def _life_with_cli(site, machine, keys, tmp: pathlib.Path) -> None:
     cli('node', 'rebuild', node, '--config-drive', str(config_drive))
     state('active')
     _check_disk(machine, images.raw, tmp / 'raw', 'ipmi-raw')
+    # Servicing (1.87) boots the agent on the deployed machine for a step
+    # of its own, then boots the instance again.
+    cli('node', 'service', node, '--service-steps', json.dumps([
+        {'interface': 'deploy', 'step': 'inject_files',
+         'args': {'files': []}}]))
+    state('active')
+    wait_for(lambda: machine.state().get('running') == 'os', timeout=30,
+             what='the OS again after servicing')
     cli('node', 'rescue', node, '--rescue-password', 's3cret')
     state('rescue')
     cli('node', 'unrescue', node)

@@ -74,6 +74,11 @@ class AgentDeploy(base.DeployInterface):
                 (task.node.instance_info or {}).get('image_source'):
             images.validate(task.node)
         task.driver.boot.validate_ramdisk(task)
+        ramdisk.check_ports(task)
+        ramdisk.api_url()
+
+    def validate_agent(self, task: base.Task) -> None:
+        ramdisk.check_ports(task)
         ramdisk.api_url()
 
     # Steps
@@ -253,6 +258,7 @@ class AgentDeploy(base.DeployInterface):
         return self._agent_ready(task, kind)
 
     def _boot_for(self, task: base.Task) -> base.Wait:
+        ramdisk.check_ports(task)
         ramdisk.boot_ramdisk(task)
         return _boot_wait()
 

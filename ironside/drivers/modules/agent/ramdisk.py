@@ -42,6 +42,16 @@ def agent_is_up(node: Any) -> bool:
     return bool((node.driver_internal_info or {}).get(client.AGENT_URL))
 
 
+def check_ports(task: base.Task) -> None:
+    """The agent finds its node by the MACs of the node's ports (lookup):
+    a node with none cannot be reached by its agent."""
+    if not any(port.get('address') for port in task.ports):
+        raise exception.MissingParameterValue(
+            err='Node %s has no port: the agent on the machine finds its '
+                'node by the MAC address of a port (inspection with the '
+                'agent inspect interface adds them)' % task.node.uuid)
+
+
 def api_url() -> str:
     """The API's URL as agents reach it."""
     url = CONF.agent.api_url or CONF.api.public_endpoint

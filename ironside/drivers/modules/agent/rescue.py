@@ -28,6 +28,7 @@ class AgentRescue(base.RescueInterface):
 
     def validate(self, task: base.Task) -> None:
         task.driver.boot.validate_ramdisk(task, boot_files.RESCUE)
+        ramdisk.check_ports(task)
         ramdisk.api_url()
 
     def rescue(self, task: base.Task) -> base.Wait:
