@@ -127,8 +127,9 @@ def _find(node_uuid: str | None, macs: list[str]) -> dict[str, Any]:
             raise exception.NodeNotFound(
                 node='with addresses %s' % ', '.join(macs))
         row = node_views.select_node_dict(found[0], _LOOKUP_COLUMNS)
-    if CONF.api.restrict_lookup and \
-            row['provision_state'] not in LOOKUP_STATES:
+    allowed = LOOKUP_STATES | states.FAST_TRACK_STATES \
+        if CONF.deploy.fast_track else LOOKUP_STATES
+    if CONF.api.restrict_lookup and row['provision_state'] not in allowed:
         raise exception.NodeNotFound(
             'Node %s is in state "%s", in which no agent should run'
             % (row['uuid'], row['provision_state']))

@@ -93,6 +93,11 @@ WORKING_STATES = frozenset((VERIFYING, DEPLOYING, CLEANING, DELETING,
 WAIT_STATES = frozenset((DEPLOYWAIT, CLEANWAIT, INSPECTWAIT, RESCUEWAIT,
                          SERVICEWAIT))
 
+# Stable states in which an agent left running by [deploy]fast_track may
+# look its node up and heartbeat (Ironic's FASTTRACK_LOOKUP_ALLOWED_STATES
+# less the flows' own).
+FAST_TRACK_STATES = frozenset((ENROLL, MANAGEABLE, AVAILABLE))
+
 # Node fields other than the state machine's may only be updated in these.
 UPDATE_ALLOWED_STATES = (ENROLL, MANAGEABLE, AVAILABLE, ACTIVE, ERROR,
                          RESCUE, DEPLOYFAIL, CLEANFAIL, INSPECTFAIL,

@@ -41,6 +41,13 @@ AGENT_STATES = frozenset((
     states.RESCUING, states.RESCUEWAIT,
     states.SERVICING, states.SERVICEWAIT, states.SERVICEHOLD))
 
+
+def agent_states() -> frozenset[str]:
+    """States in which a node's agent may look it up and heartbeat."""
+    if CONF.deploy.fast_track:
+        return AGENT_STATES | states.FAST_TRACK_STATES
+    return AGENT_STATES
+
 MASKED_TOKEN = '******'
 
 
@@ -59,7 +66,8 @@ def give_token(task: TaskManager, seen_state: str | None = None) -> str:
     the one of the old, whose lookup arrived late.
     """
     node = task.node
-    if CONF.api.restrict_lookup and node.provision_state not in AGENT_STATES:
+    if CONF.api.restrict_lookup and \
+            node.provision_state not in agent_states():
         raise exception.NodeNotFound(
             'Node %s is in state "%s", in which no agent should run'
             % (node.uuid, node.provision_state))
@@ -94,7 +102,7 @@ def check_heartbeat(node: models.Node, callback_url: str,
         raise exception.InvalidParameterValue(
             err='TLS is required by configuration ([agent]require_tls): '
                 'the callback URL must be https')
-    if node.provision_state not in AGENT_STATES:
+    if node.provision_state not in agent_states():
         raise exception.InvalidStateRequested(
             'Node %s is in state "%s", which takes no heartbeat'
             % (node.uuid, node.provision_state), code=409)

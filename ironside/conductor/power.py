@@ -13,6 +13,7 @@ from ironside.common import states
 from ironside.common.conf import CONF
 from ironside.conductor import utils
 from ironside.db import history as history_db
+from ironside.drivers.modules.agent import ramdisk as agent_ramdisk
 
 if TYPE_CHECKING:
     from ironside.conductor.task_manager import TaskManager
@@ -80,6 +81,10 @@ def do_power_action(task: TaskManager, new_state: str,
         return
     node.power_state = RESULTING_STATE[new_state]
     node.target_power_state = None
+    if new_state != states.POWER_ON:
+        # An agent that ran is gone; one that boots looks the node up
+        # afresh and is given a new token (as Ironic wipes it).
+        agent_ramdisk.forget_agent(node)
     task.record('Power state changed to %s' % node.power_state, 'power')
     task.save()
 

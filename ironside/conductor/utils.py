@@ -22,6 +22,7 @@ from ironside.db import conductors as conductors_db
 from ironside.db import history as history_db
 from ironside.db import models
 from ironside.db import session as db_session
+from ironside.drivers.modules.agent import ramdisk as agent_ramdisk
 
 if TYPE_CHECKING:
     from ironside.conductor.task_manager import TaskManager
@@ -115,6 +116,7 @@ def power_off_after_failure(task: TaskManager) -> None:
                     severity=history_db.ERROR)
         return
     node.power_state = states.POWER_OFF
+    agent_ramdisk.forget_agent(node)
 
 
 def fail_unexpectedly(task: TaskManager, exc: BaseException) -> None:

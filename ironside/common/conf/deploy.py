@@ -35,6 +35,19 @@ deploy_opts = [
     cfg.BoolOpt('power_off_after_deploy_failure', default=True,
                 help='Power a machine off when its deploy fails, so that '
                      'nothing half-written boots.'),
+    cfg.BoolOpt('fast_track', default=False,
+                help='Keep the agent running on a machine after its '
+                     'inspection and cleaning (the machine stays powered '
+                     'on, its agent heartbeating in manageable and '
+                     'available), and have the next inspection, cleaning '
+                     'or deploy use it instead of booting the machine '
+                     'again, as Ironic\'s fast track (on in Metal3).'),
+    cfg.IntOpt('fast_track_timeout', default=300, min=0, max=300,
+               help='Seconds since its last heartbeat within which a '
+                    'running agent is used by fast track; an older one is '
+                    'taken for gone and the machine is booted again. At '
+                    'most [api]ramdisk_heartbeat_timeout, the longest an '
+                    'agent waits between heartbeats.'),
     cfg.StrOpt('image_cache', default='/var/lib/ironside/images',
                help='Directory where downloaded deploy kernels, ramdisks '
                     'and ISOs are kept between nodes.'),

@@ -77,6 +77,7 @@ class Site:
     machines: SimulatedMachines
     images: Images
     boot_url: str
+    fast_track: bool = False
 
     @property
     def endpoint(self) -> str:
@@ -122,9 +123,9 @@ def start_site(workdir: pathlib.Path, deployment: str, images: Images,
         http_root = workdir / 'httpboot'
         http_root.mkdir()
         boot_files = file_server.FileServer(http_root).start()
-        sections['deploy'] = {'http_root': str(http_root),
-                              'http_url': boot_files.url,
-                              'image_cache': str(workdir / 'images')}
+        sections.setdefault('deploy', {}).update(
+            http_root=str(http_root), http_url=boot_files.url,
+            image_cache=str(workdir / 'images'))
         deploy = ironside_process.serve_split(
             workdir, 'postgresql', options=sections, api_port=port)
         boot_url = boot_files.url
@@ -138,7 +139,8 @@ def start_site(workdir: pathlib.Path, deployment: str, images: Images,
     try:
         with SimulatedMachines(workdir / 'machines', specs=specs
                                ) as machines:
-            yield Site(ironside, machines, images, boot_url)
+            yield Site(ironside, machines, images, boot_url, fast_track=bool(
+                sections.get('deploy', {}).get('fast_track')))
         # Whatever the agents did (deploys, rescues, the lockdown of one
         # that lost its token), the host is as it was.
         host.assert_host_untouched(before, workdir / 'machines')

@@ -7,8 +7,10 @@ step of the agent's, rescue, unrescue and undeploy.
 
 Two machines at once per deployment: a Redfish one booting virtual media,
 driven through openstacksdk, and an IPMI one booting iPXE, driven through
-``openstack baremetal``; on the all-in-one (SQLite) and on an API and a
-conductor over RabbitMQ and PostgreSQL.
+``openstack baremetal``; on the all-in-one (SQLite) with fast track (the
+agent booted for inspection goes on to clean and deploy, as in Metal3),
+and on an API and a conductor over RabbitMQ and PostgreSQL without (each
+flow boots its own agent).
 """
 
 from __future__ import annotations
@@ -47,8 +49,11 @@ RULE = {'description': 'mark machines inspected by the agent',
 def site(request, tmp_path_factory, images):
     specs = [MachineSpec(bmc='redfish', nics=2, disk_size=2 * 2 ** 30),
              MachineSpec(bmc='ipmi', nics=2, disk_size=2 * 2 ** 30)]
+    options = {'deploy': {'fast_track': True}} \
+        if request.param == agent_conftest.SQLITE else None
     yield from agent_conftest.start_site(
-        tmp_path_factory.mktemp('site'), request.param, images, specs)
+        tmp_path_factory.mktemp('site'), request.param, images, specs,
+        options=options)
 
 
 @pytest.fixture
@@ -88,6 +93,36 @@ def _ssh(machine, private_key: str, tmp: pathlib.Path) -> str:
     return result.stdout.strip()
 
 
+def _boots_to_deploy(site) -> int:
+    """Boots from an inspected machine to its deployed OS: with fast
+    track only the OS's (the inspection's agent cleans and deploys);
+    without, the cleaning's agent, the deploy's and the OS."""
+    return 1 if site.fast_track else 3
+
+
+def _agent_heartbeated(site, node_id: str) -> None:
+    """With fast track, the inspection's agent looks the node up and
+    heartbeats after it posted the inventory: until it has, the next
+    flow cannot use it and boots one of its own."""
+    if not site.fast_track:
+        return
+
+    def heartbeated():
+        status, node = site.ironside.api('GET', '/v1/nodes/%s' % node_id)
+        assert status == 200, node
+        return 'agent_url' in node['driver_internal_info']
+    wait_for(heartbeated, timeout=60, what='the agent to heartbeat')
+
+
+def _after_undeploy(site, machine) -> None:
+    """Cleaned after the undeploy: off, or running its agent (fast
+    track)."""
+    if site.fast_track:
+        assert machine.state()['running'] == 'agent'
+    else:
+        assert machine.state()['power'] == 'off'
+
+
 def _partition_table_gone(machine) -> bool:
     head = machine.read_disk(0, 34 * 512)
     return head[510:512] != b'\x55\xaa' and head[512:520] != b'EFI PART'
@@ -114,6 +149,8 @@ def _life_with_sdk(site, machine, keys, tmp: pathlib.Path) -> None:
     assert node.extra.get('inspected_by') == 'agent'
     assert sorted(p.address for p in sdk.baremetal.ports(node_id=node.id)) \
         == sorted(machine.macs)
+    _agent_heartbeated(site, node.id)
+    boots = machine.state()['boots']
     inventory = sdk.baremetal.get_node_inventory(node.id)
     assert {i['mac_address'] for i in inventory['inventory']['interfaces']} \
         == set(machine.macs)
@@ -137,6 +174,7 @@ def _life_with_sdk(site, machine, keys, tmp: pathlib.Path) -> None:
                for e in history['history']), history
     _check_disk(machine, images.raw, tmp / 'raw', 'rf-raw')
     assert _ssh(machine, keys[0], tmp) == 'deployed'
+    assert machine.state()['boots'] - boots == _boots_to_deploy(site)
     sdk.baremetal.update_node(node, instance_info=images.instance_info(
         images.qcow2))
     sdk.baremetal.set_node_provision_state(
@@ -156,7 +194,7 @@ def _life_with_sdk(site, machine, keys, tmp: pathlib.Path) -> None:
     sdk.baremetal.set_node_provision_state(node, 'undeploy')
     sdk_wait_state(sdk, node.id, 'available', timeout=120)
     assert _partition_table_gone(machine)
-    assert machine.state()['power'] == 'off'
+    _after_undeploy(site, machine)
 
 
 def _life_with_cli(site, machine, keys, tmp: pathlib.Path) -> None:
@@ -196,6 +234,8 @@ def _life_with_cli(site, machine, keys, tmp: pathlib.Path) -> None:
     ports = cli('port', 'list', '--node', node, '--fields', 'address',
                 '-f', 'json')
     assert sorted(p['address'] for p in ports) == sorted(machine.macs)
+    _agent_heartbeated(site, node)
+    boots = machine.state()['boots']
     cli('node', 'provide', node)
     state('available')
     assert _partition_table_gone(machine)
@@ -210,6 +250,7 @@ def _life_with_cli(site, machine, keys, tmp: pathlib.Path) -> None:
     state('active')
     _check_disk(machine, images.qcow2, tmp / 'qcow2', 'ipmi-qcow2')
     assert _ssh(machine, keys[0], tmp) == 'deployed'
+    assert machine.state()['boots'] - boots == _boots_to_deploy(site)
     cli('node', 'set', node, '--instance-info',
         'image_source=%s' % images.url(images.raw), '--instance-info',
         'image_os_hash_value=%s' % images.raw.file_sha256)
@@ -233,6 +274,7 @@ def _life_with_cli(site, machine, keys, tmp: pathlib.Path) -> None:
     cli('node', 'undeploy', node)
     state('available')
     assert _partition_table_gone(machine)
+    _after_undeploy(site, machine)
 
 
 def test_life_cycle(site, keys, tmp_path):

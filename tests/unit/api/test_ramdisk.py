@@ -191,9 +191,38 @@ def test_a_node_that_moved_on_takes_no_heartbeat(api, waiting_node):
                    {'target': 'abort'}).status_code == 202
     utils.wait_for(lambda: nodes_db.get_node(waiting_node).provision_state
                    == 'deploy failed', what='the deploy to fail')
+    # The failed node was powered off, its agent's token forgotten.
     response = _heartbeat(api, waiting_node, agent_token=token)
-    assert response.status_code == 409
-    assert 'deploy failed' in error_of(response)
+    assert response.status_code == 400
+    assert 'agent token' in error_of(response)
     node = nodes_db.get_node(waiting_node)
     assert node.provision_state == 'deploy failed'
     assert 'agent_url' not in node.driver_internal_info
+
+
+def test_fast_track_agents_heartbeat_between_flows(api, conf, available_node):
+    node = available_node()
+    uuid = node['uuid']
+    assert api.post('/v1/ports', {'node_uuid': uuid, 'address': MAC}
+                    ).status_code == 201
+    assert _lookup(api, addresses=MAC).status_code == 404
+    conf.set('deploy', fast_track=True)
+    token = _token(api, uuid)
+    assert _heartbeat(api, uuid, agent_token=token).status_code == 202
+    utils.wait_for(lambda: 'agent_url' in nodes_db.get_node(uuid)
+                   .driver_internal_info, what='the heartbeat recorded')
+    assert nodes_db.get_node(uuid).provision_state == 'available'
+    conf.set('deploy', fast_track=False)
+    response = _heartbeat(api, uuid, agent_token=token)
+    assert response.status_code == 409
+    assert 'available' in error_of(response)
+    conf.set('deploy', fast_track=True)
+    # Powered off, the agent is gone: its token with it.
+    assert api.put('/v1/nodes/%s/states/power' % uuid,
+                   {'target': 'power off'}).status_code == 202
+    info = utils.wait_for(
+        lambda: nodes_db.get_node(uuid).driver_internal_info
+        if 'agent_url' not in nodes_db.get_node(uuid).driver_internal_info
+        else None, what='the agent forgotten')
+    assert 'agent_secret_token' not in info
+    assert _heartbeat(api, uuid, agent_token=token).status_code == 400

@@ -23,6 +23,10 @@ Deploy steps, as Ironic's (priority):
 ``deploy.boot_instance`` (20)
     Powers the machine on: it boots what was written.
 
+With [deploy]fast_track an agent left running by inspection or cleaning
+is used as it is: ``deploy.deploy`` and the preparation of cleaning boot
+nothing, and cleaning leaves the agent running.
+
 Cleaning boots the agent (``prepare_cleaning``), asks it for its clean
 steps (``erase_devices_metadata``, priority 99, in automated cleaning;
 ``erase_devices``, 10; both overridable in [deploy]) and runs them with
@@ -57,6 +61,12 @@ _BOOT_POLL = 10.0
 
 def _boot_wait() -> base.Wait:
     return base.Wait(poll=True, interval=_BOOT_POLL, refresh_steps=True)
+
+
+def _running_agent_wait() -> base.Wait:
+    """An agent already runs (fast track): polled at once, its steps read
+    then, as after a boot."""
+    return base.Wait(poll=True, interval=0.0, refresh_steps=True)
 
 
 class AgentDeploy(base.DeployInterface):
@@ -128,6 +138,8 @@ class AgentDeploy(base.DeployInterface):
         """Boot the machine into the agent's ramdisk."""
         if not task.driver.storage.should_write_image(task):
             return None
+        if ramdisk.fast_track_agent(task):
+            return _running_agent_wait()
         ramdisk.boot_ramdisk(task)
         return _boot_wait()
 
@@ -242,6 +254,9 @@ class AgentDeploy(base.DeployInterface):
         return self._boot_for(task)
 
     def tear_down_cleaning(self, task: base.Task) -> None:
+        if CONF.deploy.fast_track:
+            # The agent stays up for what comes next (fast track).
+            return
         self._end_ramdisk(task)
 
     def prepare_service(self, task: base.Task) -> base.Wait | None:
@@ -259,6 +274,8 @@ class AgentDeploy(base.DeployInterface):
 
     def _boot_for(self, task: base.Task) -> base.Wait:
         ramdisk.check_ports(task)
+        if ramdisk.fast_track_agent(task):
+            return _running_agent_wait()
         ramdisk.boot_ramdisk(task)
         return _boot_wait()
 

@@ -26,6 +26,7 @@ from ironside.common import secrets
 from ironside.common.conf import CONF
 from ironside.drivers import base
 from ironside.drivers.modules.agent import client
+from ironside.drivers.modules.agent import ramdisk
 
 LOG = logging.getLogger(__name__)
 
@@ -239,9 +240,5 @@ def _check_timeout(node: Any, step: dict[str, Any]) -> None:
 
 def _heartbeats_stopped(node: Any) -> bool:
     """Whether the agent missed the heartbeats it was told to send."""
-    last = (node.driver_internal_info or {}).get('agent_last_heartbeat')
-    if not last:
-        return True
-    elapsed = (_now() - datetime.datetime.fromisoformat(last)
-               ).total_seconds()
-    return elapsed > CONF.api.ramdisk_heartbeat_timeout
+    age = ramdisk.heartbeat_age(node)
+    return age is None or age > CONF.api.ramdisk_heartbeat_timeout

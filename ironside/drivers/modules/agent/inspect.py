@@ -8,7 +8,8 @@ system vendor, BMC address, how it booted) and the inspection goes on
 with it: the node's ``cpus``, ``cpu_arch``, ``memory_mb`` and
 ``local_gb`` (the root disk, in GiB, less one for partitioning, as
 Ironic's hook) are set, ports are made for its MACs, the inspection
-rules run, and the machine is powered off.
+rules run, and the machine is powered off (with [deploy]fast_track it is
+left running its agent, which the next cleaning or deploy uses).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from ironside.common import exception
+from ironside.common.conf import CONF
 from ironside.drivers import base
 from ironside.drivers.modules import boot_files
 from ironside.drivers.modules.agent import ramdisk
@@ -66,6 +68,8 @@ class AgentInspect(base.InspectInterface):
         ramdisk.api_url()
 
     def inspect_hardware(self, task: base.Task) -> base.Wait:
+        # A running agent (fast track) boots again all the same: only a
+        # booting agent posts its inventory.
         # The node is named in the callback: a machine with no port yet
         # (booted from virtual media) is found by it, not by its MACs.
         ramdisk.boot_ramdisk(task, **{
@@ -76,8 +80,9 @@ class AgentInspect(base.InspectInterface):
 
     def continue_inspection(self, task: base.Task, inventory: dict[str, Any],
                             plugin_data: dict[str, Any]) -> base.Inspected:
-        self.abort(task)
         error = plugin_data.get('error')
+        if error or not CONF.deploy.fast_track:
+            self.abort(task)
         if error:
             raise exception.HardwareInspectionFailure(
                 error='the agent reported: %s' % error)

@@ -8,10 +8,16 @@ steps it offers (``agent_cached_<kind>_steps``). A boot into the ramdisk
 and a power off forget it all, as Ironic does: a new agent looks the node
 up, gets a new token and heartbeats, and only then is the node's agent
 known again (:func:`agent_is_up`).
+
+With [deploy]fast_track the agent is left running after inspection and
+cleaning, its record kept, and the next flow uses it without a boot
+(:func:`fast_track_agent`), as Ironic's fast track.
 """
 
 from __future__ import annotations
 
+import datetime
+import logging
 from typing import Any
 
 from ironside.common import exception
@@ -20,6 +26,8 @@ from ironside.common.conf import CONF
 from ironside.drivers import base
 from ironside.drivers.modules import boot_files
 from ironside.drivers.modules.agent import client
+
+LOG = logging.getLogger(__name__)
 
 # Everything known of a running agent; gone when it stops.
 AGENT_RECORD = (client.AGENT_URL, client.AGENT_TOKEN, client.AGENT_CA,
@@ -40,6 +48,40 @@ def agent_is_up(node: Any) -> bool:
     """Whether an agent booted since the node was last booted into its
     ramdisk has heartbeated."""
     return bool((node.driver_internal_info or {}).get(client.AGENT_URL))
+
+
+def heartbeat_age(node: Any) -> float | None:
+    """Seconds since the node's agent last heartbeated (None: never)."""
+    stamp = (node.driver_internal_info or {}).get('agent_last_heartbeat')
+    if not stamp:
+        return None
+    try:
+        seen = datetime.datetime.fromisoformat(str(stamp))
+    except ValueError:
+        return None
+    if seen.tzinfo is None:
+        seen = seen.replace(tzinfo=datetime.timezone.utc)
+    now = datetime.datetime.now(datetime.timezone.utc)
+    return (now - seen).total_seconds()
+
+
+def fast_track_agent(task: base.Task) -> bool:
+    """Whether [deploy]fast_track lets the node's running agent be used as
+    it is: it heartbeated within [deploy]fast_track_timeout, it was given
+    its token, and the BMC says the machine is on. A recorded agent that
+    fails this is forgotten (the machine is booted again)."""
+    node = task.node
+    if not CONF.deploy.fast_track or not agent_is_up(node) or \
+            not node.driver_internal_info.get(client.AGENT_TOKEN):
+        return False
+    age = heartbeat_age(node)
+    if age is not None and age <= CONF.deploy.fast_track_timeout and \
+            task.driver.power.get_power_state(task) == states.POWER_ON:
+        LOG.info('Node %s: fast track, its agent (heartbeat %.0f s ago) '
+                 'is used as it runs', node.uuid, age)
+        return True
+    forget_agent(node)
+    return False
 
 
 def check_ports(task: base.Task) -> None:
