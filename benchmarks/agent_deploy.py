@@ -14,6 +14,13 @@ automated cleaning off, so that only the deploy is timed); the same raw
 whole-disk image set on every node (served over HTTP by the harness,
 ``image_os_hash_algo`` sha256). Then every node is deployed at once.
 
+``--fast-track`` runs both servers with ``[deploy]fast_track`` (as
+Metal3 runs Ironic): ``provide`` cleans (automated cleaning on, with the
+agent's erase steps at priority 0, so that it boots the agent and runs
+no step), the agent stays up in ``available`` and the deploy uses it
+instead of booting one. The harness waits until every node's agent has
+heartbeated before it deploys.
+
 Per node it times the deploy request to ``active`` (the node list is
 polled every ``--poll`` seconds), reads from the machine's agent log how
 long the agent spent in its ``write_image`` deploy step (which runs
@@ -164,6 +171,22 @@ class Deployment:
         self._expect(self.wait_for('available', timeout, poll,
                                    ('clean failed',)), 'available')
 
+    def wait_for_agents(self, timeout: float, poll: float) -> None:
+        """Wait until every node has an agent that heartbeated (its
+        URL recorded), which a fast-track deploy then uses."""
+        deadline = time.monotonic() + timeout
+        waiting = set(self.uuids.values())
+        while waiting:
+            for uuid in sorted(waiting):
+                node = self.api.call('GET', '/v1/nodes/%s' % uuid,
+                                     params={'fields': 'driver_internal_info'})
+                if node['driver_internal_info'].get('agent_url'):
+                    waiting.discard(uuid)
+            if waiting and time.monotonic() > deadline:
+                raise TimeoutError('%d agents never heartbeated: %s' % (
+                    len(waiting), ', '.join(sorted(waiting))))
+            time.sleep(poll)
+
     def _expect(self, seen: dict[str, dict], wanted: str) -> None:
         bad = {uuid: node for uuid, node in seen.items()
                if node['provision_state'] != wanted}
@@ -231,6 +254,15 @@ def extra_options(args: argparse.Namespace) -> servers.Sections:
     return sections
 
 
+def fast_track_options(args: argparse.Namespace) -> servers.Sections:
+    """``--fast-track``: the same for both servers. Cleaning boots the
+    agent and runs none of its steps; the agent stays up."""
+    if not args.fast_track:
+        return {}
+    return {'deploy': {'fast_track': True, 'erase_devices_priority': 0,
+                       'erase_devices_metadata_priority': 0}}
+
+
 def run_one(name: str, args: argparse.Namespace, image: disk_image.DiskImage,
             image_url: str, workdir: Path) -> dict[str, Any]:
     tag = '[%s %d machines]' % (name, args.machines)
@@ -240,7 +272,7 @@ def run_one(name: str, args: argparse.Namespace, image: disk_image.DiskImage,
 
     result: dict[str, Any] = {'server': name, 'machines': args.machines}
     server = servers.make_server(name, keep_state=args.keep_state,
-                                 automated_clean=False)
+                                 automated_clean=args.fast_track)
     boot_url = server.own_boot_url()
     boot_server = None
     if boot_url is None:
@@ -248,7 +280,9 @@ def run_one(name: str, args: argparse.Namespace, image: disk_image.DiskImage,
         boot_server = file_server.FileServer(server.boot_root).start()
         boot_url = boot_server.url
     server.options = servers.merge_sections(
-        server.agent_options(args.bmc, boot_url), extra_options(args))
+        servers.merge_sections(server.agent_options(args.bmc, boot_url),
+                               fast_track_options(args)),
+        extra_options(args))
     # BIOS: the image has no EFI system partition, so in UEFI mode Ironic
     # (rightly) fails to install a boot loader after writing it.
     specs = [MachineSpec(bmc=args.bmc, nics=1, disk_size=args.disk_gib * GiB,
@@ -272,6 +306,8 @@ def run_one(name: str, args: argparse.Namespace, image: disk_image.DiskImage,
             result['api_version'] = deployment.api.version
             deployment.enroll(args.bmc)
             deployment.make_available(args.timeout, args.poll)
+            if args.fast_track:
+                deployment.wait_for_agents(args.timeout, args.poll)
             log('%d nodes available; deploying them all at once'
                 % args.machines)
             result['load_average_before'] = os.getloadavg()
@@ -385,6 +421,9 @@ def _rows(runs: list[dict]) -> list[tuple[str, list[str]]]:
     rows.append(('Redfish requests per node during the deploy', each(
         lambda run: '-' if run.get('bmc_requests') is None
         else '%.1f' % (run['bmc_requests'] / run['machines']))))
+    rows.append(('nodes deployed by a running agent (fast track)', each(
+        lambda run: str(sum(1 for node in run['nodes']
+                            if node.get('fast_track'))))))
     rows.append(('failed nodes', each(lambda run: str(run['failed']))))
     rows.append(('load average before/after', each(
         lambda run: '%.1f/%.1f' % (run['load_average_before'][0],
@@ -395,8 +434,10 @@ def _rows(runs: list[dict]) -> list[tuple[str, list[str]]]:
 def render(document: dict) -> str:
     settings = document['settings']
     lines = ['Deploys with the agent: %s machines at once, %s MiB raw image, '
-             '%s BMCs, iPXE' % (settings['machines'], settings['image_mib'],
-                                settings['bmc'])]
+             '%s BMCs, iPXE%s' % (settings['machines'], settings['image_mib'],
+                                  settings['bmc'],
+                                  ', fast track' if settings.get('fast_track')
+                                  else '')]
     for run in document['runs']:
         if 'error' in run:
             lines.append('%s: failed: %s' % (run['server'], run['error']))
@@ -440,6 +481,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument('--timeout', type=float, default=1200.0,
                         help='Seconds to wait for each phase (default: '
                              '1200).')
+    parser.add_argument('--fast-track', action='store_true',
+                        help='Both servers with [deploy]fast_track: the '
+                             'agent booted for cleaning stays up and the '
+                             'deploy uses it (see above).')
     parser.add_argument('--debug', action='store_true',
                         help='Log the servers at DEBUG.')
     parser.add_argument('--option', action='append', default=[],
@@ -471,7 +516,8 @@ def main(argv: list[str] | None = None) -> int:
         'settings': {'servers': names, 'machines': args.machines,
                      'image_mib': args.image_mib, 'disk_gib': args.disk_gib,
                      'bmc': args.bmc, 'boot': 'ipxe', 'poll': args.poll,
-                     'debug': args.debug, 'options': args.option},
+                     'debug': args.debug, 'options': args.option,
+                     'fast_track': args.fast_track},
         'runs': [],
     }
     output = args.output or provision.RESULTS_DIR / (

@@ -33,6 +33,9 @@ CONSOLE_STAMP = re.compile(r'^(\d\d:\d\d:\d\d\.\d{3}) (.*)$')
 
 # The spans a node's deploy splits into, in order: key, label, whose.
 SPLITS = (
+    # With fast track the agent is already running: no boot, no lookup.
+    ('fast_track_to_write', 'request → write starts, agent running '
+     '(fast track)', 'server'),
     ('to_ramdisk_power_on', 'request → power-on into the ramdisk',
      'server'),
     ('boot_to_lookup', 'power-on → agent\'s first lookup', 'machine, agent'),
@@ -120,11 +123,11 @@ def read_timeline(agent_log: str, console_log: str,
         if stamp < since:
             continue
         if text.startswith('POST: '):
-            if found.ramdisk_power_on is None:
+            if found.powered_off is not None:
+                if found.disk_power_on is None:
+                    found.disk_power_on = stamp
+            elif found.ramdisk_power_on is None:
                 found.ramdisk_power_on = stamp
-            elif found.powered_off is not None and \
-                    found.disk_power_on is None:
-                found.disk_power_on = stamp
         elif text.startswith('booting agent'):
             if found.agent_started is None:
                 found.agent_started = stamp
@@ -155,7 +158,12 @@ def node_figures(requested: float, active: float | None,
     # The agent's power-off runs to the BMC's power-off when the agent
     # was not told (or did not take) the command.
     off_command = t.power_off_command or t.powered_off
+    # No power-on into the ramdisk before the write: the running agent
+    # was used (fast track).
+    fast_track = t.ramdisk_power_on is None and t.write_started is not None
     split = {
+        'fast_track_to_write': _span(requested, t.write_started)
+        if fast_track else None,
         'to_ramdisk_power_on': _span(requested, t.ramdisk_power_on),
         'boot_to_lookup': _span(t.ramdisk_power_on, t.first_lookup),
         'lookup': _span(t.first_lookup, t.looked_up),
@@ -167,7 +175,12 @@ def node_figures(requested: float, active: float | None,
         'off_to_disk_boot': _span(t.powered_off, t.disk_power_on),
         'disk_boot_to_active': _span(t.disk_power_on, active),
     }
-    server = [split[key] for key in SERVER_SPLITS]
+    before_write = ('fast_track_to_write',) if fast_track else (
+        'to_ramdisk_power_on', 'lookup', 'heartbeat_to_write')
+    server = [split[key] for key in SERVER_SPLITS
+              if key in before_write or key not in (
+                  'fast_track_to_write', 'to_ramdisk_power_on', 'lookup',
+                  'heartbeat_to_write')]
     return {
         'deploy_to_active': total,
         'agent_write': write,
@@ -175,6 +188,7 @@ def node_figures(requested: float, active: float | None,
         if total is not None and write is not None else None,
         'server_own': round(sum(server), 3) if None not in server else None,
         'split': split,
+        'fast_track': fast_track,
         'timeline': dataclasses.asdict(timeline),
     }
 

@@ -72,8 +72,8 @@ def test_a_read_names_the_refusing_bmc_within_the_budget(conf, api,
 def test_power_and_manage_are_accepted_before_the_bmc_is_asked(
         api, refusing_node):
     node, address = refusing_node
-    unreachable = 'BMC %s cannot be reached: read power state: ' \
-                  'Connection refused (2 attempt(s) in ' % address
+    refused = 'Connection refused (2 attempt(s) in '
+    unreachable = 'BMC %s cannot be reached: ' % address
 
     response, took = _timed(lambda: api.put(
         '/v1/nodes/%s/states/power' % node.uuid, {'target': 'power on'}))
@@ -81,7 +81,8 @@ def test_power_and_manage_are_accepted_before_the_bmc_is_asked(
     assert took < ACCEPTED_WITHIN
     after = helpers.wait_power_settled(node.uuid)
     assert after.last_error.startswith(
-        'Failed to change power state to "power on": ' + unreachable)
+        'Failed to change power state to "power on": ' + unreachable +
+        'set power state to power on: ' + refused)
     assert after.failure_reason == 'BMCUnreachable'
 
     response, took = _timed(lambda: api.put(
@@ -94,7 +95,7 @@ def test_power_and_manage_are_accepted_before_the_bmc_is_asked(
     helpers.wait_state(node.uuid, states.ENROLL)
     after = helpers.node(node.uuid)
     assert after.failure_reason == 'BMCUnreachable'
-    assert unreachable in after.last_error
+    assert unreachable + 'read power state: ' + refused in after.last_error
 
 
 def test_a_hung_bmc_is_read_once(conf, api, redfish, make_bmc_node):

@@ -64,7 +64,7 @@ def change_power_state(task: base.Task, power_state: str,
         system.reset_system(_RESET[wanted])
         return True
 
-    if common.call(task, 'power %s' % power_state, reset):
+    if common.call(task, 'set power state to %s' % power_state, reset):
         _wait(task, target, timeout)
 
 
