@@ -164,11 +164,15 @@ def node_figures(requested: float, active: float | None,
     split = {
         'fast_track_to_write': _span(requested, t.write_started)
         if fast_track else None,
+        # A running agent's heartbeats during the deploy are not the
+        # first of a boot.
         'to_ramdisk_power_on': _span(requested, t.ramdisk_power_on),
         'boot_to_lookup': _span(t.ramdisk_power_on, t.first_lookup),
         'lookup': _span(t.first_lookup, t.looked_up),
-        'lookup_to_heartbeat': _span(t.looked_up, t.first_heartbeat),
-        'heartbeat_to_write': _span(t.first_heartbeat, t.write_started),
+        'lookup_to_heartbeat': None if fast_track else _span(
+            t.looked_up, t.first_heartbeat),
+        'heartbeat_to_write': None if fast_track else _span(
+            t.first_heartbeat, t.write_started),
         'write': write,
         'write_to_power_off_command': _span(t.write_ended, off_command),
         'agent_power_off': _span(off_command, t.powered_off),
