@@ -189,7 +189,11 @@ def test_tiny_agent_deploy_run(tmp_path, capsys):
     for node in run['nodes']:
         assert node['provision_state'] == 'active'
         assert 0 < node['agent_write'] < node['deploy_to_active']
-        # Every mark of the deploy was found in the machine's logs.
-        assert None not in node['split'].values(), node
+        # Every mark of the deploy was found in the machine's logs: it
+        # booted the agent (no fast track here).
+        assert node['fast_track'] is False
+        split = dict(node['split'])
+        assert split.pop('fast_track_to_write') is None
+        assert None not in split.values(), node
     assert run['summary']['beyond_agent']['median'] > 0
     assert 'beyond the agent\'s image write' in capsys.readouterr().out
