@@ -10,7 +10,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import Any
 
 import futurist
 from futurist import periodics
@@ -28,10 +28,8 @@ from ironside.conductor import step_watchers
 from ironside.conductor import task_manager
 from ironside.conductor import utils as conductor_utils
 from ironside.db import conductors as conductors_db
+from ironside.db import models
 from ironside.drivers import factory
-
-if TYPE_CHECKING:
-    pass
 
 LOG = logging.getLogger(__name__)
 
@@ -172,8 +170,9 @@ class BaseConductorManager:
                    watch: Callable[[float], bool]) -> None:
         self.watchers.watch(node_uuid, watch)
 
-    def acquire(self, context: RequestContext, node_id: int | str, **kwargs
-               ) -> task_manager.TaskManager:
+    def acquire(self, context: RequestContext,
+                node_id: int | str | models.Node, **kwargs: Any
+                ) -> task_manager.TaskManager:
         return task_manager.acquire(context, node_id, self, **kwargs)
 
     def owns(self, node_uuid: str, driver: str, conductor_group: str

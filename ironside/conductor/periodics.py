@@ -16,14 +16,19 @@ from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
+from typing import Any
+from typing import Protocol
 
 import futurist
 
 from ironside.common import exception
+from ironside.common import hash_ring
 from ironside.common import metrics
 from ironside.common import process_identity
 from ironside.common import states
 from ironside.common.conf import CONF
+from ironside.common.context import RequestContext
+from ironside.conductor import async_poller
 from ironside.conductor import inspection
 from ironside.conductor import power
 from ironside.conductor import rescue
@@ -34,17 +39,49 @@ from ironside.db import history as history_db
 from ironside.db import models
 from ironside.db import nodes as nodes_db
 from ironside.db import session as db_session
+from ironside.drivers import factory
 
 if TYPE_CHECKING:
-    from ironside.conductor.base_manager import BaseConductorManager
     from ironside.conductor.task_manager import TaskManager
 
 LOG = logging.getLogger(__name__)
 
+
+class ConductorHost(Protocol):
+    """The conductor manager as its periodic jobs use it. The manager
+    starts them; naming its class here would import it back."""
+
+    @property
+    def host(self) -> str: ...
+
+    @property
+    def ring(self) -> hash_ring.HashRingManager: ...
+
+    @property
+    def drivers(self) -> factory.DriverFactory | None: ...
+
+    @property
+    def poller(self) -> async_poller.AsyncStepPoller | None: ...
+
+    @property
+    def power_failures(self) -> power.SyncFailures: ...
+
+    def acquire(self, context: RequestContext,
+                node_id: int | str | models.Node,
+                **kwargs: Any) -> TaskManager: ...
+
+    def owns(self, node_uuid: str, driver: str, conductor_group: str
+             ) -> bool: ...
+
+    def schedule_poll(self, node_uuid: str, delay: float) -> None: ...
+
+    @property
+    def admin_context(self) -> RequestContext: ...
+
 _ROUTING_COLUMNS = ('id', 'uuid', 'driver', 'conductor_group')
 
 
-def jobs(manager: BaseConductorManager
+def jobs(manager: ConductorHost
         ) -> list[tuple[float, Callable[[], None]]]:
     conf = CONF.conductor
     return [
@@ -57,12 +94,12 @@ def jobs(manager: BaseConductorManager
     ]
 
 
-def _owned(manager: BaseConductorManager, rows: Iterable) -> list:
+def _owned(manager: ConductorHost, rows: Iterable) -> list:
     return [row for row in rows
             if manager.owns(row.uuid, row.driver, row.conductor_group)]
 
 
-def heartbeat(manager: BaseConductorManager) -> None:
+def heartbeat(manager: ConductorHost) -> None:
     try:
         conductors_db.touch_conductor(manager.host)
     except exception.ConductorNotFound:
@@ -92,7 +129,7 @@ def _fail_abandoned(task: TaskManager, dead_host: str | None) -> None:
         utils.fail_node(task, message, utils.CONDUCTOR_DIED)
 
 
-def _recover(manager: BaseConductorManager, node_id: int, dead_host: str | None
+def _recover(manager: ConductorHost, node_id: int, dead_host: str | None
             ) -> None:
     """Take over one node: fail interrupted work, resume waiting."""
     try:
@@ -113,14 +150,14 @@ def _recover(manager: BaseConductorManager, node_id: int, dead_host: str | None
         pass
 
 
-def _adopt_waiting(manager: BaseConductorManager, task: TaskManager) -> None:
+def _adopt_waiting(manager: ConductorHost, task: TaskManager) -> None:
     flow = step_flow.wait_states()[task.node.provision_state]
     if step_flow.state_of(task.node, flow).polling and \
             not manager.poller.is_scheduled(task.node.uuid):
         manager.schedule_poll(task.node.uuid, 0)
 
 
-def recover_nodes_of(manager: BaseConductorManager, hosts: list[str],
+def recover_nodes_of(manager: ConductorHost, hosts: list[str],
                      only_owned: bool = True) -> None:
     """Release locks held by ``hosts`` (dead or restarted) and recover.
 
@@ -139,7 +176,7 @@ def recover_nodes_of(manager: BaseConductorManager, hosts: list[str],
             _recover(manager, row.id, row.reservation)
 
 
-def take_over(manager: BaseConductorManager) -> None:
+def take_over(manager: ConductorHost) -> None:
     """Find dead conductors' nodes and waiting nodes this conductor owns."""
     timeout = CONF.conductor.heartbeat_timeout
     if conductors_db.mark_dead_offline(timeout):
@@ -177,7 +214,7 @@ def _waits() -> list[tuple[str, int, Callable[[TaskManager, int], None]]]:
     return found
 
 
-def check_wait_timeouts(manager: BaseConductorManager) -> None:
+def check_wait_timeouts(manager: ConductorHost) -> None:
     """Fail nodes that waited for their asynchronous step (or agent) too
     long."""
     for state, timeout, on_timeout in _waits():
@@ -201,7 +238,7 @@ def check_wait_timeouts(manager: BaseConductorManager) -> None:
 OUTAGE_POLL_DELAY = 1.0
 
 
-def poll_waiting_node(manager: BaseConductorManager, node_uuid: str) -> None:
+def poll_waiting_node(manager: ConductorHost, node_uuid: str) -> None:
     """Worker: poll one node's asynchronous step, resume if it finished."""
     try:
         task = manager.acquire(manager.admin_context, node_uuid,
@@ -236,7 +273,7 @@ _SYNC_BATCH = 100
 
 
 @metrics.timed_power_sync
-def sync_power_states(manager: BaseConductorManager) -> None:
+def sync_power_states(manager: ConductorHost) -> None:
     """Read the power state of this conductor's nodes, a few at a time.
 
     At most [conductor]sync_power_state_workers reads run at once, and at

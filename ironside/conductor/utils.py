@@ -10,8 +10,8 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 from typing import Any
+from typing import Protocol
 
 import oslo_messaging as messaging
 
@@ -23,11 +23,26 @@ from ironside.db import history as history_db
 from ironside.db import models
 from ironside.db import session as db_session
 from ironside.drivers.modules.agent import ramdisk as agent_ramdisk
-
-if TYPE_CHECKING:
-    from ironside.conductor.task_manager import TaskManager
+from ironside.drivers.task import Task
 
 LOG = logging.getLogger(__name__)
+
+
+class FlowTask(Task, Protocol):
+    """The conductor's task as the helpers below use it: a driver's view
+    of it, what it is for, the node's state machine and history. The task
+    manager is one; naming it here would import it back."""
+
+    purpose: str
+    fsm: states.NodeStateMachine
+
+    def record(self, event: str, event_type: str,
+               severity: str = ...) -> None: ...
+
+    def save(self) -> None: ...
+
+    def process_event(self, event: str, *,
+                      target_state: str | None = None) -> None: ...
 
 # Machine-readable failure reasons besides those of exception classes.
 STEP_TIMEOUT = 'StepTimeout'
@@ -65,7 +80,7 @@ def describe(exc: BaseException) -> str:
     return text or exc.__class__.__name__
 
 
-def set_failure(task: TaskManager, message: str, reason: str,
+def set_failure(task: FlowTask, message: str, reason: str,
                 event_type: str | None = None) -> None:
     """Record a failure on the node (not saved; the caller saves)."""
     node = task.node
@@ -82,7 +97,7 @@ def clear_failure(node: models.Node) -> None:
     node.failure_reason = None
 
 
-def fail_node(task: TaskManager, message: str, reason: str,
+def fail_node(task: FlowTask, message: str, reason: str,
               target_state: str | None = None) -> None:
     """Fail the operation a node is in: 'fail' event, last_error, history.
 
@@ -101,7 +116,7 @@ def fail_node(task: TaskManager, message: str, reason: str,
         task.save()
 
 
-def power_off_after_failure(task: TaskManager) -> None:
+def power_off_after_failure(task: FlowTask) -> None:
     """Power a machine off whose operation failed, so that nothing
     half-written runs; a failure to do so is recorded, not raised."""
     node = task.node
@@ -119,7 +134,7 @@ def power_off_after_failure(task: TaskManager) -> None:
     agent_ramdisk.forget_agent(node)
 
 
-def fail_unexpectedly(task: TaskManager, exc: BaseException) -> None:
+def fail_unexpectedly(task: FlowTask, exc: BaseException) -> None:
     """A worker died of an error nobody handled: never leave it silent."""
     LOG.error('Unexpected error while %s on node %s', task.purpose,
               task.node.uuid, exc_info=exc)
@@ -133,7 +148,7 @@ def fail_unexpectedly(task: TaskManager, exc: BaseException) -> None:
                       task.node.uuid)
 
 
-def ensure_not_in_maintenance(task: TaskManager, operation: str) -> None:
+def ensure_not_in_maintenance(task: FlowTask, operation: str) -> None:
     if task.node.maintenance:
         raise exception.NodeInMaintenance(op=operation,
                                           node=task.node.uuid)

@@ -28,7 +28,6 @@ from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
 from typing import ClassVar
-from typing import Protocol
 from typing import TypedDict
 
 from ironside.common import exception
@@ -36,6 +35,9 @@ from ironside.common import states
 from ironside.common.conf.default import INTERFACE_TYPES
 from ironside.drivers import boot_modes
 from ironside.drivers import indicators
+
+# Drivers name it base.Task, beside the interfaces it is handed to.
+from ironside.drivers.task import Task as Task
 
 CORE_INTERFACES = ('boot', 'deploy', 'management', 'power')
 
@@ -166,30 +168,6 @@ def _abortable_step(kind: str, priority: int, abortable: bool,
             'argsinfo': dict(argsinfo) if argsinfo else None})
         return func
     return decorator
-
-
-class Task(Protocol):
-    """What a driver may touch of the conductor's task on a node: the
-    node (a database record the conductor saves), the node's interfaces
-    by type, the request's context, whether the lock is shared, and the
-    node's ports and volume targets. Nothing else of the conductor."""
-
-    node: Any
-    driver: Any
-    context: Any
-    shared: bool
-
-    @property
-    def ports(self) -> list[dict[str, Any]]: ...
-
-    @property
-    def portgroups(self) -> list[dict[str, Any]]: ...
-
-    @property
-    def volume_targets(self) -> list[dict[str, Any]]: ...
-
-    def update_port(self, kind: str, port_id: int,
-                    values: dict[str, Any]) -> None: ...
 
 
 class BaseInterface(abc.ABC):

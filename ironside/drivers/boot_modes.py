@@ -8,12 +8,8 @@ the ones it can.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from ironside.common import exception
-
-if TYPE_CHECKING:
-    from ironside.drivers.base import Task
+from ironside.drivers.task import Task
 
 
 class BootModeMethods:

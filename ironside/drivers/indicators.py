@@ -7,13 +7,10 @@ inherits these methods. A driver that has indicators overrides all three.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 from typing import Any
 
 from ironside.common import exception
-
-if TYPE_CHECKING:
-    from ironside.drivers.base import Task
+from ironside.drivers.task import Task
 
 # Components an indicator may belong to (Ironic's names).
 SYSTEM = 'system'
