@@ -26,6 +26,7 @@ from yaql.language import exceptions as yaql_exceptions
 from yaql.language import expressions
 from yaql.language import factory
 
+from ironside.strategy.expressions import fuel
 from ironside.strategy.expressions import memo
 from ironside.strategy.expressions import sandbox
 
@@ -54,13 +55,16 @@ def load_functions() -> list[Callable]:
 
 
 def _root_context(functions: Iterable[Callable]) -> contexts.Context:
-    """YAQL's standard library, hardened, and above it the functions of
-    the entry points (one of them named like a standard function wins
-    where both accept the arguments)."""
+    """YAQL's standard library, hardened, with the functions Fuel's
+    vocabulary is translated to; and above it the functions of the entry
+    points (one of them named like a standard function wins where both
+    accept the arguments)."""
     standard = yaql.create_context(
         convention=conventions.CamelCaseConvention(), yaqlized=False,
         delegates=False, finalizer=sandbox.finalize)
     sandbox.harden(standard)
+    for function in fuel.FUNCTIONS:
+        standard.register_function(function)
     context = standard.create_child_context()
     for function in functions:
         context.register_function(function)
@@ -93,7 +97,8 @@ class Engine:
         self._parse_lock = threading.Lock()
 
     def parse(self, text: str) -> Parsed:
-        """The parsed expression; YAQL's exceptions when it does not parse.
+        """The parsed expression, Fuel's vocabulary translated
+        (:mod:`.fuel`); YAQL's exceptions when it does not parse.
 
         An absurdly nested expression is refused with TooDeep rather
         than a RecursionError.
@@ -105,7 +110,7 @@ class Engine:
                 raise sandbox.TooDeep() from None
         if sandbox.depth(parsed) > sandbox.MAX_DEPTH:
             raise sandbox.TooDeep()
-        return parsed
+        return fuel.translate(parsed)
 
     def unknown_functions(self, parsed: Parsed) -> list[str]:
         """Names the expression calls that no registered function has."""
@@ -124,16 +129,22 @@ class Engine:
 
     def check(self, text: str) -> tuple[Parsed | None, str | None]:
         """The parsed expression, or why it cannot be evaluated (it does
-        not parse, or calls an unknown function)."""
+        not parse, calls an unknown function, or has what Fuel's
+        vocabulary refuses)."""
+        refused = fuel.refusal(text)
+        if refused is not None:
+            return None, refused
         try:
             parsed = self.parse(text)
         except yaql_exceptions.YaqlException as exc:
             return None, describe(exc)
         unknown = self.unknown_functions(parsed)
         if unknown:
-            return None, 'unknown function%s %s' % (
+            return None, 'unknown function%s %s%s' % (
                 's' if len(unknown) > 1 else '',
-                ', '.join('"%s"' % name for name in unknown))
+                ', '.join('"%s"' % name for name in unknown),
+                ''.join(': %s' % fuel.UNSUPPORTED[name] for name in unknown
+                        if name in fuel.UNSUPPORTED))
         return parsed, None
 
     def context(self) -> sandbox.BudgetedContext:
@@ -163,7 +174,7 @@ def get_engine() -> Engine:
 def describe(exc: BaseException) -> str:
     """YAQL's message for an error, or a plain one for Python's own."""
     if isinstance(exc, KeyError) and exc.args:
-        return 'no key "%s"' % (exc.args[0],)
+        return 'no key "%s"%s' % (exc.args[0], fuel.hint(exc.args[0]))
     text = str(exc)
     if isinstance(exc, yaql_exceptions.YaqlException):
         return text
