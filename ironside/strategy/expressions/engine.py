@@ -129,8 +129,8 @@ class Engine:
 
     def check(self, text: str) -> tuple[Parsed | None, str | None]:
         """The parsed expression, or why it cannot be evaluated (it does
-        not parse, calls an unknown function, or has what Fuel's
-        vocabulary refuses)."""
+        not parse, calls an unknown function, or has a typographic
+        quote)."""
         refused = fuel.refusal(text)
         if refused is not None:
             return None, refused
@@ -140,11 +140,9 @@ class Engine:
             return None, describe(exc)
         unknown = self.unknown_functions(parsed)
         if unknown:
-            return None, 'unknown function%s %s%s' % (
+            return None, 'unknown function%s %s' % (
                 's' if len(unknown) > 1 else '',
-                ', '.join('"%s"' % name for name in unknown),
-                ''.join(': %s' % fuel.UNSUPPORTED[name] for name in unknown
-                        if name in fuel.UNSUPPORTED))
+                ', '.join('"%s"' % name for name in unknown))
         return parsed, None
 
     def context(self) -> sandbox.BudgetedContext:

@@ -18,16 +18,14 @@ expression is translated once, when it is parsed (:func:`translate`):
 ``True``, ``False``
     Fuel's (and Python's) capitalised booleans are booleans, not YAQL's
     bare word (the string ``'True'``, so that ``= True`` was false).
-
-And some things are refused with the reason, when the design is
-committed (:func:`refusal`, :data:`UNSUPPORTED`):
-
-typographic quotes
-    ``‘compute’`` (what a rendered document gives when copied) is not
-    a YAQL string; the message says to use straight quotes.
 ``network_scheme(...)``
-    Fuel's network configuration of a node; an Ironside design gives
-    no networks, so there is nothing for it to read.
+    Fuel's spelling of ``networkScheme`` (:mod:`.functions`), which YAQL's
+    convention names in camelCase.
+
+Typographic quotes are refused with the reason when the design is
+committed (:func:`refusal`): ``‘compute’`` (what a rendered document
+gives when copied) is not a YAQL string, and YAQL would only call the
+quote an illegal character.
 """
 
 from __future__ import annotations
@@ -67,10 +65,8 @@ _TYPOGRAPHIC = re.compile('[%s]' % TYPOGRAPHIC_QUOTES)
 _TYPOGRAPHIC_STRING = re.compile("[‘‚‛“„‟]([^'\"%s]*)[’”]"
                                  % TYPOGRAPHIC_QUOTES)
 
-# Fuel's functions Ironside can not give, and why.
-_NO_NETWORKS = ("Fuel's network scheme of a node; an Ironside design gives "
-                "no networks, so there is none to read")
-UNSUPPORTED = {'network_scheme': _NO_NETWORKS, 'networkScheme': _NO_NETWORKS}
+# Fuel's spellings of functions, and Ironside's (YAQL's camelCase).
+FUNCTION_NAMES = {'network_scheme': 'networkScheme'}
 
 
 def refusal(text: str) -> str | None:
@@ -189,6 +185,7 @@ def _translate(node: Any, element_is_node: bool) -> Any:
     translated = _comparison(node, element_is_node)
     if translated is not None:
         return _translate(translated, element_is_node)
+    node.name = FUNCTION_NAMES.get(node.name, node.name)
     if node.name in (_DOT, _SAFE_DOT) and len(node.args) == 2:
         receiver, member = node.args
         # ``R.key``: the key is a name, not a value. ``C.where(...)``:

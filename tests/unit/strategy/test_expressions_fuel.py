@@ -9,7 +9,6 @@ import pytest
 from ironside.common import exception
 from ironside.strategy import expressions
 from ironside.strategy.expressions import engine as expression_engine
-from ironside.strategy.expressions import fuel
 from ironside.strategy.expressions import memo
 from tests.unit.strategy import expression_sites as sites
 
@@ -140,12 +139,69 @@ def test_typographic_quotes_are_refused_with_the_straight_form(text,
     assert expression_engine.get_engine().check(text)[1] == message
 
 
-@pytest.mark.parametrize('text', ["network_scheme('routes')",
-                                  "$node.networkScheme()"])
-def test_network_scheme_is_refused_with_the_reason(text):
-    message = expression_engine.get_engine().check(text)[1]
-    assert 'unknown function' in message
-    assert message.endswith(fuel.UNSUPPORTED['network_scheme'])
+SCHEMES = {'ctl01': {'endpoints': {
+    'br-mgmt': {'IP': ['10.0.3.11/24'],
+                'routes': [{'net': '10.1.0.0/16', 'via': '10.0.3.1'}]},
+    'br-ex': {'IP': ['192.0.2.11/24'], 'gateway': '192.0.2.1'}},
+    'interfaces': {'eth0': {'mtu': 9000}}},
+    'ctl02': {'endpoints': {'br-mgmt': {'IP': ['10.0.3.12/24']}}}}
+
+
+def with_schemes(schemes: dict) -> expressions.DesignState:
+    return dataclasses.replace(sites.DEPLOYED, nodes=tuple(
+        dataclasses.replace(n, network_scheme=schemes.get(n.name, {}))
+        for n in sites.DEPLOYED.nodes))
+
+
+def networked() -> expressions.Evaluation:
+    design = with_schemes(SCHEMES)
+    return sites.evaluation(design, design)
+
+
+@pytest.mark.parametrize('text, expected', [
+    ("$node.network_scheme('interfaces')", {'eth0': {'mtu': 9000}}),
+    ("$node.networkScheme('routes')",
+     {'br-mgmt': [{'net': '10.1.0.0/16', 'via': '10.0.3.1'}]}),
+    ("$node.network_scheme('IP')",
+     {'br-ex': ['192.0.2.11/24'], 'br-mgmt': ['10.0.3.11/24']}),
+    ("$node.network_scheme().endpoints.get('br-ex').gateway", '192.0.2.1'),
+    ('$node.network_scheme.endpoints.keys()', ['br-mgmt', 'br-ex']),
+    ("$.nodes.where($.name in [ctl01, ctl02]).network_scheme('IP')",
+     [{'br-ex': ['192.0.2.11/24'], 'br-mgmt': ['10.0.3.11/24']},
+      {'br-mgmt': ['10.0.3.12/24']}]),
+])
+def test_network_scheme_of_a_node(text, expected):
+    assert networked().evaluate(text, 'ctl01') == expected
+
+
+@pytest.mark.parametrize('text, node, message', [
+    ("$node.network_scheme('routes')", 'ctl03',
+     'node "ctl03" has no network scheme: its BaremetalNode document '
+     'gives none (data.network_scheme)'),
+    ("$.nodes.network_scheme('IP')", 'ctl01',
+     'node "ctl03" has no network scheme: its BaremetalNode document '
+     'gives none (data.network_scheme)'),
+    ("$node.network_scheme('routes')", 'ctl02',
+     'the network scheme of node "ctl02" has no "routes", neither of its '
+     'own nor in an endpoint'),
+    ("$node.network_scheme('rotues')", 'ctl01',
+     'the network scheme of node "ctl01" has no "rotues", neither of its '
+     'own nor in an endpoint'),
+])
+def test_network_scheme_missing_is_an_error_not_empty(text, node, message):
+    with pytest.raises(exception.ExpressionFailed) as raised:
+        networked().evaluate(text, node)
+    assert raised.value.error.message == message
+
+
+def test_network_scheme_changed_per_node():
+    moved = dict(SCHEMES, ctl01={'endpoints': {
+        'br-mgmt': {'IP': ['10.0.3.21/24']}}})
+    evaluation = sites.evaluation(with_schemes(moved), with_schemes(SCHEMES))
+    text = "changed($node.network_scheme('IP'))"
+    assert evaluation.evaluate(text, 'ctl01') is True
+    assert evaluation.evaluate(text, 'ctl02') is False
+    assert networked().evaluate(text, 'ctl01') is False
 
 
 def test_a_role_comparison_is_still_memoised():

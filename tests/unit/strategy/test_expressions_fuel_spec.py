@@ -23,6 +23,7 @@ from ironside.strategy.plan import site_context
 from ironside.strategy.reader.documents import Source
 from tests.unit.strategy import expression_sites as sites
 from tests.unit.strategy.design_fixtures import configuration
+from tests.unit.strategy.design_fixtures import node
 from tests.unit.strategy.design_fixtures import stage
 from tests.unit.strategy.design_fixtures import strategy
 
@@ -43,6 +44,41 @@ def labelled_testing() -> expressions.Evaluation:
         dataclasses.replace(n, labels=dict(n.labels, testing='yes'))
         if n.name == 'cmp02' else n for n in target.nodes))
     return sites.evaluation(target, sites.DEPLOYED)
+
+
+def scheme(gateway: str) -> dict:
+    return {'interfaces': {'eth0': {'mtu': 9000}}, 'endpoints': {
+        'br-mgmt': {'IP': ['10.0.3.11/24'], 'routes': [
+            {'net': '10.1.0.0/16', 'via': gateway}]},
+        'br-ex': {'IP': ['192.0.2.11/24'], 'gateway': '192.0.2.1'}}}
+
+
+def with_networks(design: expressions.DesignState, **gateways: str
+                  ) -> expressions.DesignState:
+    """The design with the computes in rack r1, and every node's network
+    scheme (its management route through ``gateways[name]``, else
+    10.0.3.1)."""
+    return dataclasses.replace(design, nodes=tuple(dataclasses.replace(
+        n, rack='r1' if 'compute' in n.roles else n.rack,
+        network_scheme=scheme(gateways.get(n.name, '10.0.3.1')))
+        for n in design.nodes))
+
+
+def routes_unchanged() -> expressions.Evaluation:
+    deployed = with_networks(sites.DEPLOYED)
+    return sites.evaluation(with_networks(sites.revised()), deployed)
+
+
+def compute_routes_changed() -> expressions.Evaluation:
+    deployed = with_networks(sites.DEPLOYED)
+    return sites.evaluation(
+        with_networks(sites.revised(), cmp01='10.0.3.254'), deployed)
+
+
+def controller_routes_changed() -> expressions.Evaluation:
+    deployed = with_networks(sites.DEPLOYED)
+    return sites.evaluation(
+        with_networks(sites.revised(), ctl01='10.0.3.254'), deployed)
 
 
 def murano_enabled() -> expressions.Evaluation:
@@ -106,12 +142,13 @@ EXAMPLES = (
             refused="typographic quote ‘ at position 36: YAQL strings are "
                     "in straight quotes ('r1')"),
     Example('network-scheme-as-meant', NAILGUN,
-            "changed($.nodes.where($.attribute = 'r1')"
+            "changed($.nodes.where($.rack = 'r1')"
             ".network_scheme('routes'))",
-            as_meant='straight quotes',
-            refused='unknown function "network_scheme": Fuel\'s network '
-                    'scheme of a node; an Ironside design gives no '
-                    'networks, so there is none to read'),
+            as_meant="straight quotes; the spec's placeholder attribute "
+                     'is a node field: its rack',
+            values=((compute_routes_changed, True),
+                    (controller_routes_changed, False),
+                    (routes_unchanged, False))),
     # "Identify changes of nodes with particular labels" (the spec
     # leaves the first parenthesis open).
     Example('label', NAILGUN,
@@ -219,3 +256,28 @@ def test_settings_are_laid_out_as_fuel_sections(db):
         'new($.settings.additional_components.murano.value) = True') is True
     assert evaluation.evaluate(
         '$.settings.additional_components.sahara.value = False') is True
+
+
+def test_network_schemes_come_from_the_inventory(db):
+    """A BaremetalNode document's network_scheme is its node's, read by
+    ``network_scheme()``; one that is not a mapping is refused."""
+    def node_with(scheme: Any) -> dict:
+        return node('cmp01', roles=['compute'], network_scheme=scheme)
+
+    stage('site', configuration(), strategy())
+    stage('nodes', node_with('br-mgmt'), name='nodes.yaml')
+    with pytest.raises(exception.InvalidDesign) as err:
+        store.commit()
+    (issue,) = err.value.issues
+    assert (issue.error.document, issue.error.field) == (
+        'cmp01', 'data.network_scheme')
+    stage('nodes', node_with({'endpoints': {'br-mgmt': {
+        'IP': ['10.0.3.31/24'], 'routes': [{'net': '10.1.0.0/16',
+                                            'via': '10.0.3.1'}]}}}),
+          name='nodes.yaml')
+    design = store.design(store.commit().revision)
+    context = expressions.build_context(
+        site_context.design_state(design), [], None)
+    assert expressions.Evaluation(context).evaluate(
+        "$.nodes.where($.role = 'compute').network_scheme('routes')") == [
+        {'br-mgmt': [{'net': '10.1.0.0/16', 'via': '10.0.3.1'}]}]
