@@ -105,10 +105,11 @@ def _variable(node: Any) -> str | None:
     return None
 
 
-def _node_field(node: Any, element_is_node: bool) -> Any:
-    """The receiver of ``R.role``/``R.label`` when R is a node record
-    (``$node``, or the element in a lambda over ``$.nodes``), else None.
-    Returns (receiver, Fuel field)."""
+def _node_field(node: Any, element_is_node: bool
+                ) -> tuple[Any, str] | None:
+    """``(R, 'role')`` for ``R.role`` (or ``label``) when R is a node
+    record (``$node``, or the element in a lambda over ``$.nodes``),
+    else None."""
     if not _is_dot(node):
         return None
     receiver, key = node.args
@@ -132,7 +133,8 @@ def _call(name: str, *args: Any) -> expressions.Function:
     return call
 
 
-def _comparison(node: Any, element_is_node: bool) -> Any:
+def _comparison(node: Any, element_is_node: bool
+                ) -> expressions.Expression | None:
     """The translation of a comparison with a node's ``role`` or
     ``label``, or None when ``node`` is not one."""
     if not isinstance(node, expressions.Function) or len(node.args) != 2:
@@ -161,11 +163,28 @@ def _comparison(node: Any, element_is_node: bool) -> Any:
     return None
 
 
+# Methods giving some of their receiver's items: the items of
+# ``$.nodes.where(...).orderBy(...)`` are node records still.
+_SUBSET_METHODS = frozenset({
+    'where', 'orderBy', 'orderByDescending', 'thenBy', 'thenByDescending',
+    'skip', 'take', 'limit', 'skipWhile', 'takeWhile', 'distinct',
+    'reverse', 'toList'})
+# Functions giving their argument's value in a state.
+_STATE_FUNCTIONS = frozenset({'new', 'old'})
+
+
 def _over_nodes(node: Any) -> bool:
-    """Whether ``node`` is a collection of node records: ``X.nodes``."""
-    return _is_dot(node) and \
-        isinstance(node.args[1], expressions.KeywordConstant) and \
-        node.args[1].value == 'nodes'
+    """Whether ``node`` gives node records: ``X.nodes``, some of them
+    (``X.nodes.where(...)``), or either in a state (``new($.nodes)``)."""
+    if _is_dot(node):
+        receiver, member = node.args
+        if isinstance(member, expressions.KeywordConstant):
+            return member.value == 'nodes'
+        return isinstance(member, expressions.Function) and \
+            member.name in _SUBSET_METHODS and _over_nodes(receiver)
+    return isinstance(node, expressions.Function) and \
+        node.name in _STATE_FUNCTIONS and len(node.args) == 1 and \
+        _over_nodes(node.args[0])
 
 
 def _translate(node: Any, element_is_node: bool) -> Any:

@@ -54,6 +54,13 @@ def refusal(text: str, evaluation=None) -> str:
     ("$.nodes.all($.role != 'nosuch')", True),
     ("$.nodes.select($.role = 'controller')",
      [True, True, True, False, False]),
+    # Still node records after where, orderBy, ..., and in a state.
+    ("$.nodes.where($.rack = 'rack02').select($.role = 'ceph-osd')",
+     [True, False]),
+    ("$.nodes.orderBy($.name).take(2).where($.role = 'compute').name",
+     ['cmp01', 'cmp02']),
+    ("new($.nodes).where($.role = 'cinder').name", ['ctl01']),
+    ("old($.nodes).where($.role = 'cinder').name", ['ctl01']),
     # Labels: the keys of the node's labels.
     ("$.nodes.where($.label = 'testing').name", ['cmp02']),
     ("$.nodes.where($.label != 'testing').name",
