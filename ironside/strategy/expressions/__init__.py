@@ -47,9 +47,9 @@ The helpers (:mod:`.functions`): ``new``, ``old``, ``changed``,
 library and any function of the entry point group
 ``ironside.site.expression_functions``.
 
-Fuel's vocabulary (:mod:`.fuel`): ``$.role``/``$.label`` of a node
-compared with a value, ``True``/``False``, ``network_scheme`` read as
-Fuel meant them; typographic quotes refused.
+Fuel's vocabulary (:mod:`.fuel_vocabulary`): ``$.role``/``$.label`` of
+a node compared with a value, ``True``/``False``, ``network_scheme``
+read as Fuel meant them; typographic quotes refused.
 
 The API:
 
@@ -66,9 +66,9 @@ The API:
     the process's engine.
 
 Modules: ``engine`` (the engine, sandbox, function loading), ``memo``
-(memoised lambdas), ``functions`` (the helpers), ``fuel`` (Fuel's
-vocabulary), ``context`` (states), ``fields`` (finding and checking
-expressions), ``session`` (evaluation).
+(memoised lambdas), ``functions`` (the helpers), ``fuel_vocabulary``
+(Fuel's vocabulary), ``context`` (states), ``fields`` (finding and
+checking expressions), ``session`` (evaluation).
 """
 
 from ironside.strategy.expressions.context import DesignNode

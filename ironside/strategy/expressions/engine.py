@@ -26,7 +26,7 @@ from yaql.language import exceptions as yaql_exceptions
 from yaql.language import expressions
 from yaql.language import factory
 
-from ironside.strategy.expressions import fuel
+from ironside.strategy.expressions import fuel_vocabulary
 from ironside.strategy.expressions import memo
 from ironside.strategy.expressions import sandbox
 
@@ -63,7 +63,7 @@ def _root_context(functions: Iterable[Callable]) -> contexts.Context:
         convention=conventions.CamelCaseConvention(), yaqlized=False,
         delegates=False, finalizer=sandbox.finalize)
     sandbox.harden(standard)
-    for function in fuel.FUNCTIONS:
+    for function in fuel_vocabulary.FUNCTIONS:
         standard.register_function(function)
     context = standard.create_child_context()
     for function in functions:
@@ -98,7 +98,8 @@ class Engine:
 
     def parse(self, text: str) -> Parsed:
         """The parsed expression, Fuel's vocabulary translated
-        (:mod:`.fuel`); YAQL's exceptions when it does not parse.
+        (:mod:`.fuel_vocabulary`); YAQL's exceptions when it does not
+        parse.
 
         An absurdly nested expression is refused with TooDeep rather
         than a RecursionError.
@@ -110,7 +111,7 @@ class Engine:
                 raise sandbox.TooDeep() from None
         if sandbox.depth(parsed) > sandbox.MAX_DEPTH:
             raise sandbox.TooDeep()
-        return fuel.translate(parsed)
+        return fuel_vocabulary.translate(parsed)
 
     def unknown_functions(self, parsed: Parsed) -> list[str]:
         """Names the expression calls that no registered function has."""
@@ -131,7 +132,7 @@ class Engine:
         """The parsed expression, or why it cannot be evaluated (it does
         not parse, calls an unknown function, or has a typographic
         quote)."""
-        refused = fuel.refusal(text)
+        refused = fuel_vocabulary.refusal(text)
         if refused is not None:
             return None, refused
         try:
@@ -172,7 +173,8 @@ def get_engine() -> Engine:
 def describe(exc: BaseException) -> str:
     """YAQL's message for an error, or a plain one for Python's own."""
     if isinstance(exc, KeyError) and exc.args:
-        return 'no key "%s"%s' % (exc.args[0], fuel.hint(exc.args[0]))
+        key = exc.args[0]
+        return 'no key "%s"%s' % (key, fuel_vocabulary.hint(key))
     text = str(exc)
     if isinstance(exc, yaql_exceptions.YaqlException):
         return text
