@@ -27,10 +27,14 @@ The context. ``$`` is the new state:
     ``pending_addition`` in the target design, not in the old one
     ``pending_deletion`` in the old design, not in the target one
     ``properties``       the design's free-form properties of the node
+    ``network_scheme``   Fuel's network scheme of the node, as its
+                         BaremetalNode document gives it (``{}`` if none)
 ``$.configs``
     The design's configuration documents, by name: ``$.configs.nova``.
 ``$.settings``
-    The design's settings (a mapping).
+    The design's settings, laid out as Fuel's: each Settings document is
+    a section, by its name, holding its settings
+    (``$.settings.additional_components.murano.value``).
 ``$.cluster.status``
     ``new``, ``partially_deployed`` or ``operational``.
 ``$node``
@@ -39,8 +43,13 @@ The context. ``$`` is the new state:
 
 The helpers (:mod:`.functions`): ``new``, ``old``, ``changed``,
 ``changedAll``, ``changedAny``, ``added``, ``deleted``, ``isUndef``,
-``toJson``, ``toYaml``; besides them YAQL's standard library and any
-function of the entry point group ``ironside.site.expression_functions``.
+``toJson``, ``toYaml``, ``networkScheme``; besides them YAQL's standard
+library and any function of the entry point group
+``ironside.site.expression_functions``.
+
+Fuel's vocabulary (:mod:`.fuel_vocabulary`): ``$.role``/``$.label`` of
+a node compared with a value, ``True``/``False``, ``network_scheme``
+read as Fuel meant them; typographic quotes refused.
 
 The API:
 
@@ -57,8 +66,9 @@ The API:
     the process's engine.
 
 Modules: ``engine`` (the engine, sandbox, function loading), ``memo``
-(memoised lambdas), ``functions`` (the helpers), ``context`` (states),
-``fields`` (finding and checking expressions), ``session`` (evaluation).
+(memoised lambdas), ``functions`` (the helpers), ``fuel_vocabulary``
+(Fuel's vocabulary), ``context`` (states), ``fields`` (finding and
+checking expressions), ``session`` (evaluation).
 """
 
 from ironside.strategy.expressions.context import DesignNode

@@ -108,6 +108,9 @@ class DesignNode:
     tags: tuple[str, ...] = ()
     labels: Mapping[str, str] = dataclasses.field(default_factory=dict)
     properties: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    # Fuel's network scheme of the node, when the design gives one.
+    network_scheme: Mapping[str, Any] = dataclasses.field(
+        default_factory=dict)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -146,6 +149,8 @@ class NodeState:
     pending_addition: bool
     pending_deletion: bool
     properties: Mapping[str, Any]
+    network_scheme: Mapping[str, Any] = dataclasses.field(
+        default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -157,6 +162,7 @@ class NodeState:
             'pending_addition': self.pending_addition,
             'pending_deletion': self.pending_deletion,
             'properties': self.properties,
+            'network_scheme': self.network_scheme,
         }
 
     @classmethod
@@ -170,7 +176,9 @@ class NodeState:
             status=value['status'],
             pending_addition=value['pending_addition'],
             pending_deletion=value['pending_deletion'],
-            properties=dict(value['properties']))
+            properties=dict(value['properties']),
+            # Not recorded by the actions of an older Ironside.
+            network_scheme=dict(value.get('network_scheme') or {}))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -242,7 +250,8 @@ def _node(design: DesignNode, live: LiveNode | None, status: str,
         labels=dict(design.labels), provision_state=provision_state,
         status=status, pending_addition=pending_addition,
         pending_deletion=pending_deletion,
-        properties=_plain(design.properties))
+        properties=_plain(design.properties),
+        network_scheme=_plain(design.network_scheme))
 
 
 def cluster_status(deployed: DesignState | None,

@@ -26,6 +26,7 @@ from yaql.language import exceptions as yaql_exceptions
 from yaql.language import expressions
 from yaql.language import factory
 
+from ironside.strategy.expressions import fuel_vocabulary
 from ironside.strategy.expressions import memo
 from ironside.strategy.expressions import sandbox
 
@@ -54,13 +55,16 @@ def load_functions() -> list[Callable]:
 
 
 def _root_context(functions: Iterable[Callable]) -> contexts.Context:
-    """YAQL's standard library, hardened, and above it the functions of
-    the entry points (one of them named like a standard function wins
-    where both accept the arguments)."""
+    """YAQL's standard library, hardened, with the functions Fuel's
+    vocabulary is translated to; and above it the functions of the entry
+    points (one of them named like a standard function wins where both
+    accept the arguments)."""
     standard = yaql.create_context(
         convention=conventions.CamelCaseConvention(), yaqlized=False,
         delegates=False, finalizer=sandbox.finalize)
     sandbox.harden(standard)
+    for function in fuel_vocabulary.FUNCTIONS:
+        standard.register_function(function)
     context = standard.create_child_context()
     for function in functions:
         context.register_function(function)
@@ -93,7 +97,9 @@ class Engine:
         self._parse_lock = threading.Lock()
 
     def parse(self, text: str) -> Parsed:
-        """The parsed expression; YAQL's exceptions when it does not parse.
+        """The parsed expression, Fuel's vocabulary translated
+        (:mod:`.fuel_vocabulary`); YAQL's exceptions when it does not
+        parse.
 
         An absurdly nested expression is refused with TooDeep rather
         than a RecursionError.
@@ -105,7 +111,7 @@ class Engine:
                 raise sandbox.TooDeep() from None
         if sandbox.depth(parsed) > sandbox.MAX_DEPTH:
             raise sandbox.TooDeep()
-        return parsed
+        return fuel_vocabulary.translate(parsed)
 
     def unknown_functions(self, parsed: Parsed) -> list[str]:
         """Names the expression calls that no registered function has."""
@@ -124,7 +130,11 @@ class Engine:
 
     def check(self, text: str) -> tuple[Parsed | None, str | None]:
         """The parsed expression, or why it cannot be evaluated (it does
-        not parse, or calls an unknown function)."""
+        not parse, calls an unknown function, or has a typographic
+        quote)."""
+        refused = fuel_vocabulary.refusal(text)
+        if refused is not None:
+            return None, refused
         try:
             parsed = self.parse(text)
         except yaql_exceptions.YaqlException as exc:
@@ -163,7 +173,8 @@ def get_engine() -> Engine:
 def describe(exc: BaseException) -> str:
     """YAQL's message for an error, or a plain one for Python's own."""
     if isinstance(exc, KeyError) and exc.args:
-        return 'no key "%s"' % (exc.args[0],)
+        key = exc.args[0]
+        return 'no key "%s"%s' % (key, fuel_vocabulary.hint(key))
     text = str(exc)
     if isinstance(exc, yaql_exceptions.YaqlException):
         return text

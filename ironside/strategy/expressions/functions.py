@@ -30,6 +30,15 @@ functions are. YAQL's convention names them in camelCase
     null in a result.
 ``toJson(value)``, ``toYaml(value)``
     ``value`` as JSON (keys sorted, compact) or YAML text.
+``node.networkScheme()``, ``node.networkScheme(part)``
+    Fuel's network scheme of a node (``$node``, an element of
+    ``$.nodes``), or of each node of a list of them: the whole scheme
+    its BaremetalNode document gives, or one part of it: the scheme's
+    own key (``interfaces``, ``transformations``), else that key of each
+    endpoint that has it, by endpoint (``routes``, ``IP``, ``gateway``).
+    Fuel's spelling ``network_scheme`` reads the same. A node without a
+    network scheme, or a part neither the scheme nor any endpoint has,
+    is an error: never an empty value a condition would read as false.
 
 ``new``, ``old``, ``changed`` and the others evaluate their argument
 against the whole state: inside them ``$`` is the site, even within a
@@ -44,6 +53,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import yaml
+from yaql.language import exceptions as yaql_exceptions
 from yaql.language import specs
 from yaql.language import utils
 from yaql.language import yaqltypes
@@ -169,3 +179,42 @@ def to_json(engine: Any, value: Any) -> str:
 def to_yaml(engine: Any, value: Any) -> str:
     return yaml.safe_dump(json.loads(to_json(engine, value)),
                           default_flow_style=False, sort_keys=True)
+
+
+class NoNetworkScheme(yaql_exceptions.YaqlException):
+    """A node's network scheme, or the part asked for, is not there."""
+
+
+def _network_part(node: Mapping, part: str | None) -> Any:
+    """One node's network scheme, or one part of it."""
+    scheme = node.get('network_scheme')
+    if not scheme:
+        raise NoNetworkScheme(
+            'node "%s" has no network scheme: its BaremetalNode document '
+            'gives none (data.network_scheme)' % node.get('name'))
+    if part is None:
+        return scheme
+    if part in scheme:
+        return scheme[part]
+    endpoints = scheme.get('endpoints')
+    found = {name: endpoint[part] for name, endpoint in
+             (endpoints.items() if isinstance(endpoints, Mapping) else ())
+             if isinstance(endpoint, Mapping) and part in endpoint}
+    if not found:
+        raise NoNetworkScheme(
+            'the network scheme of node "%s" has no "%s", neither of its '
+            'own nor in an endpoint' % (node.get('name'), part))
+    return utils.FrozenDict(found)
+
+
+@specs.parameter('part', yaqltypes.String(nullable=True))
+@specs.inject('engine', yaqltypes.Engine())
+@specs.method
+def network_scheme(engine: Any, nodes: Any, part: str | None = None) -> Any:
+    if isinstance(nodes, Mapping):
+        return _network_part(nodes, part)
+    if not utils.is_iterable(nodes):
+        raise NoNetworkScheme('networkScheme() is of a node or of a list '
+                              'of nodes, not of %s' % type(nodes).__name__)
+    return tuple(_network_part(node, part)
+                 for node in utils.limit_iterable(nodes, engine))

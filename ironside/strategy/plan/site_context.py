@@ -56,7 +56,8 @@ def design_state(design: Design) -> expressions.DesignState:
         name=name, roles=tuple(node.roles),
         groups=tuple(groups_of.get(name, ())), rack=node.rack,
         tags=tuple(node.tags), labels=dict(node.labels),
-        properties=dict(node.properties))
+        properties=dict(node.properties),
+        network_scheme=dict(node.network_scheme))
         for name, node in sorted(design.nodes.items()))
     return expressions.DesignState(
         nodes=nodes, configs=dict(design.configs),

@@ -4,7 +4,10 @@
     Configuration that tasks and expressions read, any data; the design
     holds it by name (``$.configs.<name>`` in expressions).
 ``ironside/Settings/v1``
-    Settings of the site, a mapping, by name (``$.settings.<name>``).
+    Settings of the site, a mapping, by name (``$.settings.<name>``):
+    one section of Fuel's settings, named after it, holding its
+    settings (``additional_components`` holding ``murano: {value:
+    true}`` is ``$.settings.additional_components.murano.value``).
 ``deckhand/Passphrase/v1``, ``deckhand/PrivateKey/v1``,
 ``deckhand/CertificateKey/v1``
     Deckhand's secret documents: the data is a string, and a secret

@@ -25,6 +25,11 @@ operating system is reached once deployed::
         user: root
         known_host: ssh-ed25519 AAAA...  # the node's SSH host key
         identity: site-ssh              # a deckhand/PrivateKey/v1 document
+      network_scheme:                   # Fuel's, read by expressions
+        endpoints:
+          br-mgmt:
+            IP: [10.0.3.11/24]
+            routes: [{net: 10.1.0.0/16, via: 10.0.3.1}]
 
 A site action enrolls the nodes that do not exist yet (name, driver,
 driver_info, properties, resource class) and sets ``extra.rack``,
@@ -92,6 +97,12 @@ _SCHEMA = DocumentSchema({
                     },
                     'additionalProperties': False,
                 },
+                'network_scheme': {
+                    'type': 'object',
+                    'properties': {'endpoints': {
+                        'type': 'object',
+                        'additionalProperties': {'type': 'object'}}},
+                },
             },
             'additionalProperties': False,
         },
@@ -125,6 +136,10 @@ class InventoryNode:
     labels: Mapping[str, str] = dataclasses.field(default_factory=dict)
     roles: tuple[str, ...] = ()
     os_access: OsAccess | None = None
+    # Fuel's network scheme of the node (interfaces, endpoints, routes),
+    # which expressions read; Ironside configures no network from it.
+    network_scheme: Mapping[str, Any] = dataclasses.field(
+        default_factory=dict)
 
     def extra_fields(self) -> dict[str, Any]:
         """The ``extra`` fields a site action keeps in step with the
@@ -174,7 +189,8 @@ def build(document: Mapping[str, Any]) -> InventoryNode:
         labels={str(k).strip(): str(v).strip() for k, v in
                 (data.get('labels') or {}).items()},
         roles=tuple(data.get('roles') or ()),
-        os_access=OsAccess(**access) if access else None)
+        os_access=OsAccess(**access) if access else None,
+        network_scheme=data.get('network_scheme') or {})
 
 
 KIND = Kind('BaremetalNode', (SCHEMA,), check, build)

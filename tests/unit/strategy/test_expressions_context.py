@@ -104,7 +104,8 @@ def test_node_fields_come_from_the_design():
         'groups': ['control-nodes'], 'rack': 'rack01', 'tags': ['control'],
         'labels': {'zone': 'a'}, 'provision_state': 'active',
         'status': 'ready', 'pending_addition': False,
-        'pending_deletion': False, 'properties': {'cpus': 8}}
+        'pending_deletion': False, 'properties': {'cpus': 8},
+        'network_scheme': {}}
 
 
 def test_expressions_see_every_documented_field():
@@ -114,7 +115,7 @@ def test_expressions_see_every_documented_field():
     assert evaluation.evaluate('$.nodes[0].keys()') == [
         'name', 'uuid', 'roles', 'groups', 'rack', 'tags', 'labels',
         'provision_state', 'status', 'pending_addition',
-        'pending_deletion', 'properties']
+        'pending_deletion', 'properties', 'network_scheme']
     assert evaluation.evaluate('$.configs') == sites.CONFIGS
     assert evaluation.evaluate('$.settings') == sites.SETTINGS
     assert evaluation.evaluate('$.cluster') == {'status': 'operational'}
@@ -133,6 +134,15 @@ def test_context_round_trips_through_json():
     first = expressions.build_context(sites.DEPLOYED, [], None)
     assert expressions.SiteContext.from_dict(
         json.loads(json.dumps(first.as_dict()))) == first
+
+
+def test_a_context_recorded_without_network_schemes_reads_back():
+    """An action recorded before nodes had network schemes resumes."""
+    context = expressions.build_context(sites.DEPLOYED, [], None)
+    recorded = json.loads(json.dumps(context.as_dict()))
+    for node in recorded['new']['nodes']:
+        del node['network_scheme']
+    assert expressions.SiteContext.from_dict(recorded) == context
 
 
 def test_evaluation_on_a_recorded_context_gives_the_same_values():
