@@ -101,7 +101,7 @@ def _is_dot(node: Any) -> bool:
 
 def _variable(node: Any) -> str | None:
     if isinstance(node, expressions.GetContextValue):
-        return node.path.value
+        return str(node.path.value)
     return None
 
 
@@ -179,7 +179,7 @@ def _over_nodes(node: Any) -> bool:
     if _is_dot(node):
         receiver, member = node.args
         if isinstance(member, expressions.KeywordConstant):
-            return member.value == 'nodes'
+            return bool(member.value == 'nodes')
         return isinstance(member, expressions.Function) and \
             member.name in _SUBSET_METHODS and _over_nodes(receiver)
     return isinstance(node, expressions.Function) and \
@@ -236,7 +236,7 @@ def has(values: Any, value: Any) -> bool:
     keys."""
     if isinstance(values, Mapping) or utils.is_iterable(values):
         return value in values
-    return values == value
+    return bool(values == value)
 
 
 @specs.parameter('wanted', yaqltypes.Iterable())

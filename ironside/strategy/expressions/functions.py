@@ -185,7 +185,7 @@ class NoNetworkScheme(yaql_exceptions.YaqlException):
     """A node's network scheme, or the part asked for, is not there."""
 
 
-def _network_part(node: Mapping, part: str | None) -> Any:
+def _network_part(node: Mapping[str, Any], part: str | None) -> Any:
     """One node's network scheme, or one part of it."""
     scheme = node.get('network_scheme')
     if not scheme:
