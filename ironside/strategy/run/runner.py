@@ -78,6 +78,7 @@ class ActionRunner:
                     return False
                 if outcome == FINISHED:
                     return True
+                self.action.changed = True
             return True
         except site_db.NotOwner:
             LOG.warning('Site action %s was taken over by another '
