@@ -9,10 +9,14 @@ import pytest
 
 from ironside.common import states
 from ironside.db import designs as designs_db
+from ironside.db import history as history_db
+from ironside.db import nodes as nodes_db
 from ironside.db import site as site_db
 from ironside.strategy import actions
 from ironside.strategy.designs import store
+from ironside.strategy.nodes import conductor as conductor_nodes
 from ironside.strategy.run import runner
+from tests import utils
 from tests.unit.strategy import memory_nodes
 from tests.unit.strategy.conftest import run_action
 from tests.unit.strategy.design_fixtures import stage_example
@@ -188,3 +192,92 @@ def test_an_action_refused_before_it_changed_anything_tags_nothing(
     assert failed['result'] == 'failed: critical group ntp-node failed'
     assert _tags() == [(1, 'site-action-success'),
                        (1, 'site-action-failure')]
+
+
+# Against Ironside's conductor, on fake hardware
+
+FAIL_CLEANING = {'fake_fail_steps': ['deploy.erase_devices_metadata']}
+FAIL_DEPLOY = {'fake_fail_steps': ['deploy.write_image']}
+
+
+@pytest.fixture
+def two_nodes(db, rpc, context):
+    """n1 and n2 of group "a" (half of it must succeed), and the seam
+    over the conductor; n1's driver_info as given."""
+    strategy(group('a', success_criteria={'percent_successful_nodes': 50}))
+
+    def _enroll(driver_info):
+        uuids = {}
+        for name in ('n1', 'n2'):
+            values = utils.fake_node_values(
+                name=name, extra={'tags': ['a']},
+                driver_info=driver_info if name == 'n1' else {})
+            uuids[name] = rpc.create_node(context, values)
+        return uuids, conductor_nodes.ConductorNodes(rpc)
+    return _enroll
+
+
+def _events(uuid):
+    node = nodes_db.get_node(uuid)
+    return [h.event for h in history_db.list_for_node(node.id)]
+
+
+def test_the_conductor_undeploys_a_deploy_failed_node(two_nodes, rpc,
+                                                       context):
+    uuids, nodes = two_nodes(FAIL_DEPLOY)
+    first = run_action(nodes, 'test-strategy')
+    assert _node(first, 'n1')['status'] == 'failure'
+    assert nodes_db.get_node(uuids['n1']).provision_state == \
+        states.DEPLOYFAIL
+    rpc.update_node(context, uuids['n1'], {'driver_info': {}})
+    second = run_action(nodes, 'test-strategy', action='update_site')
+    assert second['result'] == 'success'
+    assert nodes_db.get_node(uuids['n1']).provision_state == states.ACTIVE
+    events = _events(uuids['n1'])
+    assert 'Cleaning finished' in \
+        events[events.index('Tear down requested'):]
+    assert _log(second) == [
+        'node n1 taken back from state "deploy failed" (Deploy step '
+        'deploy.write_image failed: Step deploy.write_image failed: fake '
+        'failure requested by driver_info fake_fail_steps): undeploy '
+        'requested (it is cleaned, then available)']
+
+
+def test_a_clean_failure_left_in_maintenance_is_not_taken_back(
+        two_nodes, rpc, context):
+    """Ironside puts a node whose clean step failed in maintenance, as
+    Ironic does: the next action says so, and goes on without it."""
+    uuids, nodes = two_nodes(FAIL_CLEANING)
+    run_action(nodes, 'test-strategy')
+    failed = nodes_db.get_node(uuids['n1'])
+    assert (failed.provision_state, failed.maintenance) == (
+        states.CLEANFAIL, True)
+    again = run_action(nodes, 'test-strategy', action='update_site')
+    assert _node(again, 'n1')['reason'].startswith(
+        'not taken back from state "clean failed": the node is in '
+        'maintenance (')
+    assert again['result'] == 'success with some nodes or groups failed'
+    # Out of maintenance (the fault fixed), the next action takes it back.
+    rpc.update_node(context, uuids['n1'], {'driver_info': {},
+                                           'maintenance': False})
+    last = run_action(nodes, 'test-strategy', action='update_site')
+    assert last['result'] == 'success'
+    assert nodes_db.get_node(uuids['n1']).provision_state == states.ACTIVE
+
+
+def test_a_node_another_conductor_holds_fails_alone(two_nodes, conf):
+    conf.set('conductor', node_locked_retry_attempts=0)
+    conf.set('site', node_locked_timeout=0)
+    uuids, nodes = two_nodes({})
+    nodes_db.reserve_node('other-conductor', uuids['n1'])
+    try:
+        result = run_action(nodes, 'test-strategy')
+    finally:
+        nodes_db.release_node('other-conductor',
+                              nodes_db.get_node(uuids['n1']).id)
+    assert _node(result, 'n1')['reason'] == (
+        'manage not made: the node is still locked after 0 seconds: Node '
+        '%s is locked by host other-conductor, please retry after the '
+        'current operation is completed.' % uuids['n1'])
+    assert result['result'] == 'success with some nodes or groups failed'
+    assert nodes_db.get_node(uuids['n2']).provision_state == states.ACTIVE
