@@ -464,12 +464,17 @@ class GroupPhases:
                 self.backend.start_teardown(record.uuid)
             else:
                 self.backend.start_prepare(record.uuid, verb)
-        except seam.Locked as exc:
-            return self._locked(record, verb, exc)
         except seam.Busy as exc:
-            LOG.debug('Node %s is busy, %s retried later: %s', record.name,
-                      verb, exc)
-            return False
+            # Someone else's lock is waited out only so long (node_flow).
+            reason = self.locks.given_up(record.uuid, self.clock(), verb,
+                                         exc) \
+                if isinstance(exc, seam.Locked) else None
+            if reason is None:
+                LOG.debug('Node %s is busy, %s retried later: %s',
+                          record.name, verb, exc)
+                return False
+            self._end(record, site_models.FAILURE, reason)
+            return True
         except seam.Rejected as exc:
             self._end(record, site_models.FAILURE, '%s refused: %s'
                       % (verb, exc))
@@ -480,18 +485,6 @@ class GroupPhases:
         self.action_record.changed()
         if decision.note:
             self.action_record.log('node %s %s' % (record.name, decision.note))
-        return True
-
-    def _locked(self, record: node_flow.NodeRecord, verb: str,
-                exc: seam.Locked) -> bool:
-        """Ask again later, unless the node has been locked too long: it
-        then fails (the group's criteria judge it)."""
-        reason = self.locks.given_up(record.uuid, self.clock(), verb, exc)
-        if reason is None:
-            LOG.debug('Node %s is locked, %s retried later: %s',
-                      record.name, verb, exc)
-            return False
-        self._end(record, site_models.FAILURE, reason)
         return True
 
     def _deploy_steps(self, group: Group, uuid: str
