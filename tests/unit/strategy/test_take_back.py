@@ -5,6 +5,8 @@ refused before it changed anything leaves its revision untagged."""
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from ironside.common import states
@@ -19,8 +21,10 @@ from ironside.strategy.run import runner
 from tests import utils
 from tests.unit.strategy import memory_nodes
 from tests.unit.strategy.conftest import run_action
+from tests.unit.strategy.conftest import start_action
 from tests.unit.strategy.design_fixtures import stage_example
 from tests.unit.strategy.memory_limit import InFlightLimit
+from tests.unit.strategy.test_runner_rules import StopAfter
 from tests.unit.strategy.test_runner_rules import _node
 from tests.unit.strategy.test_runner_rules import group
 from tests.unit.strategy.test_runner_rules import site
@@ -281,3 +285,31 @@ def test_a_node_another_conductor_holds_fails_alone(two_nodes, conf):
         'current operation is completed.' % uuids['n1'])
     assert result['result'] == 'success with some nodes or groups failed'
     assert nodes_db.get_node(uuids['n2']).provision_state == states.ACTIVE
+
+
+def test_a_conductor_taking_over_does_not_take_back_twice(db):
+    """The undeploy was asked and recorded: the conductor that takes the
+    action over polls the node on, and the log says it once."""
+    strategy(group('a'))
+    nodes = site(a=['n1'])
+    nodes.by_name('n1').provision_state = states.DEPLOYFAIL
+    row = start_action(nodes, 'test-strategy', host='conductor-1')
+    stop = threading.Event()
+    first = runner.ActionRunner(row.uuid, 'conductor-1',
+                                StopAfter(nodes, 2, stop),
+                                InFlightLimit(100), stop)
+    assert first.run() is False
+    (node,) = site_db.action_nodes(row.id)
+    assert (node.phase, node.request) == ('prepare', 'deleted')
+    seen = site_db.get_action(row.uuid)
+    assert seen.progress['changed'] is True
+    assert site_db.claim_action(row.id, 'conductor-2', seen.owner,
+                                seen.heartbeat_at)
+    assert runner.ActionRunner(row.uuid, 'conductor-2', nodes,
+                               InFlightLimit(100)).run() is True
+    assert nodes.requests_for('n1') == ['deleted', 'deploy']
+    report = actions.action_report(row.uuid)
+    assert report['result'] == 'success'
+    assert _log(report) == [
+        'node n1 taken back from state "deploy failed": undeploy requested '
+        '(it is cleaned, then available)']
