@@ -299,12 +299,14 @@ def save_progress(action_id: int, host: str,
                   result: str | None = None,
                   tag: str | None = None,
                   tasks: Sequence[dict[str, Any]] = (),
-                  state: str = site_models.FINISHED) -> None:
+                  state: str = site_models.FINISHED,
+                  log: list[dict[str, str]] | None = None) -> None:
     """Write the runner's progress in one transaction, as the owner.
 
     ``nodes`` are changed node rows: dicts with ``id`` and the columns
     ``status``, ``phase``, ``request`` and ``reason``; ``tasks`` changed
-    task runs: ``id`` and any of their columns. With ``result`` the
+    task runs: ``id`` and any of their columns; ``log`` the action's
+    whole log, when it grew (only the owner writes it). With ``result`` the
     action ends in ``state`` (finished, or aborted) and its node claims
     are released; with ``tag`` too,
     the design revision it ran (if any) gets that tag. Raises NotOwner,
@@ -314,6 +316,8 @@ def save_progress(action_id: int, host: str,
     values: dict[str, Any] = {'heartbeat_at': now}
     if progress is not None:
         values['progress'] = progress
+    if log is not None:
+        values['log'] = log
     if result is not None:
         values.update(result=result, state=state, finished_at=now)
     with db_session.writer() as session:

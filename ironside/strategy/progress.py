@@ -12,7 +12,9 @@ Stored in ``site_actions.progress``::
          "deploy": {...} | null,
          "tasks": {...} | null}}}          # only for groups with tasks
 
-``state`` is also "tasks" while the group's nodes run their tasks.
+``state`` is also "tasks" while the group's nodes run their tasks;
+``"changed": true`` is added once the groups have asked anything of a
+node or started a task (:mod:`.run.action_record`).
 
 The group and action results are the strings below (and ``aborted``,
 for an action aborted and the phases it cut short: :mod:`.run.abort`); the

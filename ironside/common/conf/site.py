@@ -17,6 +17,12 @@ opts = [
     cfg.IntOpt('deploy_timeout', default=7200, min=1,
                help='Seconds a group\'s deploy phase may take before the '
                     'group fails with "failed: timeout".'),
+    cfg.IntOpt('node_locked_timeout', default=300, min=0,
+               help='Seconds a site action asks again for a node whose '
+                    'lock someone else holds (each request already waits '
+                    '[conductor]node_locked_retry_attempts times) before '
+                    'the node fails, to be judged by its group\'s success '
+                    'criteria.'),
     cfg.FloatOpt('node_poll_interval', default=0.1, min=0.001,
                  help='Longest pause, in seconds, between two reads of the '
                       'states of the nodes in flight (one query for all of '

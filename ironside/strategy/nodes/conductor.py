@@ -70,12 +70,14 @@ class ConductorNodes:
         for start in range(0, len(uuids), _CHUNK):
             for row in nodes_db.select_node_columns(
                     ('uuid', 'provision_state', 'last_error', 'maintenance',
-                     'deploy_step', 'clean_step', 'power_state'),
+                     'maintenance_reason', 'deploy_step', 'clean_step',
+                     'power_state'),
                     {'uuid_in': uuids[start:start + _CHUNK]}):
                 states[row.uuid] = seam.NodeState(
                     uuid=row.uuid, provision_state=row.provision_state,
                     last_error=row.last_error,
                     maintenance=bool(row.maintenance),
+                    maintenance_reason=row.maintenance_reason,
                     step=step_name(row.deploy_step or row.clean_step),
                     power_state=row.power_state)
         return states
@@ -83,6 +85,8 @@ class ConductorNodes:
     def _request(self, node_uuid: str, call: Callable[[], object]) -> None:
         try:
             call()
+        except exception.NodeLocked as exc:
+            raise seam.Locked(exc.message) from exc
         except TRANSIENT as exc:
             raise seam.Busy(getattr(exc, 'message', str(exc))) from exc
         except exception.IronsideException as exc:

@@ -19,8 +19,10 @@ hardware interfaces: ``start_teardown`` (undeploy), ``start_clean``
 and ``power_off`` only start transitions; the
 runner learns how they end from ``read_states``. They raise ``Busy`` when
 the request should simply be made again later (no free conductor worker,
-node locked, conductor unreachable) and ``Rejected`` when the node cannot
-do it; the node then fails with the message.
+conductor unreachable), ``Locked`` (a ``Busy``) when someone else holds
+the node's lock, which the runner waits out only so long, and
+``Rejected`` when the node cannot do it; the node then fails with the
+message.
 """
 
 from __future__ import annotations
@@ -48,6 +50,10 @@ class Busy(Exception):
     """Try again later; nothing was started."""
 
 
+class Locked(Busy):
+    """Someone else holds the node's lock; ``str()`` says who."""
+
+
 class Rejected(Exception):
     """The node refused the request; ``str()`` says why."""
 
@@ -58,6 +64,7 @@ class NodeState:
     provision_state: str | None
     last_error: str | None = None
     maintenance: bool = False
+    maintenance_reason: str | None = None
     # The deploy or clean step running now, as "interface.step".
     step: str | None = None
     power_state: str | None = None
@@ -95,8 +102,9 @@ class NodeBackend(Protocol):
         """Current states of these nodes; missing ones are left out."""
 
     def start_prepare(self, node_uuid: str, verb: str) -> None:
-        """Start ``manage`` (enroll → manageable) or ``provide``
-        (manageable → cleaning → available)."""
+        """Start ``manage`` (enroll → manageable, or clean failed and
+        inspect failed → manageable) or ``provide`` (manageable →
+        cleaning → available)."""
 
     def start_deploy(self, node_uuid: str,
                      deploy_steps: Sequence[dict] = (),
@@ -116,8 +124,8 @@ class NodeBackend(Protocol):
         """Replace a node's ``extra`` field (Busy, Rejected)."""
 
     def start_teardown(self, node_uuid: str) -> None:
-        """Start undeploying (active → deleting → cleaning → available,
-        or manageable for a retired node)."""
+        """Start undeploying (active, deploy failed or error → deleting
+        → cleaning → available, or manageable for a retired node)."""
 
     def start_clean(self, node_uuid: str, clean_steps: Sequence[dict]
                     ) -> None:

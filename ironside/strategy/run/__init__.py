@@ -6,6 +6,9 @@
 ``groups``     an action's groups, phase by phase (prepare, deploy, tasks)
 ``node_flow``  what to do next with one node, from its state
 ``task_flow``  the task runs of an action: which may start, their results
+``action_record``
+               what the groups write besides nodes and tasks: the action's
+               log, whether they changed anything, the revision's tag
 ``redeploy``   the steps of a ``redeploy_server`` plan: decommission,
                destroy, remove from the cluster, back in service
 ``destroy``    destroying one node through its own hardware interfaces

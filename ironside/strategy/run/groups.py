@@ -23,6 +23,10 @@ The rules (spec 000's Process, and the task graph spec's):
   judges it by: a redeploy_server's, the one node) are judged on its full
   node set, counting nodes that succeeded earlier in other groups; a
   group failing them is taken no further;
+- a node a former action left failed is taken back by prepare
+  (:mod:`.node_flow`), which the action's log says node by node;
+- a request refused because someone else holds the node's lock is made
+  again until ``[site]node_locked_timeout``; then the node fails;
 - a prepare or deploy phase that outlives its timeout fails the group;
   its nodes still in flight fail (a task has its own timeout);
 - a failed task fails its node, with the task's reason, and nothing
@@ -32,7 +36,10 @@ The rules (spec 000's Process, and the task graph spec's):
 - at the end, a failed critical group fails the action; the design
   revision the action ran, if it ran one, is tagged
   ``site-action-success`` or ``site-action-failure`` (a failed action's
-  result starts with "failed") in the same transaction.
+  result starts with "failed") in the same transaction; a failed or
+  aborted action that changed nothing (no node was asked for anything,
+  no task ran, no step of its plan ran before its groups) was refused,
+  and leaves the revision untagged.
 
 Every change is written to the database before the runner relies on
 it, as the owner of the action: a runner that lost the action stops at
@@ -55,15 +62,16 @@ from ironside.strategy import progress as site_progress
 from ironside.strategy.core import model
 from ironside.strategy.core.criteria import SuccessCriteria
 from ironside.strategy.core.model import Group
-from ironside.strategy.designs import versions
 from ironside.strategy.nodes import seam
 from ironside.strategy.plan.action_plan import ActionPlan
 from ironside.strategy.run import abort
+from ironside.strategy.run import action_record
 from ironside.strategy.run import node_flow
 from ironside.strategy.run import task_flow
 from ironside.strategy.run.in_flight import InFlight
 
 LOG = logging.getLogger(__name__)
+
 
 class GroupPhases:
     """Runs an action's groups to the end (the last step of every plan,
@@ -73,7 +81,8 @@ class GroupPhases:
     criteria); ``ending`` tells the action's result from the groups'
     (by default as it is). ``tasks``: where the nodes' tasks run (or
     what makes it when the first one does); by default the installed
-    task runners."""
+    task runners. ``changed``: the plan's steps before the groups
+    changed the site (the revision is tagged whatever the ending)."""
 
     def __init__(self, action: site_models.SiteAction, host: str,
                  nodes: seam.NodeBackend, limit: InFlight,
@@ -83,8 +92,8 @@ class GroupPhases:
                  Callable[[], task_flow.TaskExecution] | None,
                  abort_watch: abort.AbortWatch,
                  criteria: Callable[[Group], SuccessCriteria] | None = None,
-                 ending: Callable[[str, GroupPhases], str] | None = None
-                 ) -> None:
+                 ending: Callable[[str, GroupPhases], str] | None = None,
+                 changed: bool = False) -> None:
         self.host = host
         self.backend = nodes
         self.limit = limit
@@ -99,6 +108,8 @@ class GroupPhases:
         self.revision = action.revision_id
         self.progress = action.progress
         self.abort = abort_watch
+        self.action_record = action_record.ActionRecord(action, changed)
+        self.locks = node_flow.LockWait()
         node_rows = site_db.action_nodes(action.id)
         task_rows = site_db.action_tasks(action.id)
         node_tasks: dict[str, list[str]] = {}
@@ -199,17 +210,22 @@ class GroupPhases:
         site_db.save_progress(self.action_id, self.host, self.progress,
                               [r.row() for r in self._dirty.values()],
                               result=result, tasks=self.flow.take_dirty(),
-                              tag=versions.action_tag(result),
-                              state=abort.final_state(result))
+                              tag=self.action_record.tag(result),
+                              state=abort.final_state(result),
+                              log=self.action_record.take_log())
         self._dirty.clear()
+        self.action_record.progress_written()
 
     def _save_nodes(self) -> None:
         tasks = self.flow.take_dirty()
-        if self._dirty or tasks:
-            site_db.save_progress(self.action_id, self.host, None,
-                                  [r.row() for r in self._dirty.values()],
-                                  tasks=tasks)
+        if self._dirty or tasks or self.action_record.unwritten:
+            site_db.save_progress(
+                self.action_id, self.host,
+                self.progress if self.action_record.progress_dirty else None,
+                [r.row() for r in self._dirty.values()], tasks=tasks,
+                log=self.action_record.take_log())
             self._dirty.clear()
+            self.action_record.progress_written()
 
     def _finish(self) -> None:
         for uuid in self.flow.by_node:
@@ -434,27 +450,41 @@ class GroupPhases:
                     record.phase = phase
                     self._dirty[uuid] = record
                 if decision.kind == node_flow.SUBMIT:
-                    changed |= self._submit(group, record, decision.verb)
+                    changed |= self._submit(group, record, decision)
         return changed
 
     def _submit(self, group: Group, record: node_flow.NodeRecord,
-                verb: str) -> bool:
+                decision: node_flow.Decision) -> bool:
+        verb = decision.verb
         try:
             if verb == seam.DEPLOY:
                 steps, templates = self._deploy_steps(group, record.uuid)
                 self.backend.start_deploy(record.uuid, steps, templates)
+            elif verb == seam.TEARDOWN:
+                self.backend.start_teardown(record.uuid)
             else:
                 self.backend.start_prepare(record.uuid, verb)
         except seam.Busy as exc:
-            LOG.debug('Node %s is busy, %s retried later: %s', record.name,
-                      verb, exc)
-            return False
+            # Someone else's lock is waited out only so long (node_flow).
+            reason = self.locks.given_up(record.uuid, self.clock(), verb,
+                                         exc) \
+                if isinstance(exc, seam.Locked) else None
+            if reason is None:
+                LOG.debug('Node %s is busy, %s retried later: %s',
+                          record.name, verb, exc)
+                return False
+            self._end(record, site_models.FAILURE, reason)
+            return True
         except seam.Rejected as exc:
             self._end(record, site_models.FAILURE, '%s refused: %s'
                       % (verb, exc))
             return True
+        self.locks.forget(record.uuid)
         record.request = verb
         self._dirty[record.uuid] = record
+        self.action_record.changed()
+        if decision.note:
+            self.action_record.log('node %s %s' % (record.name, decision.note))
         return True
 
     def _deploy_steps(self, group: Group, uuid: str
@@ -485,6 +515,7 @@ class GroupPhases:
         record.phase = None
         record.request = None
         self._dirty[record.uuid] = record
+        self.locks.forget(record.uuid)
         if status == site_models.FAILURE:
             self.flow.node_failed(record.uuid, reason)
             LOG.info('Site action %s: node %s failed: %s', self.uuid,
@@ -531,6 +562,7 @@ class GroupPhases:
                     self.held += 1
                     record.phase = node_flow.TASKS
                     self.flow.start(step.record)
+                    self.action_record.changed()
                     changed = True
                 else:
                     self._limited = True

@@ -6,6 +6,17 @@ configured to). A node already ``available`` is prepared as it is, and
 one already ``active`` counts as a success and is never redeployed.
 Deploy brings an ``available`` node to ``active``.
 
+A node an earlier action (or anything else) left failed is taken back,
+as Airship's prepare phase does, so that running the action again
+retries it: from ``deploy failed`` (or ``error``, a failed undeploy) it
+is undeployed, which cleans it and leaves it ``available``; from
+``clean failed`` or ``inspect failed`` it is managed, then provided
+(cleaned). Each way back is tried once per action: a node that fails on
+it fails as any other. A failed node in maintenance is not taken back
+(Ironside, as Ironic, puts a node whose clean step failed in
+maintenance; an operator clears it): it fails with the reason, and the
+group's success criteria judge it.
+
 The decision depends only on the node's state and on the last request
 made for it in this phase, so a runner that takes an action over from a
 dead conductor decides the same from the database alone: nodes in a
@@ -15,6 +26,7 @@ transitional state are waited for, never asked again.
 from __future__ import annotations
 
 import dataclasses
+import datetime
 from typing import Any
 
 from ironside.common import states
@@ -32,8 +44,9 @@ WAIT = 'wait'
 SUBMIT = 'submit'
 DONE = 'done'
 
-_PREPARE_WAIT = frozenset((states.VERIFYING, states.CLEANING,
-                           states.CLEANWAIT, states.CLEANHOLD))
+_PREPARE_WAIT = frozenset((states.VERIFYING, states.DELETING,
+                           states.CLEANING, states.CLEANWAIT,
+                           states.CLEANHOLD))
 _DEPLOY_WAIT = frozenset((states.DEPLOYING, states.DEPLOYWAIT,
                           states.DEPLOYHOLD))
 
@@ -44,8 +57,25 @@ class Decision:
     # DONE: the node's new status, and why it failed.
     status: str | None = None
     reason: str | None = None
-    # SUBMIT: the request to make.
+    # SUBMIT: the request to make; for a node taken back from a failed
+    # state, what the action's log says of it once the request is made.
     verb: str | None = None
+    note: str | None = None
+
+
+# Failed states prepare takes a node back from: the request that starts
+# the way back, and where that way goes.
+TAKE_BACK = {
+    states.DEPLOYFAIL: seam.TEARDOWN,
+    states.ERROR: seam.TEARDOWN,
+    states.CLEANFAIL: seam.MANAGE,
+    states.INSPECTFAIL: seam.MANAGE,
+}
+_WAY_BACK = {
+    seam.TEARDOWN: 'undeploy requested (it is cleaned, then available)',
+    seam.MANAGE: 'manage requested (then provide: it is cleaned, then '
+                 'available)',
+}
 
 
 def _failed(reason: str) -> Decision:
@@ -78,6 +108,22 @@ def _unexpected(node: seam.NodeState, request: str | None, phase: str,
                           node))
 
 
+def take_back(node: seam.NodeState) -> Decision:
+    """The first request that brings a failed node back to
+    ``available``, or why it is not taken back."""
+    state = node.provision_state
+    if node.maintenance:
+        return _failed(
+            'not taken back from state "%s": the node is in maintenance%s; '
+            'take it out of maintenance for the next action to retry it'
+            % (state, ' (%s)' % node.maintenance_reason
+               if node.maintenance_reason else ''))
+    verb = TAKE_BACK[state]
+    return Decision(SUBMIT, verb=verb, note='taken back from state "%s"%s: '
+                    '%s' % (state, ' (%s)' % node.last_error
+                            if node.last_error else '', _WAY_BACK[verb]))
+
+
 def prepare(node: seam.NodeState | None, request: str | None) -> Decision:
     settled = _settled(node, _PREPARE_WAIT)
     if settled is not None:
@@ -85,6 +131,8 @@ def prepare(node: seam.NodeState | None, request: str | None) -> Decision:
     state = node.provision_state
     if state == states.AVAILABLE:
         return Decision(DONE, status=site_models.PREPARED)
+    if state in TAKE_BACK and request is None:
+        return take_back(node)
     if state == states.ENROLL:
         if request == seam.MANAGE:
             return _failed(_error('verification failed', node))
@@ -96,6 +144,8 @@ def prepare(node: seam.NodeState | None, request: str | None) -> Decision:
         return Decision(SUBMIT, verb=seam.PROVIDE)
     if state == states.CLEANFAIL:
         return _failed(_error('cleaning failed', node))
+    if state == states.ERROR and request == seam.TEARDOWN:
+        return _failed(_error('undeploying failed', node))
     return _unexpected(node, request, PREPARE, '; bring it to manageable '
                        'or available first')
 
@@ -110,6 +160,30 @@ def deploy(node: seam.NodeState | None, request: str | None) -> Decision:
     if state == states.DEPLOYFAIL:
         return _failed(_error('deploy failed', node))
     return _unexpected(node, request, DEPLOY)
+
+
+class LockWait:
+    """How long each node's requests have been refused because someone
+    else holds its lock, in this runner (one that takes the action over
+    waits afresh). A lock held longer than ``[site]node_locked_timeout``
+    is not someone's passing step: the node fails, and the group's
+    success criteria judge it, rather than the phase timing out."""
+
+    def __init__(self) -> None:
+        self._since: dict[str, datetime.datetime] = {}
+
+    def given_up(self, uuid: str, now: datetime.datetime, verb: str,
+                 error: Exception) -> str | None:
+        """Why the node fails now, or None to ask again later."""
+        since = self._since.setdefault(uuid, now)
+        waited = (now - since).total_seconds()
+        if waited < CONF.site.node_locked_timeout:
+            return None
+        return '%s not made: the node is still locked after %d seconds: %s' \
+            % (verb, waited, error)
+
+    def forget(self, uuid: str) -> None:
+        self._since.pop(uuid, None)
 
 
 # Pause between reads of node states while they change; doubles up to

@@ -5,7 +5,9 @@ public seam: ``deploy_site`` and ``update_site`` have their groups only;
 ``redeploy_server`` has its own steps before them (:mod:`.redeploy`).
 The runner stops (returns False, having written nothing more) when it
 is asked to or when another conductor owns the action; it returns True
-once the action has finished.
+once the action has finished. A step that ran to its end before the
+groups changed the site: the groups then tag the revision however the
+action ends (:mod:`.action_record`).
 """
 
 from __future__ import annotations
@@ -78,6 +80,7 @@ class ActionRunner:
                     return False
                 if outcome == FINISHED:
                     return True
+                self.action.changed = True
             return True
         except site_db.NotOwner:
             LOG.warning('Site action %s was taken over by another '

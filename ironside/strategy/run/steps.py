@@ -57,6 +57,9 @@ class RunningAction:
     abort_watch: abort.AbortWatch
     # How a redeploy_server action reaches Kubernetes and etcd.
     peers: Callable[[site_models.SiteAction], Any] | None = None
+    # A step of the plan before its groups ran to its end: the site
+    # changed, and the revision is tagged however the action ends.
+    changed: bool = False
 
     @property
     def uuid(self) -> str:
@@ -100,5 +103,6 @@ class Groups:
         phases = groups.GroupPhases(
             action.row, action.host, action.nodes, action.limit,
             action.stop, action.clock, action.tasks, action.abort_watch,
-            criteria=self.criteria, ending=self.ending)
+            criteria=self.criteria, ending=self.ending,
+            changed=action.changed)
         return FINISHED if phases.run() else STOPPED

@@ -5,8 +5,10 @@ uses (enroll → verifying → manageable → cleaning → available → deployi
 → wait call-back → active) and move one state further each time their
 states are read, so the runner sees transitional states as it would on
 real hardware. Knobs per node make verification, cleaning or deployment
-fail, refuse requests a number of times with ``Busy``, or keep a node
-from moving at all. Every request made is logged in ``requests``.
+fail, refuse requests a number of times with ``Busy`` (or ``Locked``),
+or keep a node from moving at all. Nodes in ``clean failed`` and
+``inspect failed`` are managed as Ironic's are (at once, to
+``manageable``). Every request made is logged in ``requests``.
 
 It is the seam's test twin: the runner is tested against it without any
 conductor, and it shows what another implementation (another
@@ -55,6 +57,7 @@ class MemoryNode:
     provision_state: str = states.ENROLL
     last_error: str | None = None
     maintenance: bool = False
+    maintenance_reason: str | None = None
     fail_verify: bool = False
     fail_prepare: bool = False
     fail_deploy: bool = False
@@ -65,6 +68,8 @@ class MemoryNode:
     refuse_power_off: int = 0
     # Requests refused with Busy before one is accepted.
     busy: int = 0
+    # Who holds the node's lock: every request is refused with Locked.
+    locked_by: str | None = None
     # A frozen node stays in whatever state it is in.
     frozen: bool = False
     deploy_steps: list = dataclasses.field(default_factory=list)
@@ -135,6 +140,7 @@ class MemoryNodes:
                     uuid=uuid, provision_state=node.provision_state,
                     last_error=node.last_error,
                     maintenance=node.maintenance,
+                    maintenance_reason=node.maintenance_reason,
                     power_state=node.power_state)
             return result
 
@@ -172,13 +178,17 @@ class MemoryNodes:
             if node.busy:
                 node.busy -= 1
                 raise seam.Busy('no free conductor worker')
+            if node.locked_by:
+                raise seam.Locked('node %s is locked by host %s'
+                                  % (node.node.name, node.locked_by))
             if node.maintenance:
                 raise seam.Rejected('node %s is in maintenance'
                                     % node.node.name)
             sources, target = _REQUESTS[verb]
-            if verb == seam.MANAGE and \
-                    node.provision_state == states.AVAILABLE:
-                sources, target = (states.AVAILABLE,), states.MANAGEABLE
+            if verb == seam.MANAGE and node.provision_state in (
+                    states.AVAILABLE, states.CLEANFAIL, states.INSPECTFAIL):
+                sources, target = (node.provision_state,), \
+                    states.MANAGEABLE
             if verb == seam.PROVIDE and node.retired:
                 raise seam.Rejected('node %s is retired' % node.node.name)
             if node.provision_state not in sources:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime
+
 import pytest
 
 from ironside.common import states
@@ -30,9 +32,9 @@ def node(state, error=None):
     (states.AVAILABLE, 'provide', ('done', 'prepared', None)),
     (states.AVAILABLE, None, ('done', 'prepared', None)),
     (states.ACTIVE, None, ('done', 'success', None)),
-    (states.DEPLOYFAIL, None, (
-        'done', 'failure', 'can not prepare a node in state "deploy '
-        'failed"; bring it to manageable or available first')),
+    (states.RESCUE, None, (
+        'done', 'failure', 'can not prepare a node in state "rescue"; '
+        'bring it to manageable or available first')),
     (states.INSPECTING, 'manage', (
         'done', 'failure', 'went to state "inspecting" while being '
         'prepared: no BMC')),
@@ -57,6 +59,96 @@ def test_prepare(state, request_, expected):
 ])
 def test_deploy(state, request_, expected):
     _check(node_flow.deploy(node(state, 'no BMC'), request_), expected)
+
+
+# Nodes an earlier action left failed: the way back, one step at a time.
+@pytest.mark.parametrize('state, request_, expected', [
+    # deploy failed (or error, a failed undeploy): undeploy, which cleans.
+    (states.DEPLOYFAIL, None, ('submit', 'deleted')),
+    (states.ERROR, None, ('submit', 'deleted')),
+    (states.DELETING, 'deleted', ('wait', None)),
+    (states.CLEANING, 'deleted', ('wait', None)),
+    (states.CLEANWAIT, 'deleted', ('wait', None)),
+    (states.AVAILABLE, 'deleted', ('done', 'prepared', None)),
+    (states.ERROR, 'deleted', ('done', 'failure',
+                               'undeploying failed: no BMC')),
+    (states.CLEANFAIL, 'deleted', ('done', 'failure',
+                                   'cleaning failed: no BMC')),
+    (states.DEPLOYFAIL, 'deleted', (
+        'done', 'failure', 'went to state "deploy failed" while being '
+        'prepared: no BMC')),
+    # clean failed and inspect failed: manage, then provide (cleans).
+    (states.CLEANFAIL, None, ('submit', 'manage')),
+    (states.INSPECTFAIL, None, ('submit', 'manage')),
+    (states.MANAGEABLE, 'manage', ('submit', 'provide')),
+    (states.CLEANFAIL, 'manage', ('done', 'failure',
+                                  'cleaning failed: no BMC')),
+    (states.INSPECTFAIL, 'manage', (
+        'done', 'failure', 'went to state "inspect failed" while being '
+        'prepared: no BMC')),
+])
+def test_prepare_takes_failed_nodes_back(state, request_, expected):
+    _check(node_flow.prepare(node(state, 'no BMC'), request_), expected)
+
+
+@pytest.mark.parametrize('state, verb, note', [
+    (states.DEPLOYFAIL, 'deleted', 'taken back from state "deploy failed" '
+     '(no BMC): undeploy requested (it is cleaned, then available)'),
+    (states.ERROR, 'deleted', 'taken back from state "error" (no BMC): '
+     'undeploy requested (it is cleaned, then available)'),
+    (states.CLEANFAIL, 'manage', 'taken back from state "clean failed" '
+     '(no BMC): manage requested (then provide: it is cleaned, then '
+     'available)'),
+    (states.INSPECTFAIL, 'manage', 'taken back from state "inspect '
+     'failed" (no BMC): manage requested (then provide: it is cleaned, '
+     'then available)'),
+])
+def test_the_way_back_says_what_and_from_where(state, verb, note):
+    decision = node_flow.prepare(node(state, 'no BMC'), None)
+    assert (decision.verb, decision.note) == (verb, note)
+    assert node_flow.prepare(node(state), None).note.startswith(
+        'taken back from state "%s": ' % state)
+
+
+@pytest.mark.parametrize('state', sorted(node_flow.TAKE_BACK))
+def test_a_failed_node_in_maintenance_is_not_taken_back(state):
+    decision = node_flow.prepare(seam.NodeState(
+        'u', state, 'boom', maintenance=True,
+        maintenance_reason='clean step failed'), None)
+    _check(decision, (
+        'done', 'failure', 'not taken back from state "%s": the node is in '
+        'maintenance (clean step failed); take it out of maintenance for '
+        'the next action to retry it' % state))
+    assert node_flow.prepare(seam.NodeState(
+        'u', state, maintenance=True), None).reason.startswith(
+        'not taken back from state "%s": the node is in maintenance; '
+        % state)
+
+
+def test_maintenance_alone_is_left_to_the_conductor():
+    """Only the way back checks maintenance: another node's request is
+    made, and the conductor refuses it if it must."""
+    decision = node_flow.prepare(seam.NodeState(
+        'u', states.ENROLL, maintenance=True), None)
+    assert (decision.kind, decision.verb) == ('submit', 'manage')
+
+
+def test_a_lock_is_waited_out_for_so_long(conf):
+    conf.set('site', node_locked_timeout=30)
+    locks = node_flow.LockWait()
+    start = datetime.datetime(2026, 1, 1)
+    error = seam.Locked('node n1 is locked by host other')
+    assert locks.given_up('u', start, 'manage', error) is None
+    assert locks.given_up('u', start + datetime.timedelta(seconds=29),
+                          'manage', error) is None
+    assert locks.given_up('u', start + datetime.timedelta(seconds=30),
+                          'manage', error) == (
+        'manage not made: the node is still locked after 30 seconds: '
+        'node n1 is locked by host other')
+    # A request made in between starts the wait afresh.
+    locks.forget('u')
+    assert locks.given_up('u', start + datetime.timedelta(seconds=40),
+                          'manage', error) is None
 
 
 def test_missing_node_fails():

@@ -265,10 +265,10 @@ def test_active_nodes_count_as_success_and_are_left_alone(db):
 def test_node_in_an_unpreparable_state_fails(db):
     strategy(group('a'))
     nodes = site(a=['n1'])
-    nodes.by_name('n1').provision_state = states.DEPLOYFAIL
+    nodes.by_name('n1').provision_state = states.RESCUE
     result = run_action(nodes, 'test-strategy')
     assert _node(result, 'n1')['reason'] == (
-        'can not prepare a node in state "deploy failed"; bring it to '
+        'can not prepare a node in state "rescue"; bring it to '
         'manageable or available first')
 
 
