@@ -456,6 +456,7 @@ class GroupPhases:
     def _submit(self, group: Group, record: node_flow.NodeRecord,
                 decision: node_flow.Decision) -> bool:
         verb = decision.verb
+        assert verb is not None  # a SUBMIT decision names its request
         try:
             if verb == seam.DEPLOY:
                 steps, templates = self._deploy_steps(group, record.uuid)

@@ -118,7 +118,7 @@ def take_back(node: seam.NodeState) -> Decision:
             'take it out of maintenance for the next action to retry it'
             % (state, ' (%s)' % node.maintenance_reason
                if node.maintenance_reason else ''))
-    verb = TAKE_BACK[state]
+    verb = TAKE_BACK[str(state)]
     return Decision(SUBMIT, verb=verb, note='taken back from state "%s"%s: '
                     '%s' % (state, ' (%s)' % node.last_error
                             if node.last_error else '', _WAY_BACK[verb]))
@@ -128,6 +128,7 @@ def prepare(node: seam.NodeState | None, request: str | None) -> Decision:
     settled = _settled(node, _PREPARE_WAIT)
     if settled is not None:
         return settled
+    assert node is not None  # _settled answers for a node gone
     state = node.provision_state
     if state == states.AVAILABLE:
         return Decision(DONE, status=site_models.PREPARED)
@@ -154,6 +155,7 @@ def deploy(node: seam.NodeState | None, request: str | None) -> Decision:
     settled = _settled(node, _DEPLOY_WAIT)
     if settled is not None:
         return settled
+    assert node is not None  # _settled answers for a node gone
     state = node.provision_state
     if state == states.AVAILABLE and request is None:
         return Decision(SUBMIT, verb=seam.DEPLOY)
