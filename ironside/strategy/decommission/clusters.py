@@ -47,6 +47,24 @@ def kubernetes_documents(documents: Sequence[DesignDocument]) -> list[str]:
             if d.schema in KUBERNETES_SCHEMAS]
 
 
+def summary(documents: Sequence[DesignDocument]) -> str:
+    """What a decommission will act on, for the action's log: the
+    declaring documents, or why a peer is not applicable (saying so when
+    a kubeconfig is set that the design gives no use)."""
+    kubernetes = kubernetes_documents(documents)
+    etcd = ['%s %s' % (d.schema, d.name) for d in documents
+            if d.schema in etcd_clusters.SCHEMAS]
+    if kubernetes:
+        k8s_part = ', '.join(kubernetes)
+    else:
+        k8s_part = 'not applicable, the design declares none'
+        if CONF.redeploy.kubeconfig:
+            k8s_part += ' ([redeploy]kubeconfig is set, and not used)'
+    etcd_part = ', '.join(etcd) if etcd else \
+        'not applicable, the design names no etcd clusters'
+    return 'Decommission: Kubernetes: %s; etcd: %s' % (k8s_part, etcd_part)
+
+
 def missing_kubeconfig(revision: int, declared: Sequence[str]
                        ) -> str | None:
     """Why this process cannot reach the Kubernetes cluster ``declared``

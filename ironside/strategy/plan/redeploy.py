@@ -229,5 +229,6 @@ def plan_action(nodes: seam.NodeBackend,
         'Redeploys node %s: decommission, destroy (%s), remove from '
         'Kubernetes, deploy again' % (
             name, 'only the OS disk wiped' if preserve
-            else 'every disk wiped'))]
+            else 'every disk wiped')),
+        design_actions.log_entry(clusters.summary(design.documents))]
     return Planned(prepared, plan, progress, params, log)

@@ -55,3 +55,11 @@ def test_a_commit_checks_the_kubernetes_cluster_document(db):
         store.commit()
     assert 'document "kubernetes", field "data.api": unknown field ' \
         '(line 5)' in str(err.value)
+
+
+def test_the_summary_says_what_applies(conf):
+    conf.set('redeploy', kubeconfig='/etc/ironside/kubeconfig')
+    assert clusters.summary([]) == (
+        'Decommission: Kubernetes: not applicable, the design declares '
+        'none ([redeploy]kubeconfig is set, and not used); etcd: not '
+        'applicable, the design names no etcd clusters')

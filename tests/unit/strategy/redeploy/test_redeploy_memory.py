@@ -139,6 +139,10 @@ def test_redeploy_a_control_node(site):
     assert report['revision'] == 1
     assert report['parameters']['target-revision'] == \
         'successful-site-action'
+    assert report['log'][-1]['message'] == (
+        'Decommission: Kubernetes: ironside/KubernetesCluster/v1 '
+        'kubernetes; etcd: not applicable, the design names no etcd '
+        'clusters')
     assert _tags() == [(1, 'site-action-success'), (1, 'site-action-success')]
     assert [n['name'] for n in report['nodes']] == [NODE]
 
@@ -382,6 +386,9 @@ def test_a_site_without_kubernetes_or_etcd_is_destroyed_and_deployed(
         'deploy']
     assert site.node.provision_state == states.ACTIVE
     assert _tags() == [(1, 'site-action-success'), (1, 'site-action-success')]
+    assert report['log'][-1]['message'] == (
+        'Decommission: Kubernetes: not applicable, the design declares '
+        'none; etcd: not applicable, the design names no etcd clusters')
     text = report_text.text(report).splitlines()
     assert '  drain-node           not applicable (Success 200: not ' \
         'applicable: the site design declares no Kubernetes cluster (no ' \
