@@ -7,8 +7,12 @@ opts = [
     cfg.StrOpt('kubeconfig',
                help='Path of the kubeconfig file with which conductors reach '
                     'the site\'s Kubernetes API to drain, unlabel and delete '
-                    'the node a redeploy_server action redeploys. Without '
-                    'it, redeploy_server actions fail at their first step.'),
+                    'the node a redeploy_server action redeploys, on sites '
+                    'whose design declares Kubernetes (an '
+                    'ironside/KubernetesCluster/v1 document, or '
+                    'Promenade\'s). Without it, a redeploy_server action on '
+                    'such a site is refused when it is created (set it on '
+                    'the API too); sites without Kubernetes need none.'),
     cfg.StrOpt('kubernetes_context',
                help='The kubeconfig context to use (default: its current '
                     'context).'),

@@ -3,7 +3,10 @@
 What a ``redeploy_server`` action calls:
 
 - :class:`.sequence.Decommission` ``(kubernetes, etcd, options).run(node,
-  labels, done, record)``: the whole decommission, resumable;
+  labels, done, record)``: the whole decommission, resumable; a peer the
+  site does not have is None, and its steps are not applicable;
+- :mod:`.clusters`: which peers a design revision declares (Kubernetes,
+  etcd clusters), and whether this Ironside can reach its Kubernetes;
 - :class:`.sequence.DecommissionOptions` ``.from_parameters(params)``:
   the spec's timeouts from the action's parameters (BadRequest first);
 - :meth:`.k8s.KubernetesApi.from_kubeconfig` and its

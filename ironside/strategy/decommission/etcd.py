@@ -197,12 +197,15 @@ class EtcdGateway:
         urls = sorted(cluster.endpoints, key=lambda u: any(
             m.client_url == u and m.node == avoid for m in cluster.members))
         failures = []
+        tried = []
         for url in urls:
             try:
                 listed = self._client(cluster, url, deadline).members()
             except (etcd_exc.Etcd3Exception, requests.RequestException,
                     ValueError, KeyError) as exc:
                 self._forget(cluster, url)
+                tried.append('%s: %s' % (st.endpoint(url),
+                                         st.unreachable(exc)))
                 names = [m.name for m in cluster.members
                          if m.client_url == url] or [url]
                 failures.append(st.Message(
@@ -217,7 +220,7 @@ class EtcdGateway:
                            client_urls=tuple(m.get('clientURLs') or ()))
                     for m in listed]
         raise _fail(st.ETCD_NOT_ACCESSIBLE, 'No endpoint of etcd cluster %s '
-                    'answered (%s)' % (cluster.name, ', '.join(urls)),
+                    'answered (%s)' % (cluster.name, '; '.join(tried)),
                     failures)
 
     @staticmethod
@@ -377,14 +380,18 @@ class EtcdGateway:
                                         etcd_exc.ConnectionTimeoutError,
                                         etcd_exc.InternalServerError)):
                         self._forget(cluster, url)
-                        error = text
+                        error = '%s: %s' % (st.endpoint(url), text if
+                                            isinstance(exc, etcd_exc.
+                                                       InternalServerError)
+                                            else st.unreachable(exc))
                         continue
                     raise _fail(st.REMOVE_ETCD_ERROR, 'etcd refused to remove '
                                 'member %s from cluster %s: %s'
                                 % (member, cluster.name, text)) from None
                 except requests.RequestException as exc:
                     self._forget(cluster, url)
-                    error = type(exc).__name__
+                    error = '%s: %s' % (st.endpoint(url),
+                                        st.unreachable(exc))
             if deadline.left() <= 0:
                 raise _fail(st.REMOVE_ETCD_ERROR, 'Member %s of etcd cluster '
                             '%s was not removed within the timeout: %s'

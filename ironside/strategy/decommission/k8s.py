@@ -121,6 +121,8 @@ class KubernetesApi:
                  clock: Callable[[], float] = time.monotonic,
                  sleep: Callable[[float], None] = time.sleep) -> None:
         self.core = kubernetes.client.CoreV1Api(api_client)
+        # The API server, as errors name it.
+        self.endpoint = st.endpoint(api_client.configuration.host)
         self.poll_interval = poll_interval
         self.request_timeout = request_timeout
         self._clock = clock
@@ -161,11 +163,14 @@ class KubernetesApi:
             if exc.status == 404 and node is not None:
                 raise exception.DecommissionFailed(
                     st.not_found(node)) from None
-            raise _failed(reason, 'Kubernetes refused to %s: %s %s' % (
-                what, exc.status, exc.reason)) from None
+            raise _failed(reason, 'Kubernetes at %s refused to %s: %s %s'
+                          % (self.endpoint, what, exc.status,
+                             exc.reason)) from None
         except (urllib3.exceptions.HTTPError, OSError) as exc:
-            raise _failed(reason, 'Kubernetes did not answer while trying '
-                          'to %s: %s' % (what, type(exc).__name__)) from None
+            raise _failed(reason, 'Kubernetes at %s did not answer while '
+                          'trying to %s: %s' % (
+                              self.endpoint, what,
+                              st.unreachable(exc))) from None
 
     def _node(self, node: str, reason: str, deadline: float | None = None):
         return self._call(reason, 'read node %s' % node,

@@ -17,6 +17,10 @@ on where it stopped:
   has. A step that is not in :data:`IDEMPOTENT` and was in flight ends
   the run instead (none is today; the rule keeps a future one honest).
 
+A step for what the site does not have (Kubernetes, etcd clusters: see
+:mod:`.clusters`) is recorded once, ``not applicable``, with a Success
+status saying why, and does not run.
+
 The result: ``Success`` (200); ``NotFound`` (404) when the node is not in
 Kubernetes — found out by the drain, before anything changed;
 ``BadRequest`` (400) for parameters that cannot work, before anything
@@ -35,6 +39,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ironside.common import exception
+from ironside.strategy.decommission import clusters as site_clusters
 from ironside.strategy.decommission import etcd as etcd_api
 from ironside.strategy.decommission import k8s
 from ironside.strategy.decommission import status as st
@@ -46,6 +51,8 @@ ETCD_READY = 'etcd-ready'
 SHUTDOWN_KUBELET = 'shutdown-kubelet'
 STEPS = (DRAIN_NODE, CLEAR_LABELS, REMOVE_ETCD, ETCD_READY,
          SHUTDOWN_KUBELET)
+KUBERNETES_STEPS = frozenset({DRAIN_NODE, CLEAR_LABELS, SHUTDOWN_KUBELET})
+ETCD_STEPS = frozenset({REMOVE_ETCD, ETCD_READY})
 # Steps that may run again after being interrupted (see the module doc).
 IDEMPOTENT = frozenset(STEPS)
 # Steps whose failure is recorded but does not stop the decommission.
@@ -54,6 +61,10 @@ NOT_BLOCKING = frozenset({SHUTDOWN_KUBELET})
 RUNNING = 'running'
 SUCCEEDED = 'succeeded'
 FAILED = 'failed'
+# A step for what the site does not have: it did not run, and needs not.
+NOT_APPLICABLE = 'not applicable'
+# The states of a step that a resumed run does not run again.
+DONE = frozenset({SUCCEEDED, NOT_APPLICABLE})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -154,15 +165,29 @@ def _ignore(record: StepRecord) -> None:
 
 
 class Decommission:
-    """Takes one node out of Kubernetes and etcd (see the module doc)."""
+    """Takes one node out of Kubernetes and etcd (see the module doc);
+    ``kubernetes`` or ``etcd`` None: the site has none."""
 
-    def __init__(self, kubernetes: k8s.KubernetesNodes,
+    def __init__(self, kubernetes: k8s.KubernetesNodes | None,
                  etcd: etcd_api.EtcdMembership | None,
                  options: DecommissionOptions = DecommissionOptions()
                  ) -> None:
         self.kubernetes = kubernetes
         self.etcd = etcd
         self.options = options
+
+    @property
+    def applies(self) -> bool:
+        """Whether any step applies: the site has Kubernetes or etcd."""
+        return self.kubernetes is not None or self.etcd is not None
+
+    def not_applicable(self, step: str) -> str | None:
+        """Why ``step`` does not apply to this site; None if it does."""
+        if step in KUBERNETES_STEPS and self.kubernetes is None:
+            return site_clusters.NO_KUBERNETES
+        if step in ETCD_STEPS and self.etcd is None:
+            return site_clusters.NO_ETCD
+        return None
 
     def run(self, node: str, labels: Collection[str],
             done: Sequence[StepRecord] = (),
@@ -179,8 +204,14 @@ class Decommission:
         outcomes: dict[str, StepRecord] = {}
         for step in STEPS:
             prior = previous.get(step)
-            if prior is not None and prior.state == SUCCEEDED:
+            if prior is not None and prior.state in DONE:
                 outcomes[step] = prior
+                continue
+            why = self.not_applicable(step)
+            if why is not None:
+                outcome = StepRecord(step, NOT_APPLICABLE, st.success(why))
+                record(outcome)
+                outcomes[step] = outcome
                 continue
             if prior is not None and prior.state == RUNNING and \
                     step not in IDEMPOTENT:
@@ -204,7 +235,7 @@ class Decommission:
 
     def _clusters(self, step: str, node: str,
                   previous: Mapping[str, StepRecord]) -> tuple[str, ...]:
-        if step not in (REMOVE_ETCD, ETCD_READY) or self.etcd is None:
+        if step not in ETCD_STEPS or self.etcd is None:
             return ()
         known = list(previous[REMOVE_ETCD].clusters) \
             if REMOVE_ETCD in previous else []
@@ -212,23 +243,24 @@ class Decommission:
 
     def _run_step(self, step: str, node: str, labels: Collection[str],
                   clusters: tuple[str, ...]) -> st.Status:
+        """Run a step that applies (its peer is there)."""
         options = self.options
-        if step == DRAIN_NODE:
-            return self.kubernetes.drain(node, options.drain_timeout,
-                                         options.drain_grace_period)
-        if step == CLEAR_LABELS:
-            return self.kubernetes.clear_labels(node, labels,
-                                                options.clear_labels_timeout)
-        if step == SHUTDOWN_KUBELET:
-            return self.kubernetes.shutdown_kubelet(node)
-        if self.etcd is None:
-            return st.success('The site design has no etcd clusters')
-        if step == REMOVE_ETCD:
-            return self.etcd.remove_node_members(node,
-                                                 options.remove_etcd_timeout)
-        return self.etcd.wait_until_healthy(node, clusters,
-                                            options.etcd_ready_timeout,
-                                            options.etcd_poll_interval)
+        kubernetes, etcd = self.kubernetes, self.etcd
+        if kubernetes is not None and step == DRAIN_NODE:
+            return kubernetes.drain(node, options.drain_timeout,
+                                    options.drain_grace_period)
+        if kubernetes is not None and step == CLEAR_LABELS:
+            return kubernetes.clear_labels(node, labels,
+                                           options.clear_labels_timeout)
+        if kubernetes is not None and step == SHUTDOWN_KUBELET:
+            return kubernetes.shutdown_kubelet(node)
+        if etcd is not None and step == REMOVE_ETCD:
+            return etcd.remove_node_members(node, options.remove_etcd_timeout)
+        if etcd is not None and step == ETCD_READY:
+            return etcd.wait_until_healthy(node, clusters,
+                                           options.etcd_ready_timeout,
+                                           options.etcd_poll_interval)
+        raise ValueError('step %s does not apply' % step)
 
     @staticmethod
     def _overall(node: str, outcomes: Mapping[str, StepRecord],
@@ -245,7 +277,8 @@ class Decommission:
             if not status.succeeded:
                 failed.append(step)
             messages.append(st.Message(
-                '%s: %s' % (status.reason, status.message), name=step,
+                status.message if outcome.state == NOT_APPLICABLE
+                else '%s: %s' % (status.reason, status.message), name=step,
                 error=not status.succeeded, kind=st.STEP_MESSAGE))
         if failure is not None:
             return dataclasses.replace(failure, messages=tuple(messages))
@@ -254,6 +287,10 @@ class Decommission:
             return st.failure(st.DISASSOCIATE_STEP_FAILURE,
                               'Decommission of node %s failed at step %s'
                               % (node, blocking[0]), messages)
+        if all(o.state == NOT_APPLICABLE for o in outcomes.values()):
+            return st.success('Nothing to decommission node %s from: the '
+                              'site design declares no Kubernetes cluster '
+                              'and names no etcd clusters' % node, messages)
         text = 'Node %s decommissioned' % node
         if failed:
             text += ' (%s failed; not blocking: destroying the server ' \

@@ -22,6 +22,7 @@ import dataclasses
 from collections.abc import Iterable
 from collections.abc import Mapping
 from typing import Any
+from urllib import parse
 
 API_VERSION = 'v1.0'
 
@@ -159,3 +160,36 @@ def failure(reason: str, message: str, messages: Iterable[Message] = (),
 def not_found(node: str) -> Status:
     return failure(NOT_FOUND, 'Node %s could not be found in Kubernetes'
                    % node)
+
+
+def endpoint(url: str) -> str:
+    """An endpoint as an error names it: scheme, host and port, without
+    the credentials a URL may carry (``user:password@``), its path or its
+    query."""
+    parsed = parse.urlsplit(url if '//' in url else '//' + url)
+    host = parsed.hostname or '?'
+    if ':' in host:
+        host = '[%s]' % host
+    try:
+        port = parsed.port
+    except ValueError:
+        port = None
+    if not parsed.scheme:
+        return host if port is None else '%s:%d' % (host, port)
+    return '%s://%s%s' % (parsed.scheme, host,
+                          '' if port is None else ':%d' % port)
+
+
+def unreachable(exc: BaseException) -> str:
+    """Why a request got no answer, briefly: the class of the error, and
+    the system's reason (``Connection refused``) when one caused it."""
+    seen: list[BaseException] = []
+    current: BaseException | None = exc
+    while current is not None and current not in seen:
+        seen.append(current)
+        if isinstance(current, OSError) and current.strerror:
+            return '%s: %s' % (type(exc).__name__, current.strerror)
+        reason = getattr(current, 'reason', None)
+        current = reason if isinstance(reason, BaseException) else \
+            current.__cause__ or current.__context__
+    return type(exc).__name__

@@ -22,9 +22,12 @@ The steps as the action's progress stores them, under
      "status": {...the action's status response...} | null}
 
 Each step is ``running`` while it runs and ``succeeded`` or ``failed``
-with its status response when it ends: the decommission's own five
-(:data:`..decommission.sequence.STEPS`), the decommission as a whole,
-``destroy``, ``remove-from-cluster`` and ``redeploy``.
+with its status response when it ends, or ``not applicable`` (with a
+Success status saying why) when it is for what the site does not have,
+Kubernetes or etcd clusters (:mod:`..decommission.clusters`): the
+decommission's own five (:data:`..decommission.sequence.STEPS`), the
+decommission as a whole, ``destroy``, ``remove-from-cluster`` and
+``redeploy``.
 
 Creating the action checks everything before anything changes, in
 order: the parameters (unknown ones, bad values, a drain grace period
@@ -32,7 +35,9 @@ longer than its timeout: 400), the node is named and exists in Ironside
 (404), the target revision exists (404; default
 ``successful-site-action``), the intermediate-commit guard and the
 node's place in that revision's inventory and strategy
-(:func:`.design_actions.prepare`, restricted to the node). Only then is
+(:func:`.design_actions.prepare`, restricted to the node), and, for a
+revision that declares Kubernetes, that ``[redeploy]kubeconfig`` is set
+(400 without it). Only then is
 the node's inventory entry applied and the action queued, holding the
 node. Whether Kubernetes knows the node is the decommission's first read
 (NotFound, still before anything changed).
@@ -46,6 +51,7 @@ from typing import Any
 
 from ironside.common import exception
 from ironside.strategy import progress as site_progress
+from ironside.strategy.decommission import clusters
 from ironside.strategy.decommission import sequence
 from ironside.strategy.decommission import status as st
 from ironside.strategy.decommission.sequence import DecommissionOptions
@@ -73,6 +79,8 @@ ALL_STEPS = sequence.STEPS + MAIN_STEPS
 RUNNING = sequence.RUNNING
 SUCCEEDED = sequence.SUCCEEDED
 FAILED = sequence.FAILED
+NOT_APPLICABLE = sequence.NOT_APPLICABLE
+DONE = sequence.DONE
 PENDING = 'pending'
 
 
@@ -83,10 +91,13 @@ def initial(node: str, node_uuid: str, labels: list[str],
             'steps': {}, 'status': None}
 
 
-def ended(step: str, status: st.Status, **fields: Any) -> dict[str, Any]:
-    """A step's record once it ended with ``status``."""
+def ended(step: str, status: st.Status, applies: bool = True,
+          **fields: Any) -> dict[str, Any]:
+    """A step's record once it ended with ``status``; ``applies`` False:
+    it was not applicable (``status`` says why)."""
+    state = SUCCEEDED if status.succeeded else FAILED
     return dict(fields, step=step,
-                state=SUCCEEDED if status.succeeded else FAILED,
+                state=state if applies else NOT_APPLICABLE,
                 status=status.as_dict())
 
 
@@ -102,9 +113,13 @@ def overall(state: Mapping[str, Any], failed_step: str | None,
     listing every step of the action), or Success."""
     messages = []
     for step in MAIN_STEPS:
-        status = status_of(state['steps'].get(step))
+        record = state['steps'].get(step)
+        status = status_of(record)
         if status is None:
             messages.append(st.Message('not run', name=step,
+                                       kind=st.STEP_MESSAGE))
+        elif record['state'] == NOT_APPLICABLE:
+            messages.append(st.Message(status.message, name=step,
                                        kind=st.STEP_MESSAGE))
         else:
             messages.append(st.Message(
@@ -191,6 +206,11 @@ def plan_action(nodes: seam.NodeBackend,
         raise exception.DesignIncomplete(
             revision=revision, reason='node %s is not in its inventory, so '
             'it has no design to be redeployed to' % name)
+    problem = clusters.missing_kubeconfig(
+        revision, clusters.kubernetes_documents(design.documents))
+    if problem is not None:
+        raise exception.DecommissionFailed(st.failure(st.BAD_REQUEST,
+                                                      problem))
     prepared = design_actions.prepare(nodes, ACTION, params, only=[name])
     plan = build_plan(ActionInput(prepared.documents,
                                   RunOptions.of({'nodes': [name]}),
@@ -209,5 +229,6 @@ def plan_action(nodes: seam.NodeBackend,
         'Redeploys node %s: decommission, destroy (%s), remove from '
         'Kubernetes, deploy again' % (
             name, 'only the OS disk wiped' if preserve
-            else 'every disk wiped'))]
+            else 'every disk wiped')),
+        design_actions.log_entry(clusters.summary(design.documents))]
     return Planned(prepared, plan, progress, params, log)

@@ -17,6 +17,7 @@ from ironside.strategy.reader import etcd_clusters
 from ironside.strategy.reader import freeform
 from ironside.strategy.reader import fuel
 from ironside.strategy.reader import inventory
+from ironside.strategy.reader import kubernetes_cluster
 from ironside.strategy.reader import shipyard
 from ironside.strategy.reader.registry import Registry
 
@@ -27,5 +28,6 @@ REGISTRY.add(configuration.KIND)
 REGISTRY.add(inventory.KIND)
 REGISTRY.add(fuel.KIND)
 REGISTRY.add(etcd_clusters.KIND)
+REGISTRY.add(kubernetes_cluster.KIND)
 for _kind in freeform.KINDS:
     REGISTRY.add(_kind)

@@ -17,6 +17,12 @@ the destroy step decides from the node's state (:mod:`.destroy`), a node
 the interrupted removal already deleted from Kubernetes counts as
 removed, and the groups take over nodes in flight by polling them.
 
+What the site does not have is not applicable, and says so in the
+report: without Kubernetes in the revision's design, the decommission's
+Kubernetes steps and remove-from-cluster; without etcd clusters, its
+etcd steps (:mod:`..decommission.clusters`, :mod:`.peers`). A site with
+neither is destroyed and deployed again.
+
 The action ends at the first step that fails, with that step's status
 response. One that changed nothing (the node is not in Kubernetes, the
 parameters cannot work, Kubernetes or etcd cannot be reached from here)
@@ -38,6 +44,7 @@ from ironside.db import site_models
 from ironside.strategy import progress as site_progress
 from ironside.strategy.core.criteria import SuccessCriteria
 from ironside.strategy.core.model import Group
+from ironside.strategy.decommission import clusters
 from ironside.strategy.decommission import sequence
 from ironside.strategy.decommission import status as st
 from ironside.strategy.decommission.sequence import Decommission
@@ -94,7 +101,7 @@ class _Recorded:
 
     def run(self, action: RunningAction) -> str:
         record = self.redeploy.state['steps'].get(self.name)
-        if record and record['state'] == plan.SUCCEEDED:
+        if record and record['state'] in plan.DONE:
             return CONTINUE
         if action.stop.is_set():
             return STOPPED
@@ -166,13 +173,15 @@ class Redeploy:
 
     def _changed(self, step: str) -> bool:
         """Whether the action changed anything before it failed at
-        ``step``: not when no decommission step ran, or only a drain that
-        found nothing to act on (NotFound, BadRequest)."""
+        ``step``: not when no decommission step ran (or none applied), or
+        only a drain that found nothing to act on (NotFound,
+        BadRequest)."""
         if step != plan.DECOMMISSION:
             return True
         for name in sequence.STEPS:
-            status = plan.status_of(self.state['steps'].get(name))
-            if name in self.state['steps'] and not (
+            record = self.state['steps'].get(name)
+            status = plan.status_of(record)
+            if record and record['state'] != plan.NOT_APPLICABLE and not (
                     name == sequence.DRAIN_NODE and status is not None and
                     status.reason in _NOTHING_CHANGED):
                 return True
@@ -182,25 +191,28 @@ class Redeploy:
 
     def decommission(self) -> st.Status:
         self._record({'step': plan.DECOMMISSION, 'state': plan.RUNNING})
+        status, applies = self._decommission()
+        self._record(plan.ended(plan.DECOMMISSION, status, applies))
+        return status
+
+    def _decommission(self) -> tuple[st.Status, bool]:
+        """The decommission's status, and whether any of it applied."""
         peers = self._peers_or_failure()
         if isinstance(peers, st.Status):
-            status = peers
-        else:
-            done = [StepRecord.from_dict(self.state['steps'][s])
-                    for s in sequence.STEPS if s in self.state['steps']]
-            try:
-                options = DecommissionOptions.from_parameters(
-                    self.action.row.parameters,
-                    etcd_poll_interval=CONF.redeploy.etcd_poll_interval)
-            except exception.DecommissionFailed as exc:
-                status = exc.status
-            else:
-                status = Decommission(peers.kubernetes, peers.etcd,
-                                      options).run(
-                    self.node, self.state['labels'], done,
-                    lambda record: self._record(record.as_dict()))
-        self._record(plan.ended(plan.DECOMMISSION, status))
-        return status
+            return peers, True
+        done = [StepRecord.from_dict(self.state['steps'][s])
+                for s in sequence.STEPS if s in self.state['steps']]
+        try:
+            options = DecommissionOptions.from_parameters(
+                self.action.row.parameters,
+                etcd_poll_interval=CONF.redeploy.etcd_poll_interval)
+        except exception.DecommissionFailed as exc:
+            return exc.status, True
+        decommission = Decommission(peers.kubernetes, peers.etcd, options)
+        status = decommission.run(
+            self.node, self.state['labels'], done,
+            lambda record: self._record(record.as_dict()))
+        return status, decommission.applies
 
     def destroy(self) -> st.Status | None:
         record = dict(self.state['steps'].get(plan.DESTROY) or {
@@ -274,6 +286,11 @@ class Redeploy:
         peers = self._peers_or_failure()
         if isinstance(peers, st.Status):
             status = peers
+        elif peers.kubernetes is None:
+            status = st.success(clusters.NO_KUBERNETES)
+            self._record(plan.ended(plan.REMOVE_FROM_CLUSTER, status,
+                                    applies=False))
+            return status
         else:
             self._record({'step': plan.REMOVE_FROM_CLUSTER,
                           'state': plan.RUNNING})

@@ -141,8 +141,8 @@ def test_drain_api_error(emulator, api):
     emulator.fault('GET', '/api/v1/pods', 500)
     failed = api.drain('drain-5', timeout=10, grace_period=1)
     assert (failed.reason, failed.code) == ('DrainNodeError', 500)
-    assert 'Kubernetes refused to list the pods of node drain-5: 500' in \
-        failed.message
+    assert 'Kubernetes at %s refused to list the pods of node drain-5: ' \
+        '500' % api.endpoint in failed.message
 
 
 def test_clear_labels_waits_for_the_pods_that_selected_them(emulator, api,

@@ -6,10 +6,16 @@ second opinion. This process plays the API, as in test_site_split.py.
 
 The etcd and Kubernetes outcomes are read back from the peers, the
 node's from Ironside's database.
+
+And on a site without Kubernetes or etcd (``bare_site``): one conductor,
+fake-hardware nodes whose OS is an OpenSSH server each
+(tests/functional/fixtures/sshd.py), a design whose task runs over SSH;
+what ran where is read from the SSH side.
 """
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import subprocess
 import threading
@@ -31,8 +37,11 @@ from tests import utils
 from tests.functional.fixtures import services
 from tests.functional.fixtures.etcd_cluster import EtcdCluster
 from tests.functional.fixtures.k8s_emulator import KubernetesEmulator
+from tests.unit.strategy.design_fixtures import configuration
+from tests.unit.strategy.design_fixtures import node
 from tests.unit.strategy.design_fixtures import stage
 from tests.unit.strategy.design_fixtures import stage_example
+from tests.unit.strategy.design_fixtures import strategy
 
 pytestmark = [pytest.mark.functional, services.OVER_RABBITMQ]
 
@@ -43,13 +52,17 @@ ETCD_HOSTS = ('ctl01', 'ctl02', 'ctl03')
 DISKS = [{'name': '/dev/sda', 'serial': 'os-disk', 'size': 100},
          {'name': '/dev/sdb', 'serial': 'data-1', 'size': 1000},
          {'name': '/dev/sdc', 'serial': 'data-2', 'size': 1000}]
+# The site's design declares Kubernetes.
+KUBERNETES = {'schema': 'ironside/KubernetesCluster/v1',
+              'metadata': {'name': 'kubernetes'}, 'data': {}}
 FAST = {'drain-node-timeout': 30, 'drain-node-grace-period': 5,
         'clear-labels-timeout': 30, 'remove-etcd-timeout': 30,
         'etcd-ready-timeout': 30}
 
 
 class Site:
-    def __init__(self, split, base, emulator, etcd, kubeconfig, tmp_path):
+    def __init__(self, split, base, emulator=None, etcd=None,
+                 kubeconfig=None, tmp_path=None):
         self.split = split
         self.base = base
         self.k8s = emulator
@@ -87,8 +100,24 @@ class Site:
         return [line.split()[0] for line in result.stdout.splitlines()[1:]]
 
 
+@contextlib.contextmanager
+def _site_api(split):
+    """The site API in this process, over RPC to the conductors; its
+    base URL."""
+    server = wsgi.Server(('127.0.0.1', 0), api_app.build_app(
+        split.rpc, extra_apis=[(site_api.DEFAULT_PREFIX, site_api.register)]))
+    server.prepare()
+    thread = threading.Thread(target=server.serve, daemon=True)
+    thread.start()
+    try:
+        yield 'http://127.0.0.1:%d/site/v1' % server.bind_addr[1]
+    finally:
+        server.stop()
+        thread.join(10)
+
+
 @pytest.fixture
-def site(split, tmp_path):
+def site(split, tmp_path, conf):
     with KubernetesEmulator() as emulator, EtcdCluster(3) as etcd:
         kubeconfig = emulator.kubeconfig(tmp_path / 'kubeconfig')
         split.sections['site'] = {'action_check_interval': 0.2,
@@ -96,6 +125,8 @@ def site(split, tmp_path):
         split.sections['redeploy'] = {'kubeconfig': kubeconfig,
                                       'kubernetes_poll_interval': 0.05,
                                       'etcd_poll_interval': 0.2}
+        # The API (this process) checks it too when an action is created.
+        conf.set('redeploy', kubeconfig=kubeconfig)
         for host in HOSTS:
             split.start_conductor(host)
         document = etcd.document(minimum_healthy_members=1)
@@ -105,20 +136,10 @@ def site(split, tmp_path):
             member['node'] = node
         stage_example()
         stage('etcd', document)
+        stage('kubernetes', KUBERNETES)
         store.commit()
-        server = wsgi.Server(('127.0.0.1', 0), api_app.build_app(
-            split.rpc,
-            extra_apis=[(site_api.DEFAULT_PREFIX, site_api.register)]))
-        server.prepare()
-        thread = threading.Thread(target=server.serve, daemon=True)
-        thread.start()
-        try:
-            yield Site(split, 'http://127.0.0.1:%d/site/v1'
-                       % server.bind_addr[1], emulator, etcd, kubeconfig,
-                       tmp_path)
-        finally:
-            server.stop()
-            thread.join(10)
+        with _site_api(split) as base:
+            yield Site(split, base, emulator, etcd, kubeconfig, tmp_path)
 
 
 def _deploy_once(site):
@@ -271,3 +292,109 @@ def test_failure_paths(site):
     assert _steps(report)['drain-node'] == ('failed', 'DrainNodeError')
     assert site.node('ctl03').provision_state == states.ACTIVE
     assert site.etcd.member_names(0) == ['node-0', 'node-1', 'node-2']
+
+
+# A site without Kubernetes or etcd: two servers, one task over SSH.
+
+SERVERS = ('node-1', 'node-2')
+
+
+def _bare_design(ssh, version: str) -> list[dict]:
+    """The site's design: its servers, reached over SSH with the site's
+    key, and one task that records the design's version on each."""
+    return [
+        configuration(), strategy(groups=[]),
+        {'schema': 'ironside/TaskGraph/v1', 'metadata': {'name': 'tasks'},
+         'data': {'tasks': [
+             {'id': 'servers', 'type': 'group', 'role': ['server']},
+             {'id': 'configure', 'type': 'shell', 'groups': ['servers'],
+              'parameters': {'cmd': 'record configure %s' % version}}]}},
+        {'schema': 'deckhand/PrivateKey/v1',
+         'metadata': {'name': 'site-key', 'storagePolicy': 'encrypted'},
+         'data': ssh.client_key}] + [
+        node(name, roles=['server'], tags=[], os_access={
+            'address': ssh[name].address, 'port': ssh[name].port,
+            'user': ssh.user, 'known_host': ssh[name].host_key,
+            'identity': 'site-key'})
+        for name in SERVERS]
+
+
+@pytest.fixture
+def bare_site(split, ssh_nodes):
+    """Deployed once from revision 1; no kubeconfig anywhere."""
+    ssh = ssh_nodes(len(SERVERS))
+    split.sections['site'] = {'action_check_interval': 0.2,
+                              'node_poll_interval': 0.2}
+    split.start_conductor(HOSTS[0])
+    stage('site', *_bare_design(ssh, 'v1'))
+    store.commit()
+    with _site_api(split) as base:
+        site = Site(split, base)
+        site.ssh = ssh
+        response = site.create('deploy_site')
+        assert response.status_code == 201, response.text
+        report = site.wait_finished(response.json()['uuid'])
+        assert report['result'] == 'success', report
+        yield site
+
+
+def _ran(ssh) -> dict[str, list[str]]:
+    ran: dict[str, list[str]] = {}
+    for entry in ssh.journal():
+        ran.setdefault(entry.node, []).append(entry.what)
+    return ran
+
+
+def test_redeploy_on_a_site_without_kubernetes_or_etcd(bare_site):
+    site = bare_site
+    assert _ran(site.ssh) == {'node-1': ['configure v1'],
+                              'node-2': ['configure v1']}
+    site.ssh.journal_path.write_text('')
+    stage('site', *_bare_design(site.ssh, 'v2'))
+    store.commit()
+    response = site.create('redeploy_server', node='node-1',
+                           **{'target-revision': 'committed'})
+    assert response.status_code == 201, response.text
+    report = site.wait_finished(response.json()['uuid'])
+    assert report['result'] == 'success', report['redeploy']['status']
+    assert report['revision'] == 2
+    assert _steps(report) == {
+        'drain-node': ('not applicable', 'Success'),
+        'clear-labels': ('not applicable', 'Success'),
+        'remove-etcd': ('not applicable', 'Success'),
+        'etcd-ready': ('not applicable', 'Success'),
+        'shutdown-kubelet': ('not applicable', 'Success'),
+        'decommission': ('not applicable', 'Success'),
+        'destroy': ('succeeded', 'Success'),
+        'remove-from-cluster': ('not applicable', 'Success'),
+        'redeploy': ('succeeded', 'Success')}
+    # Destroyed and deployed again; its task ran over SSH from revision 2,
+    # on it alone.
+    node = site.node('node-1')
+    assert _count(node, 'Clean step management.wipe_local_storage '
+                  'started') == 1
+    assert _count(node, 'Deploy requested') == 2
+    assert node.provision_state == states.ACTIVE
+    assert not node.retired
+    assert _ran(site.ssh) == {'node-1': ['configure v2']}
+    assert _count(site.node('node-2'), 'Deploy requested') == 1
+    assert [(t.revision_id, t.tag) for t in designs_db.tags()] == [
+        (1, 'site-action-success'), (2, 'site-action-success')]
+
+    # Kubernetes declared, and no kubeconfig: 400, and nothing changes.
+    stage('kubernetes', KUBERNETES)
+    store.commit()
+    actions_before = site.call('GET', '/actions').json()['actions']
+    history_before = len(history_db.list_for_node(node.id))
+    response = site.create('redeploy_server', node='node-1',
+                           **{'target-revision': 'committed'})
+    assert response.status_code == 400, response.text
+    assert 'Design revision 3 declares a Kubernetes cluster (ironside/' \
+        'KubernetesCluster/v1 kubernetes), and this Ironside has no ' \
+        '[redeploy]kubeconfig to reach it' in response.text
+    assert site.call('GET', '/actions').json()['actions'] == actions_before
+    assert len(history_db.list_for_node(node.id)) == history_before
+    assert site.node('node-1').provision_state == states.ACTIVE
+    assert [(t.revision_id, t.tag) for t in designs_db.tags()] == [
+        (1, 'site-action-success'), (2, 'site-action-success')]
+    assert _ran(site.ssh) == {'node-1': ['configure v2']}

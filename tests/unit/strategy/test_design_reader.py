@@ -205,7 +205,8 @@ def test_warnings():
         'ironside/BaremetalNode/v1, ironside/Config/v1, '
         'ironside/DeploymentConfiguration/v1, '
         'ironside/DeploymentStrategy/v1, ironside/EtcdClusters/v1, '
-        'ironside/Settings/v1, ironside/TaskGraph/v1, '
+        'ironside/KubernetesCluster/v1, ironside/Settings/v1, '
+        'ironside/TaskGraph/v1, '
         'shipyard/DeploymentConfiguration/v1, '
         'shipyard/DeploymentStrategy/v1); the document is stored as it is']
     assert all(i.severity == 'warning' for i in result.warnings)

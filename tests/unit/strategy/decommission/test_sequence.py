@@ -210,12 +210,54 @@ def test_a_failed_step_runs_again_on_resume():
     assert kube.effects == ['drain', 'clear_labels', 'shutdown_kubelet']
 
 
-def test_without_etcd_clusters_the_etcd_steps_succeed():
-    status, _ = _run(KubernetesTwin(), None)
+def test_without_etcd_clusters_the_etcd_steps_are_not_applicable():
+    kube = KubernetesTwin()
+    status, records = _run(kube, None)
     assert status.succeeded
+    assert status.message == 'Node n1 decommissioned'
+    assert [(r.step, r.state) for r in records
+            if r.step in ('remove-etcd', 'etcd-ready')] == [
+        ('remove-etcd', 'not applicable'), ('etcd-ready', 'not applicable')]
     by_step = {m.name: m.message for m in status.messages}
-    assert by_step['remove-etcd'] == \
-        'Success: The site design has no etcd clusters'
+    assert by_step['remove-etcd'] == by_step['etcd-ready'] == (
+        'not applicable: the site design names no etcd clusters (no '
+        'EtcdClusters document)')
+    assert by_step['drain-node'] == 'Success: drain'
+    assert kube.calls == ['drain', 'clear_labels', 'shutdown_kubelet']
+
+
+def test_without_kubernetes_only_the_etcd_steps_run():
+    etcd = EtcdTwin()
+    status, records = _run(None, etcd)
+    assert status.succeeded
+    assert [(r.step, r.state) for r in records] == [
+        ('drain-node', 'not applicable'), ('clear-labels', 'not applicable'),
+        ('remove-etcd', 'running'), ('remove-etcd', 'succeeded'),
+        ('etcd-ready', 'running'), ('etcd-ready', 'succeeded'),
+        ('shutdown-kubelet', 'not applicable')]
+    assert etcd.removed == ['n1']
+    by_step = {m.name: m for m in status.messages}
+    assert by_step['drain-node'].message == (
+        'not applicable: the site design declares no Kubernetes cluster '
+        '(no ironside/KubernetesCluster/v1 document)')
+    assert not any(m.error for m in status.messages)
+
+
+def test_without_either_nothing_runs_and_a_resume_runs_nothing_again():
+    decommission = Decommission(None, None)
+    assert not decommission.applies
+    records = []
+    status = decommission.run('n1', ['site/role'], record=records.append)
+    assert (status.reason, status.code) == ('Success', 200)
+    assert status.message == (
+        'Nothing to decommission node n1 from: the site design declares '
+        'no Kubernetes cluster and names no etcd clusters')
+    assert [(r.step, r.state) for r in records] == [
+        (step, 'not applicable') for step in sequence.STEPS]
+    again = []
+    assert Decommission(None, None).run('n1', [], done=records,
+                                        record=again.append) == status
+    assert again == []
 
 
 def test_options_from_action_parameters():

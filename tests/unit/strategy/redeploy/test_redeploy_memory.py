@@ -29,6 +29,12 @@ from tests.unit.strategy.memory_limit import InFlightLimit
 
 NODE = 'ctl01'
 LABEL = 'ucp_control_plane'
+# The conductor's kubeconfig, as action create sees it: the twins stand in
+# for the cluster it reaches.
+KUBECONFIG = '/etc/ironside/kubeconfig-of-the-twins'
+KUBERNETES = {'schema': 'ironside/KubernetesCluster/v1',
+              'metadata': {'name': 'kubernetes'},
+              'data': {'description': 'the twins'}}
 
 
 class Kubernetes(KubernetesTwin):
@@ -53,10 +59,13 @@ class Kubernetes(KubernetesTwin):
 
 
 class Site:
-    """The example site, deployed once by deploy_site."""
+    """The example site, deployed once by deploy_site; its design
+    declares Kubernetes unless ``kubernetes`` is False."""
 
-    def __init__(self):
+    def __init__(self, kubernetes=True):
         stage_example()
+        if kubernetes:
+            stage('kubernetes', KUBERNETES)
         store.commit()
         self.nodes = memory_nodes.MemoryNodes()
         self.kube = Kubernetes()
@@ -92,7 +101,8 @@ class Site:
 
 
 @pytest.fixture
-def site(db):
+def site(db, conf):
+    conf.set('redeploy', kubeconfig=KUBECONFIG)
     return Site()
 
 
@@ -129,6 +139,10 @@ def test_redeploy_a_control_node(site):
     assert report['revision'] == 1
     assert report['parameters']['target-revision'] == \
         'successful-site-action'
+    assert report['log'][-1]['message'] == (
+        'Decommission: Kubernetes: ironside/KubernetesCluster/v1 '
+        'kubernetes; etcd: not applicable, the design names no etcd '
+        'clusters')
     assert _tags() == [(1, 'site-action-success'), (1, 'site-action-success')]
     assert [n['name'] for n in report['nodes']] == [NODE]
 
@@ -304,14 +318,112 @@ def test_redeploy_failure(site):
     assert _tags()[-1] == (1, 'site-action-failure')
 
 
-def test_no_kubeconfig(site):
-    site.peers = site_peers.from_config
-    report = site.redeploy()
-    status = report['redeploy']['status']
-    assert status['reason'] == 'DisassociateStepFailure'
-    assert 'kubeconfig' in status['message']
+def test_kubernetes_declared_without_kubeconfig_is_refused(site, conf):
+    """Refused at create (400) when this Ironside has no kubeconfig;
+    nothing is queued, asked of a node or tagged."""
+    conf.set('redeploy', kubeconfig=None)
+    before = [a.uuid for a in site_db.list_actions()]
+    with pytest.raises(exception.DecommissionFailed) as err:
+        site.create()
+    assert err.value.code == 400
+    assert err.value.status.reason == 'BadRequest'
+    assert err.value.status.message == (
+        'Design revision 1 declares a Kubernetes cluster (ironside/'
+        'KubernetesCluster/v1 kubernetes), and this Ironside has no '
+        '[redeploy]kubeconfig to reach it: set it on the API and the '
+        'conductors')
+    assert [a.uuid for a in site_db.list_actions()] == before
     assert site.nodes.requests == []
     assert _tags() == [(1, 'site-action-success')]
+
+
+def test_a_conductor_without_kubeconfig_changes_nothing(site, conf):
+    """Created where a kubeconfig is set, run by a conductor without
+    one: the first step fails before anything changed."""
+    row = site.create()
+    conf.set('redeploy', kubeconfig=None)
+    site.peers = site_peers.from_config
+    report = site.run(row)
+    status = report['redeploy']['status']
+    assert status['reason'] == 'DisassociateStepFailure'
+    assert 'has no [redeploy]kubeconfig' in status['message']
+    assert site.nodes.requests == []
+    assert _tags() == [(1, 'site-action-success')]
+
+
+@pytest.fixture
+def bare_site(db):
+    """The example site: no Kubernetes, no etcd clusters, no kubeconfig."""
+    return Site(kubernetes=False)
+
+
+def test_a_site_without_kubernetes_or_etcd_is_destroyed_and_deployed(
+        bare_site):
+    site = bare_site
+    site.peers = site_peers.from_config
+    report = site.redeploy()
+    assert report['result'] == 'success', report['redeploy']['status']
+    assert _steps(report) == {
+        'drain-node': ('not applicable', 'Success'),
+        'clear-labels': ('not applicable', 'Success'),
+        'remove-etcd': ('not applicable', 'Success'),
+        'etcd-ready': ('not applicable', 'Success'),
+        'shutdown-kubelet': ('not applicable', 'Success'),
+        'decommission': ('not applicable', 'Success'),
+        'destroy': ('succeeded', 'Success'),
+        'remove-from-cluster': ('not applicable', 'Success'),
+        'redeploy': ('succeeded', 'Success')}
+    messages = {m['name']: m['message'] for m in
+                report['redeploy']['status']['details']['messageList']}
+    assert messages['remove-from-cluster'] == (
+        'not applicable: the site design declares no Kubernetes cluster '
+        '(no ironside/KubernetesCluster/v1 document)')
+    assert messages['decommission'] == (
+        'Nothing to decommission node ctl01 from: the site design '
+        'declares no Kubernetes cluster and names no etcd clusters')
+    assert site.nodes.requests_for(NODE) == [
+        'retire', 'deleted', 'clean', 'power off', 'unretire', 'provide',
+        'deploy']
+    assert site.node.provision_state == states.ACTIVE
+    assert _tags() == [(1, 'site-action-success'), (1, 'site-action-success')]
+    assert report['log'][-1]['message'] == (
+        'Decommission: Kubernetes: not applicable, the design declares '
+        'none; etcd: not applicable, the design names no etcd clusters')
+    text = report_text.text(report).splitlines()
+    assert '  drain-node           not applicable (Success 200: not ' \
+        'applicable: the site design declares no Kubernetes cluster (no ' \
+        'ironside/KubernetesCluster/v1 document))' in text
+
+
+def test_a_site_with_etcd_and_no_kubernetes(bare_site):
+    """The etcd steps run; the Kubernetes ones are not applicable."""
+    site = bare_site
+    site.peers = lambda action: site_peers.Peers(None, site.etcd)
+    report = site.redeploy()
+    assert report['result'] == 'success', report['redeploy']['status']
+    steps = _steps(report)
+    assert steps['remove-etcd'] == steps['etcd-ready'] == (
+        'succeeded', 'Success')
+    assert steps['decommission'] == ('succeeded', 'Success')
+    assert steps['drain-node'] == steps['remove-from-cluster'] == (
+        'not applicable', 'Success')
+    assert site.etcd.removed == [NODE]
+    assert site.kube.calls == []
+
+
+def test_an_etcd_failure_on_a_site_without_kubernetes(bare_site):
+    """The decommission fails at its first step that applies; the node
+    is left alone."""
+    site = bare_site
+    site.etcd.fail['remove'] = 'EtcdNotAccessible'
+    site.peers = lambda action: site_peers.Peers(None, site.etcd)
+    report = site.redeploy()
+    assert report['redeploy']['status']['reason'] == \
+        'DisassociateStepFailure'
+    assert _steps(report)['remove-etcd'] == ('failed', 'EtcdNotAccessible')
+    assert _steps(report)['drain-node'] == ('not applicable', 'Success')
+    assert site.nodes.requests == []
+    assert _tags()[-1] == (1, 'site-action-failure')
 
 
 class Interrupt(Exception):
