@@ -25,6 +25,7 @@ from ironside.strategy.designs import versions
 from ironside.strategy.nodes import seam
 from ironside.strategy.plan import parameters
 from ironside.strategy.reader import fuel
+from ironside.strategy.reader import graph_files
 from ironside.strategy.reader import kinds
 from ironside.strategy.reader import shipyard
 
@@ -96,10 +97,11 @@ class Validate:
     @allow('baremetal:site:strategy:validate')
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         body = json_body(req, 'strategy', schemas.ONE_DOCUMENT)
-        errors = shipyard.validate(body['document'])
+        source = body.get('name')
+        errors = [graph_files.FileIssue(source, e) for e in
+                  shipyard.validate(body['document'], source or '<input>')]
         send(resp, {'valid': not errors,
-                    'errors': [dict(e.as_dict(), text=str(e))
-                               for e in errors]})
+                    'errors': [e.as_dict() for e in errors]})
 
 
 class Strategy:
