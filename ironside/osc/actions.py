@@ -151,10 +151,14 @@ def _ended_badly(action: dict) -> bool:
         (action['result'] or '').startswith('failed')
 
 
-def until_ended(fetch: Callable[[], dict], interval: float) -> dict:
-    """The action ``fetch`` reads, once it has ended."""
+def until_ended(fetch: Callable[[], dict], interval: float,
+                show: Callable[[dict], None] | None = None) -> dict:
+    """The action ``fetch`` reads, once it has ended; ``show`` sees it
+    each time it is read."""
     while True:
         current = fetch()
+        if show is not None:
+            show(current)
         if current['state'] in report_text.ENDED:
             return current
         time.sleep(interval)
@@ -187,13 +191,8 @@ class Progress:
         self.drawn = 0
         self.printed: set[str] = set()
 
-    def follow(self, fetch, interval: float) -> dict:
-        while True:
-            current = fetch()
-            self.show(current)
-            if current['state'] in report_text.ENDED:
-                return current
-            time.sleep(interval)
+    def follow(self, fetch: Callable[[], dict], interval: float) -> dict:
+        return until_ended(fetch, interval, self.show)
 
     def show(self, current: dict) -> None:
         flow = report_text.flow_text(current)
