@@ -38,7 +38,8 @@ FAILING_STRATEGY = {
     'metadata': {'name': 'failing-strategy'},
     'data': {'groups': [
         {'name': 'only', 'critical': True, 'depends_on': [],
-         'selectors': [{'node_tags': ['failing']}]}]},
+         'selectors': [{'node_tags': ['failing']}],
+         'success_criteria': {'percent_successful_nodes': 100}}]},
 }
 NODES = {'first': ['abort-1', 'abort-2', 'abort-3', 'abort-4'],
          'second': ['abort-5', 'abort-6']}
