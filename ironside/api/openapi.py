@@ -8,7 +8,9 @@ errors any operation can answer — 400 (a bad query argument or body),
 404 (absent, or newer than the version asked for), 406 (a version not
 served, or too old for what is asked), 503 with ``Retry-After`` (the
 database or the conductors away), 409 for a write on a node (locked or
-changed meanwhile) and 413 where there is a body.
+changed meanwhile) and 413 where there is a body. The site API (under
+``/site``, beside /v1) is described in the same document; its
+operations share 400, 403, 404, 503 and 413, not the version header.
 """
 
 from __future__ import annotations
@@ -30,6 +32,11 @@ UNAVAILABLE = {'$ref': '#/components/responses/Unavailable'}
 VERSION = {'$ref': '#/components/parameters/Version'}
 EVERY_OPERATION = {'400': ERROR, '404': ERROR, '406': ERROR,
                    '503': UNAVAILABLE}
+# The site API, served beside /v1 (ironside.api.site, at its default
+# prefix), and the errors every one of its operations can answer.
+SITE_API = '/site/v1'
+SITE_OPERATION = {'400': ERROR, '403': ERROR, '404': ERROR,
+                  '503': UNAVAILABLE}
 
 
 def accepted_versions() -> list[str]:
@@ -52,6 +59,16 @@ def _complete(operation: dict, path: str, method: str) -> None:
         responses.setdefault(status, response)
 
 
+def _complete_site(operation: dict, path: str, method: str) -> None:
+    """The site API's errors (it has no microversions)."""
+    responses = operation.setdefault('responses', {})
+    shared = dict(SITE_OPERATION)
+    if 'requestBody' in operation:
+        shared['413'] = ERROR
+    for status, response in shared.items():
+        responses.setdefault(status, response)
+
+
 @functools.lru_cache(maxsize=1)
 def document() -> dict:
     with open(PATH, encoding='utf-8') as stream:
@@ -66,11 +83,11 @@ def document() -> dict:
         'content': {'application/json': {'schema': {
             '$ref': '#/components/schemas/Error'}}}}
     for path, item in spec['paths'].items():
-        if not path.startswith('/v1'):
-            continue
+        complete = _complete if path.startswith('/v1') else \
+            _complete_site if path.startswith(SITE_API) else None
         for method in METHODS:
-            if method in item:
-                _complete(item[method], path, method)
+            if complete is not None and method in item:
+                complete(item[method], path, method)
     return spec
 
 

@@ -177,13 +177,54 @@ def get_action(uuid: str) -> SiteAction:
     return action
 
 
-def list_actions(limit: int | None = None) -> list[SiteAction]:
-    """Actions, newest first."""
-    query = sa.select(SiteAction).order_by(SiteAction.id.desc())
-    if limit:
-        query = query.limit(limit)
+# What ``list_actions`` sorts by: columns every action has a value in
+# (keyset pages need no NULLs).
+ACTION_SORT_KEYS = ('created_at', 'action', 'state')
+# How a finished action ended, as the ``states`` filter takes it beside
+# the states: its result says ``failed...``, or it does not.
+SUCCEEDED = 'success'
+FAILED = 'failed'
+ACTION_STATE_FILTERS = site_models.UNFINISHED + site_models.ENDED + (
+    SUCCEEDED, FAILED)
+
+
+def _state_clause(state: str) -> Any:
+    failed = SiteAction.result.like(FAILED + '%')
+    if state == SUCCEEDED:
+        return sa.and_(SiteAction.state == site_models.FINISHED,
+                       sa.not_(failed))
+    if state == FAILED:
+        return sa.and_(SiteAction.state == site_models.FINISHED, failed)
+    return SiteAction.state == state
+
+
+def list_actions(limit: int | None = None, *,
+                 states: Sequence[str] = (), actions: Sequence[str] = (),
+                 revision: int | None = None, marker: str | None = None,
+                 sort_key: str = 'created_at', sort_dir: str = 'desc'
+                 ) -> list[SiteAction]:
+    """One page of actions, newest first unless sorted otherwise:
+    those in any of ``states`` (or ended as ``success``/``failed``), of
+    any of ``actions``, running design ``revision``; after the action
+    ``marker`` (a UUID; InvalidParameterValue if there is none)."""
+    query = sa.select(SiteAction)
+    if states:
+        query = query.where(sa.or_(*(_state_clause(s) for s in states)))
+    if actions:
+        query = query.where(SiteAction.action.in_(actions))
+    if revision is not None:
+        query = query.where(SiteAction.revision_id == revision)
     with db_session.reader() as session:
-        return list(session.scalars(query))
+        marker_id = None
+        if marker is not None:
+            marker_id = session.scalar(sa.select(SiteAction.id).where(
+                SiteAction.uuid == marker))
+            if marker_id is None:
+                raise exception.InvalidParameterValue(
+                    err='Marker %s could not be found: no site action has '
+                        'that UUID' % marker)
+        return list(session.scalars(db_session.paginate(
+            query, SiteAction, limit, marker_id, sort_key, sort_dir)))
 
 
 def action_nodes(action_id: int) -> list[SiteActionNode]:

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-import os
+import functools
 import time
+from collections.abc import Callable
 
 from osc_lib import exceptions
 from osc_lib.command import command
 
 from ironside.osc import report_text
 from ironside.osc.columns import report_columns
+from ironside.osc.common import file_name
 from ironside.osc.common import load_yaml_file
 from ironside.osc.common import read_file
 from ironside.osc.common import read_yaml_file
@@ -27,13 +29,14 @@ def _parameters(values: list[str]) -> dict[str, str]:
     return parameters
 
 
-class CreateAction(command.Command):
+class CreateAction(command.ShowOne):
     """Start deploy_site or update_site: on the committed design revision
     (or another, with --param target-revision=...), or with a stored
     strategy and/or task graphs given as files; with --tasks, --skip,
     --start, --end or --nodes, a partial run. Or redeploy_server, with
     --param node=NAME (and preserve-local-storage, target-revision, the
-    drain and etcd timeouts)."""
+    drain and etcd timeouts). Shows the action created (with -f json or
+    yaml, as the API answers it); with --wait, the action as it ended."""
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
@@ -78,8 +81,11 @@ class CreateAction(command.Command):
                             help='With --task-graph: the private key to log '
                                  'in to the nodes with')
         parser.add_argument('--wait', action='store_true',
-                            help='Show the progress until the action ends; '
-                                 'exit with 1 if it failed or was aborted')
+                            help='Wait until the action ends, then show '
+                                 'it; exit with 1 if it failed or was '
+                                 'aborted. As a table (the default '
+                                 'format), the progress is shown as it '
+                                 'goes and the report as text')
         parser.add_argument('--poll-interval', metavar='<seconds>',
                             type=float, default=2.0,
                             help='Seconds between progress updates with '
@@ -94,27 +100,68 @@ class CreateAction(command.Command):
                            if getattr(parsed_args, name)})
         created = client.create_action(
             parsed_args.action, parsed_args.strategy, parameters,
-            documents=[{'name': os.path.basename(path),
+            documents=[{'name': file_name(path),
                         'document': read_yaml_file(path)}
                        for path in parsed_args.task_graphs],
             access=_access(parsed_args))
-        revision = ' (design revision %d)' % created['revision'] \
-            if created.get('revision') else ''
-        self.app.stdout.write('Site action %s: %s with strategy %s%s\n' % (
-            created['uuid'], created['action'], created['strategy'],
-            revision))
-        for entry in created.get('log') or ():
-            self.app.stdout.write('  %s\n' % entry['message'])
-        for warning in created.get('warnings') or ():
-            self.app.stdout.write('Warning: %s\n' % warning)
-        if not parsed_args.wait:
+        self.report = created
+        if parsed_args.wait:
+            fetch = functools.partial(client.get_action, created['uuid'])
+            if _as_text(parsed_args):
+                self.app.stdout.write(_created_text(created))
+                self.report = Progress(self.app.stdout).follow(
+                    fetch, parsed_args.poll_interval)
+            else:
+                self.report = until_ended(fetch, parsed_args.poll_interval)
+        return report_columns(self.report)
+
+    def produce_output(self, parsed_args, column_names, data):
+        if parsed_args.wait and _as_text(parsed_args):
+            self.app.stdout.write('\n' + report_text.text(self.report) +
+                                  '\n')
             return 0
-        final = Progress(self.app.stdout).follow(
-            lambda: client.get_action(created['uuid']),
-            parsed_args.poll_interval)
-        self.app.stdout.write('\n' + report_text.text(final) + '\n')
-        return 1 if final['state'] == report_text.ABORTED or (
-            final['result'] or '').startswith('failed') else 0
+        return super().produce_output(parsed_args, column_names, data)
+
+    def run(self, parsed_args):
+        code = super().run(parsed_args)
+        if parsed_args.wait and _ended_badly(self.report):
+            return 1
+        return code
+
+
+def _as_text(parsed_args) -> bool:
+    """Whether the command shows a table (the default), not a format
+    for scripts."""
+    return parsed_args.formatter == 'table'
+
+
+def _created_text(created: dict) -> str:
+    """The action as ``--wait`` introduces it, before its progress."""
+    revision = ' (design revision %d)' % created['revision'] \
+        if created.get('revision') else ''
+    lines = ['Site action %s: %s with strategy %s%s' % (
+        created['uuid'], created['action'], created['strategy'], revision)]
+    lines += ['  %s' % entry['message'] for entry in created.get('log') or ()]
+    lines += ['Warning: %s' % w for w in created.get('warnings') or ()]
+    return '\n'.join(lines) + '\n'
+
+
+def _ended_badly(action: dict) -> bool:
+    return action['state'] == report_text.ABORTED or \
+        (action['result'] or '').startswith('failed')
+
+
+def until_ended(fetch: Callable[[], dict], interval: float,
+                show: Callable[[dict], None] | None = None) -> dict:
+    """The action ``fetch`` reads, once it has ended; ``show`` sees it
+    each time it is read."""
+    while True:
+        current = fetch()
+        if show is not None:
+            show(current)
+        if current['state'] in report_text.ENDED:
+            return current
+        time.sleep(interval)
 
 
 def _access(parsed_args) -> dict | None:
@@ -144,13 +191,8 @@ class Progress:
         self.drawn = 0
         self.printed: set[str] = set()
 
-    def follow(self, fetch, interval: float) -> dict:
-        while True:
-            current = fetch()
-            self.show(current)
-            if current['state'] in report_text.ENDED:
-                return current
-            time.sleep(interval)
+    def follow(self, fetch: Callable[[], dict], interval: float) -> dict:
+        return until_ended(fetch, interval, self.show)
 
     def show(self, current: dict) -> None:
         flow = report_text.flow_text(current)
@@ -182,21 +224,60 @@ class Progress:
 
 
 class ListActions(command.Lister):
-    """List site actions, newest first."""
+    """List site actions, newest first: filtered, sorted and paged by
+    the site API."""
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
+        parser.add_argument('--state', metavar='<state>', action='append',
+                            help='Only actions in this state (queued, '
+                                 'running, aborting, finished, aborted) '
+                                 'or that finished so (success, failed); '
+                                 'repeat, or separate with commas, for '
+                                 'any of several')
+        parser.add_argument('--action', metavar='<action>',
+                            action='append',
+                            help='Only these actions (deploy_site, '
+                                 'update_site, redeploy_server); repeat '
+                                 'or separate with commas for several')
+        parser.add_argument('--revision', metavar='<revision>', type=int,
+                            help='Only actions that ran this design '
+                                 'revision')
+        parser.add_argument('--sort', metavar='<key>[:<direction>]',
+                            help='Sort by created_at (the default), '
+                                 'action or state; direction asc or desc '
+                                 '(the default)')
+        parser.add_argument('--marker', metavar='<action>',
+                            help='UUID of the last action of the previous '
+                                 'page: list those after it')
         parser.add_argument('--limit', metavar='<count>', type=int,
                             help='Show at most this many')
+        parser.add_argument('--long', action='store_true',
+                            help='Show when each action started and '
+                                 'finished too')
         return parser
 
     def take_action(self, parsed_args):
-        columns = ('uuid', 'action', 'strategy', 'revision', 'state',
-                   'result', 'owner', 'created_at')
-        rows = [[a[c] for c in columns]
-                for a in site_client(self).list_actions(parsed_args.limit)]
-        return ('UUID', 'Action', 'Strategy', 'Revision', 'State', 'Result',
-                'Owner', 'Created At'), rows
+        sort_key, _, sort_dir = (parsed_args.sort or '').partition(':')
+        found = site_client(self).list_actions(
+            state=_joined(parsed_args.state),
+            action=_joined(parsed_args.action),
+            revision=parsed_args.revision, marker=parsed_args.marker,
+            limit=parsed_args.limit, sort_key=sort_key or None,
+            sort_dir=sort_dir or None)
+        columns = ['uuid', 'action', 'strategy', 'revision', 'state',
+                   'result', 'owner', 'created_at']
+        headers = ['UUID', 'Action', 'Strategy', 'Revision', 'State',
+                   'Result', 'Owner', 'Created At']
+        if parsed_args.long:
+            columns += ['started_at', 'finished_at']
+            headers += ['Started At', 'Finished At']
+        return headers, [[a[c] for c in columns] for a in found]
+
+
+def _joined(values: list[str] | None) -> str | None:
+    """Repeated options as the API's comma-separated list."""
+    return ','.join(values) if values else None
 
 
 class ShowAction(command.ShowOne):
@@ -228,7 +309,9 @@ class ShowAction(command.ShowOne):
 
 class AbortAction(command.ShowOne):
     """Abort a site action: it starts no more nodes, lets those in flight
-    finish or fail, then ends as aborted (a queued one at once)."""
+    finish or fail, then ends as aborted (a queued one at once). Shows
+    the action as the abort left it (with -f json or yaml, as the API
+    answers it); with --wait, as it ended."""
 
     def get_parser(self, prog_name):
         parser = super().get_parser(prog_name)
@@ -246,8 +329,8 @@ class AbortAction(command.ShowOne):
     def take_action(self, parsed_args):
         client = site_client(self)
         action = client.abort_action(parsed_args.action)
-        while parsed_args.wait and action['state'] not in report_text.ENDED:
-            time.sleep(parsed_args.poll_interval)
-            action = client.get_action(parsed_args.action)
-        columns = ('uuid', 'action', 'state', 'result', 'finished_at')
-        return columns, [action[c] for c in columns]
+        if parsed_args.wait and action['state'] not in report_text.ENDED:
+            action = until_ended(functools.partial(
+                client.get_action, parsed_args.action),
+                parsed_args.poll_interval)
+        return report_columns(action)

@@ -44,9 +44,10 @@ class SiteClient:
             return None
         return response.json()
 
-    def validate_strategy(self, text: str) -> dict:
+    def validate_strategy(self, text: str, name: str) -> dict:
+        """Validate a strategy from file ``name``, which errors name."""
         return self._request('POST', '/strategies/validate',
-                             json={'document': text})
+                             json={'document': text, 'name': name})
 
     def create_strategy(self, text: str, name: str | None = None) -> dict:
         body = {'document': text}
@@ -87,13 +88,19 @@ class SiteClient:
         return self._request('GET', '/tasks',
                              params=params or None)['tasks']
 
-    def validate_task_graph(self, text: str) -> dict:
+    def validate_task_graphs(self, documents: list[dict]) -> dict:
+        """Validate documents (``{"name": FILE, "document": TEXT}``)
+        together."""
         return self._request('POST', '/tasks/validate',
-                             json={'document': text})
+                             json={'documents': documents})
 
-    def list_actions(self, limit: int | None = None) -> list[dict]:
-        params = {'limit': limit} if limit else None
-        return self._request('GET', '/actions', params=params)['actions']
+    def list_actions(self, **query: Any) -> list[dict]:
+        """Actions, filtered, sorted and paged by the API's query
+        (``state``, ``action``, ``revision``, ``sort_key``, ``sort_dir``,
+        ``marker``, ``limit``); those not given are left out."""
+        params = {k: v for k, v in query.items() if v is not None}
+        return self._request('GET', '/actions',
+                             params=params or None)['actions']
 
     def get_action(self, uuid: str) -> dict:
         return self._request('GET', '/actions/%s' % uuid)

@@ -35,6 +35,7 @@ class Column(columns.FormattableColumn):
 # How the report's structured fields read in a table.
 _REPORT_TEXT: dict[str, Callable[[Mapping[str, Any]], str]] = {
     'groups': lambda r: '\n'.join(report_text.group_lines(r)),
+    'log': lambda r: '\n'.join(entry['message'] for entry in r['log']),
     'nodes': lambda r: '\n'.join(report_text.node_lines(r)),
     'node_counts': report_text.counts_text,
     'options': report_text.options_text,

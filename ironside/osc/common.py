@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any
 
@@ -22,13 +23,20 @@ def read_file(path: str) -> str:
                                       % (path, exc.strerror)) from None
 
 
-def show_validation(stream, path: str, result: dict) -> int:
+def file_name(path: str) -> str:
+    """How the server names a file the command sends: its base name
+    ("<stdin>" for "-"), as errors then name it."""
+    return '<stdin>' if path == '-' else os.path.basename(path)
+
+
+def show_validation(stream, paths: list[str], result: dict) -> int:
     """A validation's answer as a command prints it: its warnings, then
     "<path> is valid" or every error; the command's exit code."""
     for warning in result.get('warnings') or ():
         stream.write('warning: %s\n' % warning['text'])
     if result['valid']:
-        stream.write('%s is valid\n' % path)
+        stream.write('%s %s valid\n' % (', '.join(paths), 'is' if len(
+            paths) == 1 else 'are'))
         return 0
     for error in result['errors']:
         stream.write(error['text'] + '\n')

@@ -3,12 +3,11 @@ design. Documents come back from the server with secrets masked."""
 
 from __future__ import annotations
 
-import os
-
 import yaml
 from osc_lib import exceptions
 from osc_lib.command import command
 
+from ironside.osc.common import file_name
 from ironside.osc.common import read_yaml_file
 from ironside.osc.common import site_client
 
@@ -41,8 +40,8 @@ class CreateCollection(command.ShowOne):
     def take_action(self, parsed_args):
         if not parsed_args.files and not parsed_args.empty:
             raise exceptions.CommandError('Give --file, or --empty')
-        sources = [(os.path.basename(f) if f != '-' else '<stdin>',
-                    read_yaml_file(f)) for f in parsed_args.files]
+        sources = [(file_name(f), read_yaml_file(f))
+                   for f in parsed_args.files]
         staged = site_client(self).stage_collection(
             parsed_args.collection, sources, parsed_args.empty)
         columns = ('collection', 'status', 'documents')

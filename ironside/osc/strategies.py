@@ -6,6 +6,7 @@ from osc_lib.command import command
 
 from ironside.osc.columns import Column
 from ironside.osc.common import FileArgument
+from ironside.osc.common import file_name
 from ironside.osc.common import read_yaml_file
 from ironside.osc.common import show_validation
 from ironside.osc.common import site_client
@@ -26,9 +27,10 @@ class ValidateStrategy(FileArgument, command.Command):
 
     def take_action(self, parsed_args):
         return show_validation(
-            self.app.stdout, parsed_args.file,
+            self.app.stdout, [parsed_args.file],
             site_client(self).validate_strategy(
-                read_yaml_file(parsed_args.file)))
+                read_yaml_file(parsed_args.file),
+                file_name(parsed_args.file)))
 
 
 class CreateStrategy(FileArgument, command.ShowOne):

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import os
-
 from osc_lib.command import command
 
-from ironside.osc.common import FileArgument
+from ironside.osc.common import file_name
 from ironside.osc.common import read_yaml_file
 from ironside.osc.common import show_validation
 from ironside.osc.common import site_client
@@ -36,7 +34,7 @@ class ListTasks(command.Lister):
 
     def take_action(self, parsed_args):
         tasks = site_client(self).list_tasks(
-            [{'name': os.path.basename(path),
+            [{'name': file_name(path),
               'document': read_yaml_file(path)}
              for path in parsed_args.files],
             parsed_args.start, parsed_args.end, parsed_args.design_version)
@@ -46,12 +44,21 @@ class ListTasks(command.Lister):
         return ('ID', 'Type', 'Stage', 'Groups', 'Roles', 'Requires'), rows
 
 
-class ValidateTaskGraph(FileArgument, command.Command):
-    """Validate a task graph on its own: errors, and warnings for what
-    only the rest of a site's documents can settle."""
+class ValidateTaskGraph(command.Command):
+    """Validate task graphs (and the DeploymentStrategy whose groups
+    they use) together, without the rest of a site's documents: errors,
+    and warnings for what only those can settle; each names its file
+    and line."""
+
+    def get_parser(self, prog_name):
+        parser = super().get_parser(prog_name)
+        parser.add_argument('files', metavar='<file>', nargs='+',
+                            help='YAML or JSON documents ("-" for stdin)')
+        return parser
 
     def take_action(self, parsed_args):
         return show_validation(
-            self.app.stdout, parsed_args.file,
-            site_client(self).validate_task_graph(
-                read_yaml_file(parsed_args.file)))
+            self.app.stdout, parsed_args.files,
+            site_client(self).validate_task_graphs(
+                [{'name': file_name(path), 'document': read_yaml_file(path)}
+                 for path in parsed_args.files]))

@@ -35,8 +35,10 @@ def deploy_a_rack(baremetal: clients.InProcessCli,
     selected = site('node', 'filter', '--rack', rack, '-f', 'json')
     assert sorted(n['Name'] for n in selected) == ['%s-1' % name,
                                                    '%s-2' % name]
-    output = site('action', 'create', 'deploy_site', '--strategy', name)
-    uuid = output.split()[2].rstrip(':')
+    created = site('action', 'create', 'deploy_site', '--strategy', name,
+                   '-f', 'json')
+    uuid = created['uuid']
+    assert (created['action'], created['strategy']) == ('deploy_site', name)
     wait_for(lambda: site('action', 'show', uuid, '-f', 'value', '-c',
                           'state') == 'finished\n', timeout=120,
              interval=0.5, what='the action to complete')

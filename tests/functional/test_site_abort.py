@@ -5,6 +5,7 @@ Six fake-hardware nodes, whose cleaning takes seconds, in two groups:
 operator aborts the action while the first wave is being prepared: those
 two nodes finish their cleaning, nothing else starts, and the action
 ends ``aborted`` — seen by ``openstack site`` with each output format.
+Then an action that fails, found by ``site action list --state failed``.
 """
 
 from __future__ import annotations
@@ -32,6 +33,14 @@ STRATEGY = {
          'selectors': [{'node_tags': ['second']}]},
     ]},
 }
+FAILING_STRATEGY = {
+    'schema': 'ironside/DeploymentStrategy/v1',
+    'metadata': {'name': 'failing-strategy'},
+    'data': {'groups': [
+        {'name': 'only', 'critical': True, 'depends_on': [],
+         'selectors': [{'node_tags': ['failing']}],
+         'success_criteria': {'percent_successful_nodes': 100}}]},
+}
 NODES = {'first': ['abort-1', 'abort-2', 'abort-3', 'abort-4'],
          'second': ['abort-5', 'abort-6']}
 
@@ -58,9 +67,14 @@ def test_abort_while_the_first_wave_is_prepared(ironside, tmp_path):
     path.write_text(yaml.safe_dump(STRATEGY))
     created = site('strategy', 'create', str(path), '-f', 'json')
     assert (created['name'], created['group_count']) == ('abort-strategy', 2)
-    output = site('action', 'create', 'deploy_site', '--strategy',
-                  'abort-strategy')
-    uuid = output.split()[2].rstrip(':')
+    # The action created, as the API answers it.
+    created = site('action', 'create', 'deploy_site', '--strategy',
+                   'abort-strategy', '-f', 'json')
+    uuid = created['uuid']
+    assert (created['action'], created['strategy'], created['state']) == (
+        'deploy_site', 'abort-strategy', 'queued')
+    assert sorted(n['name'] for n in created['nodes']) == sorted(
+        NODES['first'] + NODES['second'])
 
     def in_flight() -> list[str]:
         report = site('action', 'show', uuid, '-f', 'json')
@@ -112,3 +126,31 @@ def test_abort_while_the_first_wave_is_prepared(ironside, tmp_path):
     status, body = ironside.api(
         'POST', '/site/v1/actions/%s/abort' % body['uuid'])
     assert status == 202, body
+    second = body['uuid']
+
+    # An action that fails (its one critical node fails its cleaning):
+    # the list finds it by how it ended, and by its state and action.
+    status, body = ironside.api('POST', '/v1/nodes', {
+        'name': 'abort-failing', 'driver': 'fake-hardware',
+        'resource_class': 'baremetal', 'extra': {'tags': ['failing']},
+        'driver_info': {'fake_fail_steps': ['deploy.erase_devices_metadata']}})
+    assert status == 201, body
+    path.write_text(yaml.safe_dump(FAILING_STRATEGY))
+    site('strategy', 'create', str(path), '-f', 'json')
+    failing = site('action', 'create', 'deploy_site', '--strategy',
+                   'failing-strategy', '-f', 'json')['uuid']
+    wait_for(lambda: site('action', 'show', failing, '-f', 'value', '-c',
+                          'state') == 'finished\n', timeout=60, interval=0.2)
+    failed = site('action', 'list', '--state', 'failed', '-f', 'json')
+    assert [(a['UUID'], a['Result']) for a in failed] == [
+        (failing, 'failed: critical group only failed')]
+    assert site('action', 'list', '--state', 'aborted', '--sort',
+                'created_at:asc', '-f', 'value', '-c', 'UUID').split() == \
+        [uuid, second]
+    assert site('action', 'list', '--state', 'success', '-f', 'json') == []
+    assert site('action', 'list', '--limit', '1', '--marker', failing,
+                '-f', 'value', '-c', 'UUID').split() == [second]
+    refused = site('action', 'list', '--state', 'broken', check=False)
+    assert 'Invalid state "broken"; expected one of queued, running, ' \
+        'aborting, finished, aborted, success, failed (HTTP 400)' in \
+        refused.stderr

@@ -157,10 +157,9 @@ def test_failures_are_the_nodes_own(site):
   requires: [work]
   parameters: {cmd: record after}
 ''')
-    output = site.site('action', 'create', 'deploy_site', '--task-graph',
-                       graph, '--access', str(site.access), '--ssh-key',
-                       str(site.key))
-    uuid = output.split()[2].rstrip(':')
+    uuid = site.site('action', 'create', 'deploy_site', '--task-graph',
+                     graph, '--access', str(site.access), '--ssh-key',
+                     str(site.key), '-f', 'value', '-c', 'uuid').strip()
 
     def finished():
         report = json.loads(site.site('action', 'show', uuid, '--format',

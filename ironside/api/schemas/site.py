@@ -18,12 +18,26 @@ STRATEGY = {
     'additionalProperties': False,
 }
 
+# The name of the file a document came from, which its errors name.
+_FILE_NAME = {'type': 'string', 'minLength': 1}
+
 ONE_DOCUMENT = {
     'type': 'object',
-    'properties': {'document': DOCUMENT},
+    'properties': {'document': DOCUMENT, 'name': _FILE_NAME},
     'required': ['document'],
     'additionalProperties': False,
 }
+
+# One of several documents: a text, a parsed document (it has its
+# schema), or either named by its file.
+GIVEN_DOCUMENT = {
+    'type': ['string', 'object'], 'minLength': 1,
+    'if': {'type': 'object', 'not': {'required': ['schema']}},
+    'then': {'properties': {'name': _FILE_NAME, 'document': DOCUMENT},
+             'required': ['name', 'document'],
+             'additionalProperties': False},
+}
+DOCUMENTS = {'type': 'array', 'minItems': 1, 'items': GIVEN_DOCUMENT}
 
 ACTION = {
     'type': 'object',
@@ -47,9 +61,17 @@ NODE_FILTER = {
 
 TASKS = {
     'type': 'object',
-    'properties': {'documents': {'type': 'array', 'minItems': 1,
-                                 'items': DOCUMENT}},
+    'properties': {'documents': DOCUMENTS},
     'required': ['documents'],
+    'additionalProperties': False,
+}
+
+# One task graph, or several validated together (the handler sees that
+# the body has one of the two).
+TASK_GRAPHS = {
+    'type': 'object',
+    'properties': {'document': DOCUMENT, 'name': _FILE_NAME,
+                   'documents': DOCUMENTS},
     'additionalProperties': False,
 }
 

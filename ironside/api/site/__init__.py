@@ -6,14 +6,15 @@ Routes, relative to the prefix:
 ``GET|POST /v1/strategies``               list or create strategies
 ``POST /v1/strategies/validate``          validate a document, store nothing
 ``GET|DELETE /v1/strategies/{name}``      show or delete a strategy
-``GET|POST /v1/actions``                  list or create site actions
+``GET|POST /v1/actions``                  list (by state, action, revision;
+                                          sorted, paged) or create actions
 ``GET /v1/actions/{uuid}``                an action with its report
 ``POST /v1/actions/{uuid}/abort``         abort it: 202 (409 if it ended)
 ``POST /v1/nodes/filter``                 the nodes selectors select
 ``GET /v1/nodes/status``                  nodes' provision and power states
 ``GET /`` and ``GET /static/{name}``      the web view (:mod:`.web`)
-``POST /v1/tasks``                        task graphs' tasks (start/end)
-``POST /v1/tasks/validate``               validate a task graph
+``GET|POST /v1/tasks``                    task graphs' tasks (start/end)
+``POST /v1/tasks/validate``               validate task graphs together
 ``GET|DELETE /v1/designs/buffer``         the staged collections; discard
 ``POST /v1/designs/buffer/{collection}``  create or replace a collection
 ``POST /v1/designs/commit``               commit the buffer (force, dry_run)

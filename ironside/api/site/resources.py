@@ -6,6 +6,7 @@ from typing import Any
 
 import falcon
 
+from ironside.api import collection
 from ironside.api import policy
 from ironside.api import wire
 from ironside.api.schemas import site as schemas
@@ -24,6 +25,7 @@ from ironside.strategy.designs import versions
 from ironside.strategy.nodes import seam
 from ironside.strategy.plan import parameters
 from ironside.strategy.reader import fuel
+from ironside.strategy.reader import graph_files
 from ironside.strategy.reader import kinds
 from ironside.strategy.reader import shipyard
 
@@ -95,10 +97,11 @@ class Validate:
     @allow('baremetal:site:strategy:validate')
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         body = json_body(req, 'strategy', schemas.ONE_DOCUMENT)
-        errors = shipyard.validate(body['document'])
+        source = body.get('name')
+        errors = [graph_files.FileIssue(source, e) for e in
+                  shipyard.validate(body['document'], source or '<input>')]
         send(resp, {'valid': not errors,
-                    'errors': [dict(e.as_dict(), text=str(e))
-                               for e in errors]})
+                    'errors': [e.as_dict() for e in errors]})
 
 
 class Strategy:
@@ -115,21 +118,55 @@ class Strategy:
         wire.no_content(resp)
 
 
+# GET /v1/actions: filters (a state or outcome, an action, a design
+# revision, each list comma-separated), then Ironic's paging and sorting.
+_LIST_QUERY = {'state': wire.as_string_list, 'action': wire.as_string_list,
+               'revision': wire.as_integer, 'marker': wire.as_uuid,
+               'limit': wire.as_integer, 'sort_key': wire.as_string,
+               'sort_dir': wire.as_string}
+
+
+def _one_of(name: str, given: list[str] | None,
+            allowed: tuple[str, ...]) -> list[str]:
+    """``given`` (none: no filter); 400 naming what ``name`` takes."""
+    for value in given or ():
+        if value not in allowed:
+            raise wire.invalid('Invalid %s "%s"; expected one of %s'
+                               % (name, value, ', '.join(allowed)))
+    return list(given or ())
+
+
+def _revision(value: int | None) -> int | None:
+    if value is not None and value < 1:
+        raise wire.invalid('revision must be at least 1, not %d' % value)
+    return value
+
+
 class Actions:
     def __init__(self, nodes: seam.NodeBackend) -> None:
         self.nodes = nodes
 
     @allow('baremetal:site:action:list')
     def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
-        limit = wire.query(req, {'limit': wire.as_integer})['limit']
+        query = wire.query(req, _LIST_QUERY)
+        limit = query['limit']
         if limit is not None and limit < 1:
             raise wire.invalid('limit must be at least 1, not %d' % limit)
         seen = None
         if not policy.check('baremetal:site:action:list_all',
-                                  req.context.ctx):
+                            req.context.ctx):
             seen = scope.visible_uuids(req)
+        found = site_db.list_actions(
+            limit, states=_one_of('state', query['state'],
+                                  site_db.ACTION_STATE_FILTERS),
+            actions=_one_of('action', query['action'], actions.ACTIONS),
+            revision=_revision(query['revision']), marker=query['marker'],
+            sort_key=_one_of('sort_key', [query['sort_key'] or
+                                          'created_at'],
+                             site_db.ACTION_SORT_KEYS)[0],
+            sort_dir=collection.sort_dir(query['sort_dir'] or 'desc'))
         send(resp, {'actions': [
-            action_view(a) for a in site_db.list_actions(limit)
+            action_view(a) for a in found
             if scope.action_visible(req, a.id, seen)]})
 
     @allow('baremetal:site:action:create')

@@ -289,12 +289,15 @@ class _Prefixed:
 # Validation
 
 def check(document: Any, lines: Mapping[Path, int] | None = None,
-          name: str = '<input>', expressions: bool = True
+          name: str = '<input>', expressions: bool = True,
+          elsewhere: Mapping[str, str] | None = None
           ) -> tuple[list[DocumentError], list[DocumentError]]:
     """Every error, and every warning, of a parsed task graph;
     ``expressions``: whether its ``yaql_exp`` expressions are checked
     too (not when the plan checks what they computed: those left are
-    computed per node, and were checked at commit)."""
+    computed per node, and were checked at commit); ``elsewhere``: the
+    items (name: kind) documents read with it define, which its
+    references may name without a warning."""
     name = document_name(document, name)
     errors = ErrorCollector(name, lines, locator(document))
     warnings = ErrorCollector(name, lines, locator(document))
@@ -311,7 +314,8 @@ def check(document: Any, lines: Mapping[Path, int] | None = None,
         _check_item(item, prefix + (index,), known_types, errors, warnings,
                     expressions)
     ids = _check_ids(items, prefix, errors)
-    _check_references(items, prefix, ids, errors, warnings)
+    _check_references(items, prefix, {**(elsewhere or {}), **ids}, errors,
+                      warnings)
     if not errors.errors:
         graph = build(document, lines, name)
         for cycle in item_graph.of_graphs([graph]).cycles():
@@ -407,6 +411,12 @@ def _check_ids(items: list, prefix: Path,
             first[name] = index
             ids[name] = kind
     return ids
+
+
+def item_kinds(document: Any) -> dict[str, str]:
+    """The groups, stages and tasks a task graph defines: name: kind."""
+    return {name: _kind(item) for item in items_of(document)
+            if (name := _item_id(item)) is not None}
 
 
 def _targets(item: Mapping, field: str) -> list[tuple[Path, str]]:

@@ -185,7 +185,8 @@ def read(source: str | Mapping[str, Any], name: str = '<input>'
 
 # Validation
 
-def _groups(document: Any) -> list:
+def groups_of(document: Any) -> list:
+    """The items of a strategy's ``data.groups``, as written."""
     data = document.get('data') if isinstance(document, Mapping) else None
     groups = data.get('groups') if isinstance(data, Mapping) else None
     return groups if isinstance(groups, list) else []
@@ -290,13 +291,13 @@ def _semantic_errors(groups: list, errors: ErrorCollector) -> None:
 
 def locator(document: Any) -> Callable[[Path], Place]:
     """Which group of the document a path belongs to."""
-    return _locate(_groups(document))
+    return _locate(groups_of(document))
 
 
 def check(document: Any, lines: Mapping[Path, int] | None = None,
           name: str = '<input>') -> list[DocumentError]:
     """Every problem of a parsed document; empty if it is valid."""
-    groups = _groups(document)
+    groups = groups_of(document)
     errors = ErrorCollector(document_name(document, name), lines,
                             _locate(groups))
     for index, group in enumerate(groups):

@@ -7,6 +7,7 @@ import pytest
 
 from ironside.api import app as api_app
 from ironside.api import openapi
+from ironside.api import site as site_api
 from ironside.api import versions
 
 METHODS = ('get', 'put', 'post', 'delete', 'patch', 'head', 'options')
@@ -18,7 +19,8 @@ class _NoConductor:
 
 @pytest.fixture(scope='module')
 def served() -> dict[str, set[str]]:
-    app = api_app.build_app(_NoConductor())
+    app = api_app.build_app(_NoConductor(), extra_apis=[
+        (site_api.DEFAULT_PREFIX, site_api.register)])
     return {route.path: {m.method.lower() for m in route.methods
                          if not m.internal}
             for route in falcon.inspect.inspect_routes(app)}
@@ -97,3 +99,27 @@ def test_validate_requires_the_node():
         'parameters']
     node = next(p for p in parameters if p.get('name') == 'node')
     assert node['required'] is True and node['in'] == 'query'
+
+
+def test_site_operations_document_their_errors():
+    for path, item in openapi.document()['paths'].items():
+        if not path.startswith('/site/v1'):
+            continue
+        for method in METHODS:
+            if method in item:
+                responses = item[method]['responses']
+                assert {'400', '403', '404', '503'} <= set(responses), path
+                if 'requestBody' in item[method]:
+                    assert '413' in responses, (method, path)
+
+
+def test_the_site_action_list_documents_its_filters():
+    parameters = openapi.document()['paths']['/site/v1/actions']['get'][
+        'parameters']
+    assert {p['name'] for p in parameters} == {
+        'state', 'action', 'revision', 'sort_key', 'sort_dir', 'marker',
+        'limit'}
+    body = openapi.document()['paths']['/site/v1/tasks']['post'][
+        'requestBody']
+    assert body['content']['application/json']['schema'] == {
+        '$ref': '#/components/schemas/SiteDocuments'}

@@ -83,9 +83,10 @@ def test_validate_prints_every_error(openstack, tmp_path):
         'minimum_successful_nodes: 3', 'minimum_successful_nodes: -3'))
     code, out = openstack('site', 'strategy', 'validate', bad)
     assert code == 1
-    assert out == ('document "deployment-strategy", group "control-nodes", '
-                   'field "success_criteria.minimum_successful_nodes": must '
-                   'be at least 0, not -3 (line 25)\n')
+    assert out == ('file "bad.yaml", document "deployment-strategy", group '
+                   '"control-nodes", field "success_criteria.minimum_'
+                   'successful_nodes": must be at least 0, not -3 '
+                   '(line 25)\n')
 
 
 def test_deploy_site_and_wait(openstack, rpc, context, conf):
@@ -172,14 +173,22 @@ def test_action_errors(openstack):
 def test_abort_a_queued_action(openstack, enrolled):
     openstack('site', 'strategy', 'create', STRATEGY_FILE)
     code, out = openstack('site', 'action', 'create', 'deploy_site',
-                          '--strategy', 'deployment-strategy')
-    uuid = out.split()[2].rstrip(':')
+                          '--strategy', 'deployment-strategy', '-f', 'json')
+    assert code == 0
+    created = json.loads(out)
+    uuid = created['uuid']
+    # The action as the API answers it.
+    assert created == actions.action_report(uuid)
+    assert created['state'] == 'queued'
     # No conductor runs it: the abort ends it at once.
     code, out = openstack('site', 'action', 'abort', uuid, '-f', 'json')
     assert code == 0
     aborted = json.loads(out)
     assert (aborted['uuid'], aborted['state'], aborted['result']) == (
         uuid, 'aborted', 'aborted')
+    assert set(aborted) == {'uuid', 'action', 'strategy', 'revision',
+                            'state', 'result', 'owner', 'created_at',
+                            'started_at', 'finished_at'}
     code, out = openstack('site', 'action', 'abort', uuid, '-f', 'value',
                           '-c', 'state')
     assert code == 1
@@ -359,10 +368,84 @@ def test_task_graph_commands(openstack, tmp_path):
     code, out = openstack('site', 'task', 'validate', cross)
     assert code == 0
     assert out.splitlines()[2] == (
-        'warning: document "<input>", task "make_compute_available": no '
+        'warning: document "cross.yaml", task "make_compute_available": no '
         'type: an outline of a task, which can not run until it has one '
         '(line 12)')
     assert out.endswith('%s is valid\n' % cross)
+
+
+def test_task_validate_takes_several_files(openstack, tmp_path):
+    """A graph split in a groups file and a tasks file is validated
+    together: the groups the tasks name are in the other file."""
+    groups = tmp_path / 'groups.yaml'
+    groups.write_text(fx.USAGE_GROUPS)
+    tasks = tmp_path / 'tasks.yaml'
+    tasks.write_text(fx.USAGE_TASKS)
+    code, out = openstack('site', 'task', 'validate', tasks)
+    assert code == 0
+    assert out.count('warning: document "tasks.yaml", task ') == 10
+    code, out = openstack('site', 'task', 'validate', groups, tasks)
+    assert (code, out) == (0, '%s, %s are valid\n' % (groups, tasks))
+    tasks.write_text(fx.USAGE_TASKS.replace('type: shell', 'type: shel'))
+    code, out = openstack('site', 'task', 'validate', groups, tasks)
+    assert code == 1
+    assert out == (
+        'document "tasks.yaml", task "setup_network", field "type": unknown '
+        'task type "shel" (known: shell, upload_file, rsync, puppet, step, '
+        'skipped) (line 11)\n')
+    # A wrapped document is named by its metadata: the file is named too.
+    wrapped = tmp_path / 'wrapped.yaml'
+    wrapped.write_text('schema: ironside/TaskGraph/v1\n'
+                       'metadata: {name: usage}\n'
+                       'data:\n  tasks:\n    - id: x\n      type: nope\n')
+    code, out = openstack('site', 'task', 'validate', groups, wrapped)
+    assert code == 1
+    assert out.startswith('file "wrapped.yaml", document "usage", task "x", '
+                          'field "type": unknown task type "nope"')
+    assert out.rstrip().endswith('(line 6)')
+
+
+def test_action_list_filters(openstack, enrolled):
+    """Each option of site action list is the API's query parameter."""
+    openstack('site', 'strategy', 'create', STRATEGY_FILE)
+    code, out = openstack('site', 'action', 'create', 'deploy_site',
+                          '--strategy', 'deployment-strategy', '-f',
+                          'value', '-c', 'uuid')
+    assert code == 0
+    first = out.strip()
+    openstack('site', 'action', 'abort', first)
+    code, out = openstack('site', 'action', 'create', 'update_site',
+                          '--strategy', 'deployment-strategy', '-f',
+                          'value', '-c', 'uuid')
+    second = out.strip()
+
+    def listed(*options):
+        code, out = openstack('site', 'action', 'list', '-f', 'value',
+                              '-c', 'UUID', *options)
+        assert code == 0, out
+        return out.split()
+    assert listed() == [second, first]
+    assert listed('--state', 'aborted') == [first]
+    assert listed('--state', 'queued', '--state', 'aborted') == [second,
+                                                                 first]
+    assert listed('--state', 'failed') == []
+    assert listed('--action', 'update_site') == [second]
+    assert listed('--revision', '1') == []
+    assert listed('--sort', 'created_at:asc') == [first, second]
+    assert listed('--sort', 'action') == [second, first]
+    assert listed('--limit', '1') == [second]
+    assert listed('--marker', second) == [first]
+    code, out = openstack('site', 'action', 'list', '--long', '-f', 'json',
+                          '--state', 'aborted')
+    row, = json.loads(out)
+    assert row['Finished At'] and row['Started At'] is None
+    code, out = openstack('site', 'action', 'list', '--sort', 'owner')
+    assert code == 1
+    assert 'Invalid sort_key "owner"; expected one of created_at, ' \
+        'action, state (HTTP 400)' in out
+    code, out = openstack('site', 'action', 'list', '--state', 'done')
+    assert code == 1
+    assert 'Invalid state "done"' in out
 
 
 def test_deploy_a_task_graph_and_wait(openstack, rpc, context, tmp_path):
@@ -431,12 +514,14 @@ def test_every_show_and_list_takes_the_output_formats():
     shown = []
     for ep in entry_points(group='openstack.site.v1'):
         verb = ep.name.rsplit('_', 1)[1]
-        if verb not in ('list', 'show', 'status', 'filter'):
+        if verb not in ('list', 'show', 'status', 'filter') and \
+                ep.name not in ('site_action_create', 'site_action_abort'):
             continue
         parser = ep.load()(app=None, app_args=None).get_parser(ep.name)
         formats = next(a.choices for a in parser._actions
                        if '-f' in a.option_strings)
         assert {'json', 'yaml', 'table', 'value'} <= set(formats), ep.name
         shown.append(ep.name)
-    assert {'site_action_list', 'site_action_show', 'site_node_status',
-            'site_node_filter', 'site_strategy_show'} <= set(shown)
+    assert {'site_action_list', 'site_action_show', 'site_action_create',
+            'site_action_abort', 'site_node_status', 'site_node_filter',
+            'site_strategy_show'} <= set(shown)

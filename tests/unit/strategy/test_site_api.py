@@ -85,10 +85,19 @@ def test_validate(client):
     assert bad.json == {'valid': False, 'errors': [{
         'document': 'deployment-strategy', 'group': 'compute-nodes-1',
         'task': None, 'field': 'critical', 'line': 28,
-        'message': 'must be true or false, not "maybe"',
+        'message': 'must be true or false, not "maybe"', 'source': None,
         'text': 'document "deployment-strategy", group "compute-nodes-1", '
                 'field "critical": must be true or false, not "maybe" '
                 '(line 28)'}]}
+    # Named by the file it came from, the errors name it too.
+    named = client.simulate_post(BASE + '/strategies/validate', json={
+        'document': SPEC_STRATEGY.replace('critical: false',
+                                          'critical: maybe', 1),
+        'name': 'strategy.yaml'})
+    assert [e['text'] for e in named.json['errors']] == [
+        'file "strategy.yaml", document "deployment-strategy", group '
+        '"compute-nodes-1", field "critical": must be true or false, not '
+        '"maybe" (line 28)']
     assert client.simulate_get(BASE + '/strategies').json == {
         'strategies': []}
 

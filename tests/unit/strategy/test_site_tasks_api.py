@@ -156,3 +156,94 @@ def test_validate_a_task_graph(client):
         'document "<input>", task "x", field "type": unknown task type '
         '"nope" (known: shell, upload_file, rsync, puppet, step, skipped) '
         '(line 2)')
+
+
+def test_validate_a_graph_split_in_two_files(client):
+    """The spec's usage example as a groups file and a tasks file: alone,
+    the tasks file names groups it does not define (warnings); together
+    nothing is missing."""
+    tasks = {'name': 'tasks.yaml', 'document': fx.USAGE_TASKS}
+    alone = client.simulate_post(BASE + '/tasks/validate',
+                                 json={'documents': [tasks]}).json
+    assert alone['valid'] is True
+    assert len(alone['warnings']) == 10
+    assert alone['warnings'][0]['text'] == (
+        'document "tasks.yaml", task "setup_services", field "groups[0]": '
+        'is in group "controller", which this document does not define: '
+        'the site design must define it before it runs (line 4)')
+    together = client.simulate_post(BASE + '/tasks/validate', json={
+        'documents': [{'name': 'groups.yaml',
+                       'document': fx.USAGE_GROUPS}, tasks]}).json
+    assert together == {'valid': True, 'errors': [], 'warnings': []}
+
+
+def test_validation_errors_name_the_file_and_the_line(client):
+    strategy = '''\
+schema: ironside/DeploymentStrategy/v1
+metadata: {name: rollout}
+data:
+  groups:
+    - name: controller
+      critical: maybe
+      depends_on: []
+      selectors: [{node_tags: [control]}]
+'''
+    tasks = '- id: work\n  type: shell\n  groups: [controller]\n' \
+        '  parameters: {cmd: "true"}\n- id: x\n  type: nope\n'
+    response = client.simulate_post(BASE + '/tasks/validate', json={
+        'documents': [{'name': 'strategy.yaml', 'document': strategy},
+                      {'name': 'tasks.yaml', 'document': tasks},
+                      {'name': 'broken.yaml', 'document': 'a: [\n'}]})
+    assert response.status_code == 200
+    assert response.json['valid'] is False
+    assert response.json['warnings'] == []
+    errors = response.json['errors']
+    assert [(e['source'], e['line']) for e in errors] == [
+        ('broken.yaml', 2), ('strategy.yaml', 6), ('tasks.yaml', 6)]
+    assert errors[1]['text'] == (
+        'file "strategy.yaml", document "rollout", group "controller", '
+        'field "critical": must be true or false, not "maybe" (line 6)')
+    assert errors[2]['text'] == (
+        'document "tasks.yaml", task "x", field "type": unknown task type '
+        '"nope" (known: shell, upload_file, rsync, puppet, step, skipped) '
+        '(line 6)')
+    assert errors[0]['text'].startswith(
+        'document "broken.yaml": not valid YAML or JSON: ')
+
+
+@pytest.mark.parametrize('path, body, given', [
+    # The designs API's shape.
+    ('/tasks', {'sources': [{'name': 'a.yaml', 'text': '- id: x\n'}]},
+     "Additional properties are not allowed ('sources' was unexpected)"),
+    ('/tasks', {'documents': [{'name': 'a.yaml', 'text': '- id: x\n'}]},
+     None),
+    ('/tasks', {'documents': '- id: x\n'}, None),
+    ('/tasks/validate', {'sources': [{'name': 'a.yaml', 'text': 'x'}]},
+     None),
+    ('/tasks/validate', {'documents': [{'name': 'a', 'text': 'x'}]}, None),
+    ('/tasks/validate', {'document': 'x', 'documents': ['x']},
+     'Give "document" (and its "name"), or "documents". '),
+    ('/tasks/validate', {'name': 'a.yaml'}, 'Give "document"'),
+])
+def test_a_body_of_another_shape_says_what_is_expected(client, path, body,
+                                                       given):
+    response = client.simulate_post(BASE + path, json=body)
+    assert response.status_code == 400
+    message = fault(response)
+    if given:
+        assert given in message
+    assert message.endswith(
+        'POST /site/v1%s takes %s{"documents": [DOCUMENT, ...]}, each '
+        'DOCUMENT a YAML or JSON text, a parsed document (with its '
+        '"schema"), or {"name": FILE, "document": DOCUMENT}' % (
+            path, '{"document": DOCUMENT, "name": FILE} or '
+            if path.endswith('validate') else ''))
+
+
+def test_named_documents_list_their_tasks(client):
+    response = client.simulate_post(BASE + '/tasks', json={'documents': [
+        {'name': 'groups.yaml', 'document': fx.USAGE_GROUPS},
+        {'name': 'tasks.yaml', 'document': fx.USAGE_TASKS}]})
+    assert response.status_code == 200, response.text
+    assert [t['id'] for t in response.json['tasks']] == [
+        'setup_network', 'setup_services']
