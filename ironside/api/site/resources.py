@@ -120,10 +120,11 @@ class Strategy:
 
 # GET /v1/actions: filters (a state or outcome, an action, a design
 # revision, each list comma-separated), then Ironic's paging and sorting.
-_LIST_QUERY = {'state': wire.as_string_list, 'action': wire.as_string_list,
-               'revision': wire.as_integer, 'marker': wire.as_uuid,
-               'limit': wire.as_integer, 'sort_key': wire.as_string,
-               'sort_dir': wire.as_string}
+_LIST_QUERY: dict[str, wire.Reader] = {
+    'state': wire.as_string_list, 'action': wire.as_string_list,
+    'revision': wire.as_integer, 'marker': wire.as_uuid,
+    'limit': wire.as_integer, 'sort_key': wire.as_string,
+    'sort_dir': wire.as_string}
 
 
 def _one_of(name: str, given: list[str] | None,

@@ -55,7 +55,7 @@ class Validation:
 class _Read:
     source: str
     document: Any
-    lines: Mapping[tuple, int]
+    lines: Mapping[tuple[Any, ...], int]
 
 
 def validate(sources: Sequence[tuple[str, Any]]) -> Validation:

@@ -45,6 +45,8 @@ def from_config(action: site_models.SiteAction) -> Peers:
     configured to reach them; raises DecommissionFailed
     (DisassociateStepFailure) when it cannot."""
     revision = action.revision_id
+    if revision is None:
+        raise _failed('The action names no design revision')
     documents = store.design(revision).documents
     declared = clusters.kubernetes_documents(documents)
     problem = clusters.missing_kubeconfig(revision, declared)
