@@ -177,16 +177,30 @@ def read_body(req: falcon.Request) -> bytes:
         raise exception.RequestTooLarge(
             err='%d bytes, more than the %d bytes [api]max_body_size '
                 'allows' % (length, limit))
-    if length is None and 'chunked' in (
-            req.get_header('Transfer-Encoding') or '').lower():
-        # No length: falcon's bounded stream would read nothing; the
-        # server's input (cheroot's) takes the chunks apart itself.
-        data = _read_up_to(req.stream, limit + 1)
-    else:
-        data = req.bounded_stream.read(limit + 1)
+    chunked = length is None and 'chunked' in (
+        req.get_header('Transfer-Encoding') or '').lower()
+    try:
+        if chunked:
+            # No length: falcon's bounded stream would read nothing; the
+            # server's input (cheroot's) takes the chunks apart itself.
+            data = _read_up_to(req.stream, limit + 1)
+        else:
+            data = req.bounded_stream.read(limit + 1)
+    except TimeoutError:
+        raise exception.RequestBodyTimeout(
+            err='it stopped arriving for longer than '
+                '[api]client_socket_timeout') from None
+    except ValueError as exc:
+        # cheroot's chunked input: a chunk size that is not hexadecimal,
+        # or a chunk not followed by CRLF.
+        raise exception.UnreadableRequestBody(err=str(exc)) from None
     if len(data) > limit:
         raise exception.RequestTooLarge(
             err='more than the %d bytes [api]max_body_size allows' % limit)
+    if length is not None and len(data) < length:
+        raise exception.UnreadableRequestBody(
+            err='it ended after %d of the %d bytes its Content-Length '
+                'announced' % (len(data), length))
     return data
 
 
