@@ -4,11 +4,14 @@ The document lives beside this module (``openapi.yaml``); a unit test
 checks it names exactly the routes the application serves. What every
 operation shares is added here, in one place, rather than repeated in
 the document: the version header (only the versions accepted), and the
-errors any operation can answer — 400 (a bad query argument or body),
-404 (absent, or newer than the version asked for), 406 (a version not
-served, or too old for what is asked), 503 with ``Retry-After`` (the
-database or the conductors away), 409 for a write on a node (locked or
-changed meanwhile) and 413 where there is a body.
+errors any operation can answer — 400 (a bad query argument or body,
+an integer past what its column stores, a body that cannot be read
+whole), 404 (absent, or newer than the version asked for), 406 (a
+version not served, or too old for what is asked), 503 with
+``Retry-After`` (the database or the conductors away), 409 for a write
+on a node (locked or changed meanwhile), and where a body may be sent
+413 (too large) and 408 (shorter than its Content-Length, once
+``[api]client_socket_timeout`` passed).
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ UNAVAILABLE = {'$ref': '#/components/responses/Unavailable'}
 VERSION = {'$ref': '#/components/parameters/Version'}
 EVERY_OPERATION = {'400': ERROR, '404': ERROR, '406': ERROR,
                    '503': UNAVAILABLE}
+# The methods whose requests may carry a body the API reads.
+BODY_METHODS = ('put', 'post', 'patch')
 
 
 def accepted_versions() -> list[str]:
@@ -44,7 +49,8 @@ def _complete(operation: dict, path: str, method: str) -> None:
         parameters.append(VERSION)
     responses = operation.setdefault('responses', {})
     shared = dict(EVERY_OPERATION)
-    if 'requestBody' in operation:
+    if 'requestBody' in operation or method in BODY_METHODS:
+        shared['408'] = ERROR
         shared['413'] = ERROR
     if method != 'get' and path.startswith('/v1/nodes/{node_ident}'):
         shared['409'] = ERROR
