@@ -20,7 +20,8 @@ from ironside.common.conf import CONF
 # 500. Subclasses first (both are Integers too).
 _COLUMN_BITS = ((sa.SmallInteger, 16), (sa.BigInteger, 64), (sa.Integer, 32))
 _DIGITS = re.compile(r'^[0-9]+$')
-_DIGITS_FORMAT = 'digits-int%d'
+# The formats of strings of digits held to a column's range, by bits.
+_DIGITS_FORMATS = {'digits-int%d' % bits: bits for bits in (16, 32, 64)}
 
 # A model's attribute (models.VolumeTarget.boot_index) or a table's column.
 Column = orm.QueryableAttribute | sa.Column
@@ -53,7 +54,7 @@ def stored_integer_or_digits(column: Column) -> dict[str, Any]:
     return {'anyOf': [
         stored_integer(column, minimum=0),
         {'type': 'string', 'minLength': 1, 'pattern': _DIGITS.pattern,
-         'format': _DIGITS_FORMAT % column_bits(column)},
+         'format': 'digits-int%d' % column_bits(column)},
     ]}
 
 
@@ -67,18 +68,18 @@ def _digits_within(bits: int) -> Callable[[Any], bool]:
 
 
 _FORMATS = jsonschema.FormatChecker(formats=())
-for _bits in (16, 32, 64):
-    _FORMATS.checks(_DIGITS_FORMAT % _bits)(_digits_within(_bits))
+for _name, _bits in _DIGITS_FORMATS.items():
+    _FORMATS.checks(_name)(_digits_within(_bits))
 
 
 def _message(error: jsonschema.ValidationError) -> str:
     """jsonschema's message; for a string of digits past its column's
     range, the message of the same number given as an integer."""
-    for bits in (16, 32, 64):
-        if error.validator == 'format' and \
-                error.validator_value == _DIGITS_FORMAT % bits:
-            return '%r is greater than the maximum of %d' % (
-                error.instance, 2 ** (bits - 1) - 1)
+    if error.validator == 'format' and \
+            error.validator_value in _DIGITS_FORMATS:
+        bits = _DIGITS_FORMATS[error.validator_value]
+        return '%r is greater than the maximum of %d' % (
+            error.instance, 2 ** (bits - 1) - 1)
     return error.message
 
 
