@@ -19,9 +19,13 @@ from tests.utils import wait_for
 
 pytestmark = pytest.mark.functional
 
-# What an attacker would like the log to show: a line of its own.
-FORGED = 'FORGED ironside.api.access GET /v1/forged 200 0.1ms'
-ACCESS = 'ironside.api.access'
+# What an attacker would like the log to show: a line of its own (no
+# slash, so that the path still names a node, refused with 400 and a
+# debug line naming it twice).
+FORGED = 'FORGED INFO ironside.api.access GET nodes 200 0.1ms'
+# The access logger's own lines (oslo.log's format: level, logger, then
+# the context in brackets).
+ACCESS = ' INFO ironside.api.access ['
 
 
 @pytest.fixture
@@ -60,16 +64,18 @@ def test_a_line_feed_in_a_path_stays_in_its_one_access_line(ironside):
         'GET %s HTTP/1.1\r\nHost: x\r\n'
         'X-OpenStack-Ironic-API-Version: latest\r\n'
         'Connection: close\r\n\r\n' % path).encode())
-    assert status == 404
+    assert status == 400
     wait_for(lambda: _access_lines(ironside, 'marker-1'),
              what='the access log line')
     lines = _access_lines(ironside, 'marker-1')
     assert len(lines) == 1, lines
-    assert 'GET /v1/nodes/marker-1\\x0a' + FORGED + ' 404 ' in lines[0]
-    # The refusal's debug line names the path too, escaped as well.
+    assert 'GET /v1/nodes/marker-1\\x0a' + FORGED + ' 400 ' in lines[0]
+    # The refusal's debug line names the path and the name, escaped by
+    # the logging filter.
     refused = [line for line in ironside.log().splitlines()
-               if 'refused with 404' in line and 'marker-1' in line]
-    assert refused and all('marker-1\\x0a' in line for line in refused)
+               if 'refused with 400' in line and 'marker-1' in line]
+    assert len(refused) == 1, refused
+    assert refused[0].count('marker-1\\x0a' + FORGED) == 2, refused
     _no_forged_line(ironside)
 
 
