@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
+from typing import Any
 
 from cheroot import wsgi
 
@@ -23,7 +25,8 @@ class _Gateway(wsgi.Gateway_10):
     the garbage as a next request.
     """
 
-    def start_response(self, status, headers, exc_info=None):
+    def start_response(self, status: str, headers: list[tuple[str, str]],
+                       exc_info: Any = None) -> Callable[[bytes], None]:
         if any(name.lower() == 'connection' and value.lower() == 'close'
                for name, value in headers):
             self.req.close_connection = True
