@@ -9,6 +9,7 @@ does ("Unexpected arguments"). Bodies are JSON, at most
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable
 from collections.abc import Iterable
@@ -227,6 +228,16 @@ def _json_int(text: str) -> int:
     return value
 
 
+def _json_float(text: str) -> float:
+    """A number of the body with a fraction or exponent: a finite float
+    (``1e400`` would be infinity, which no answer can carry)."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise invalid('Request body is not valid JSON: number %s is out '
+                      'of range' % text)
+    return value
+
+
 def _json_constant(name: str) -> None:
     raise invalid('Request body is not valid JSON: %s is not a JSON value'
                   % name)
@@ -251,14 +262,16 @@ def refuse_nul(value: Any, where: str) -> None:
 def read_json(req: falcon.Request, default: Any = None) -> Any:
     """The request body decoded as JSON; ``default`` if there is none.
 
-    Strict JSON: no NaN or Infinity, and no integer past 64 bits, which
-    would be stored and then fail every answer that carries it.
+    Strict JSON: no NaN or Infinity (nor a number so large it would be
+    one), and no integer past 64 bits, which would be stored and then
+    fail every answer that carries it.
     """
     data = read_body(req)
     if not data.strip():
         return default
     try:
         value = json.loads(data.decode('utf-8'), parse_int=_json_int,
+                           parse_float=_json_float,
                            parse_constant=_json_constant)
     except UnicodeDecodeError:
         raise invalid('Request body is not valid UTF-8') from None

@@ -193,3 +193,13 @@ def test_every_integer_of_the_openapi_request_bodies_has_bounds():
         if 'maximum' not in integer and
         where not in OPENAPI_BOUNDED_ELSEWHERE)
     assert unbounded == []
+
+
+def test_a_number_past_a_float_is_refused(api, node):
+    """``1e400`` is valid JSON, but Python reads it as infinity: the power
+    timeout answered 500 (an infinite float has no integer)."""
+    response = api.put('/v1/nodes/%s/states/power' % node,
+                       raw=b'{"target": "power on", "timeout": 1e400}')
+    assert response.status_code == 400, response.text
+    assert error_of(response) == ('Request body is not valid JSON: number '
+                                  '1e400 is out of range')
