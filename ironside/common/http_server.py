@@ -33,6 +33,16 @@ class _Gateway(wsgi.Gateway_10):
         return super().start_response(status, headers, exc_info)
 
 
+class _Server(wsgi.Server):
+    """cheroot's WSGI server, its own errors logged through logging
+    (cheroot writes them to stderr), so that they have the service's
+    format and their control characters escaped as every line's."""
+
+    def error_log(self, msg: str = '', level: int = logging.INFO,
+                  traceback: bool = False) -> None:
+        LOG.log(level, '%s: %s', self.server_name, msg, exc_info=traceback)
+
+
 class HttpServer:
     """Serves a WSGI application in background threads until stopped."""
 
@@ -42,10 +52,9 @@ class HttpServer:
         # request_queue_size is cheroot's listen() backlog (default 5);
         # timeout, how long a read of a request waits for bytes.
         self.name = name
-        self._server = wsgi.Server((host, port), app, numthreads=threads,
-                                   server_name=name,
-                                   request_queue_size=backlog,
-                                   timeout=timeout)
+        self._server = _Server((host, port), app, numthreads=threads,
+                               server_name=name, request_queue_size=backlog,
+                               timeout=timeout)
         self._server.gateway = _Gateway
         self._thread: threading.Thread | None = None
 

@@ -8,7 +8,8 @@ looks like the service's (OWASP: log injection). :func:`escape` writes
 each such character as ``\\xNN`` (``\\uNNNN`` for the Unicode line and
 paragraph separators). The access log escapes what it takes from the
 request; :class:`EscapingFilter`, on every handler of the service's
-logging, escapes every other line whole, whatever put the value there.
+logging, escapes every other line whole, whatever put the value there
+(the HTTP server's own errors go through logging too).
 Tracebacks stay multi-line (oslo.log prefixes each of their lines).
 """
 
