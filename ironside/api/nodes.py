@@ -386,8 +386,8 @@ def _merge_patch(req, row: dict[str, Any], patch: list[dict],
 
     Each attempt reads the node again, authorises, checks and applies
     the patch to what it holds, so a patch that no longer applies (a
-    ``test`` that now fails, a ``remove`` of a key now gone) fails as it
-    would have on its first read.
+    ``remove`` or ``replace`` of a key another request removed) fails as
+    it would have on its first read.
     """
     uuid = row['uuid']
 

@@ -138,9 +138,6 @@ _UNLINK_ALLOCATION = (
     .values(allocation_id=None, instance_uuid=None,
             row_version=NODES.c.row_version + 1))
 _INSERT_HISTORY = sa.insert(models.NodeHistory.__table__)
-# Times a lock is tried while its holders release it between the try and
-# the read of who holds it.
-_RESERVE_ATTEMPTS = 5
 _INSERT_TRAIT = sa.insert(TRAITS)
 _ID = sa.select(NODES.c.id).where(NODES.c.id == sa.bindparam('node_id'))
 
@@ -412,6 +409,11 @@ def _write_if_unchanged(node_id: int, row: Mapping[str, Any],
 
 
 # Locks
+
+# Times a lock is tried while its holders release it between the try and
+# the read of who holds it.
+_RESERVE_ATTEMPTS = 5
+
 
 def reserve_node(tag: str, ident: str | int) -> models.Node:
     """Take a node's exclusive lock for ``tag`` (a conductor host).
