@@ -349,8 +349,8 @@ MERGE_ATTEMPTS = 20
 _MERGE_TURNS = tuple(threading.Lock() for _ in range(64))
 
 
-def merge_node(node_id: int, read: Callable[[], Mapping[str, Any]],
-               change: Callable[[Mapping[str, Any]], Mapping[str, Any]]
+def merge_node(node_id: int, read: Callable[[], dict[str, Any]],
+               change: Callable[[dict[str, Any]], Mapping[str, Any]]
                ) -> None:
     """Change an idle node without taking its lock: compare and set.
 

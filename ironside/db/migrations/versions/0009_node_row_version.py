@@ -13,12 +13,12 @@ branch_labels = None
 depends_on = None
 
 
-def upgrade():
+def upgrade() -> None:
     with op.batch_alter_table('nodes') as batch:
         batch.add_column(sa.Column('row_version', sa.Integer(),
                                    server_default='0', nullable=False))
 
 
-def downgrade():
+def downgrade() -> None:
     with op.batch_alter_table('nodes') as batch:
         batch.drop_column('row_version')
