@@ -12,12 +12,16 @@ themselves.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from typing import Any
 
 from ironside.common.exception_base import Conflict
 from ironside.common.exception_base import Invalid
 from ironside.common.exception_base import IronsideException
 from ironside.common.exception_base import NotFound
+
+if TYPE_CHECKING:
+    from ironside.strategy.decommission.status import Status
 
 __all__ = [
     'InvalidDesignDocument',
@@ -116,7 +120,7 @@ class DecommissionFailed(IronsideException):
     msg_fmt = "%(reason)s: %(detail)s"
     failure_reason = 'DecommissionFailed'
 
-    def __init__(self, status) -> None:
+    def __init__(self, status: Status) -> None:
         self.status = status
         super().__init__(reason=status.reason, detail=status.message,
                          code=status.code)
