@@ -12,16 +12,12 @@ themselves.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
 from typing import Any
 
 from ironside.common.exception_base import Conflict
 from ironside.common.exception_base import Invalid
 from ironside.common.exception_base import IronsideException
 from ironside.common.exception_base import NotFound
-
-if TYPE_CHECKING:
-    from ironside.strategy.decommission.status import Status
 
 __all__ = [
     'InvalidDesignDocument',
@@ -120,7 +116,8 @@ class DecommissionFailed(IronsideException):
     msg_fmt = "%(reason)s: %(detail)s"
     failure_reason = 'DecommissionFailed'
 
-    def __init__(self, status: Status) -> None:
+    # Any: its type (Status) is the site layer's, above this module.
+    def __init__(self, status: Any) -> None:
         self.status = status
         super().__init__(reason=status.reason, detail=status.message,
                          code=status.code)
