@@ -19,6 +19,7 @@ import datetime
 import json
 import logging
 import re
+from collections.abc import Callable
 from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
@@ -253,7 +254,8 @@ def discard() -> None:
 
 # Commit
 
-def _lines_of(collections: set[str]):
+def _lines_of(collections: set[str]
+              ) -> Callable[[DesignDocument], Mapping[Path, int]]:
     """Line maps of the staged sources of these collections."""
     maps: dict[tuple[str, int], list[Mapping[Path, int]]] = {}
     for collection in collections:
