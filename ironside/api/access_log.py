@@ -14,10 +14,19 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+from typing import Any
 
 from oslo_utils import uuidutils
 
 from ironside.common import log_escaping
+
+if TYPE_CHECKING:
+    from wsgiref.types import StartResponse
+    from wsgiref.types import WSGIApplication
+    from wsgiref.types import WSGIEnvironment
 
 LOG = logging.getLogger('ironside.api.access')
 
@@ -29,16 +38,18 @@ REQUEST_ID_HEADER = 'X-OpenStack-Request-Id'
 class AccessLog:
     """WSGI middleware: the access log line of each request."""
 
-    def __init__(self, app) -> None:
+    def __init__(self, app: WSGIApplication) -> None:
         self.app = app
 
-    def __call__(self, environ, start_response):
+    def __call__(self, environ: WSGIEnvironment,
+                 start_response: StartResponse) -> Iterable[bytes]:
         started = time.monotonic()
         request_id = environ.setdefault(
             REQUEST_ID_KEY, 'req-%s' % uuidutils.generate_uuid())
         seen = {}
 
-        def _start(status, headers, exc_info=None):
+        def _start(status: str, headers: list[tuple[str, str]],
+                   exc_info: Any = None) -> Callable[[bytes], object]:
             seen['status'] = status.split(' ', 1)[0]
             if not any(name.lower() == REQUEST_ID_HEADER.lower()
                        for name, _ in headers):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 from http import HTTPStatus
+from typing import Any
 
 import falcon
 import oslo_messaging as messaging
@@ -48,7 +49,9 @@ def _status_of(exc: exception.IronsideException) -> int:
     return status if status in HTTPStatus._value2member_map_ else 500
 
 
-def handle_ironside(req, resp, exc, _params) -> None:
+def handle_ironside(req: falcon.Request, resp: falcon.Response,
+                    exc: exception.IronsideException,
+                    _params: dict[str, Any]) -> None:
     status = _status_of(exc)
     if status == 503:
         resp.set_header('Retry-After', str(RETRY_AFTER))
@@ -64,7 +67,8 @@ def handle_ironside(req, resp, exc, _params) -> None:
         resp.set_header('Connection', 'close')
 
 
-def handle_falcon(req, resp, exc: falcon.HTTPError, _params) -> None:
+def handle_falcon(req: falcon.Request, resp: falcon.Response,
+                  exc: falcon.HTTPError, _params: dict[str, Any]) -> None:
     status = exc.status_code
     message = exc.description or _FALCON_MESSAGES.get(status) or \
         exc.title or 'Error'
@@ -82,7 +86,9 @@ def _unavailable(resp: falcon.Response, message: str) -> None:
     resp.set_header('Retry-After', str(RETRY_AFTER))
 
 
-def handle_timeout(req, resp, exc, _params) -> None:
+def handle_timeout(req: falcon.Request, resp: falcon.Response,
+                   exc: messaging.MessagingTimeout,
+                   _params: dict[str, Any]) -> None:
     """What a caller of oslo.messaging's own client gets; the conductor
     RPC API answers ConductorUnreachable, naming the conductor."""
     LOG.warning('%s %s: no conductor answered in time: %s', req.method,
@@ -91,14 +97,17 @@ def handle_timeout(req, resp, exc, _params) -> None:
                        'time); please retry.')
 
 
-def handle_broker_away(req, resp, exc, _params) -> None:
+def handle_broker_away(req: falcon.Request, resp: falcon.Response,
+                       exc: messaging.MessageDeliveryFailure,
+                       _params: dict[str, Any]) -> None:
     LOG.warning('%s %s: the message broker cannot be reached: %s',
                 req.method, req.path, exc)
     _unavailable(resp, 'The message broker cannot be reached; please '
                        'retry.')
 
 
-def handle_database_away(req, resp, exc, _params) -> None:
+def handle_database_away(req: falcon.Request, resp: falcon.Response,
+                         exc: Exception, _params: dict[str, Any]) -> None:
     """A database outage is temporary: 503 and Retry-After, so clients
     (openstacksdk retries 503) come back instead of giving up on a 500."""
     LOG.warning('%s %s: the database cannot be reached: %s', req.method,
@@ -106,7 +115,8 @@ def handle_database_away(req, resp, exc, _params) -> None:
     _unavailable(resp, 'The database cannot be reached; please retry.')
 
 
-def handle_unexpected(req, resp, exc, _params) -> None:
+def handle_unexpected(req: falcon.Request, resp: falcon.Response,
+                      exc: Exception, _params: dict[str, Any]) -> None:
     request_id = getattr(req.context, 'request_id', None) or 'unknown'
     LOG.error('Unexpected error in %s %s (request %s)', req.method,
               req.path, request_id, exc_info=exc)
@@ -114,7 +124,9 @@ def handle_unexpected(req, resp, exc, _params) -> None:
                          'with request id %s.' % request_id)
 
 
-def handle_database_error(req, resp, exc, params) -> None:
+def handle_database_error(req: falcon.Request, resp: falcon.Response,
+                          exc: db_exc.DBError, params: dict[str, Any]
+                          ) -> None:
     if db_session.is_outage(exc):
         handle_database_away(req, resp, exc, params)
     else:

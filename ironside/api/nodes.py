@@ -11,6 +11,7 @@ different fields all land.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from typing import Any
 
 import falcon
@@ -33,6 +34,9 @@ from ironside.db import allocations as allocations_db
 from ironside.db import chassis as chassis_db
 from ironside.db import node_views
 from ironside.db import nodes as nodes_db
+
+if TYPE_CHECKING:
+    from ironside.conductor.rpcapi import ConductorAPI
 
 # Names a node may not take: they are words of the API's paths.
 RESERVED_NAMES = ('detail', 'validate', 'states', 'management',
@@ -67,7 +71,7 @@ PAGING = {'marker': wire.as_uuid, 'limit': wire.as_integer,
           'sort_key': wire.as_string, 'sort_dir': wire.as_string}
 
 
-def check_driver(rpcapi, uuid: str, driver: str,
+def check_driver(rpcapi: ConductorAPI, uuid: str, driver: str,
                  conductor_group: str | None) -> None:
     """400 unless a live conductor serves ``driver`` in the group."""
     try:
@@ -92,7 +96,8 @@ def check_name(version: versions.Version, name: str, message: str) -> None:
             'Reserved words are: %s.' % (name, ', '.join(RESERVED_NAMES)))
 
 
-def list_project(req, kind: str, owner: str | None = None) -> str | None:
+def list_project(req: falcon.Request, kind: str, owner: str | None = None
+                 ) -> str | None:
     """The project a list is limited to by policy (None: no limit)."""
     context = req.context.ctx
     if policy.check('baremetal:%s:list_all' % kind, context):
@@ -128,7 +133,7 @@ def _list_filters(version: versions.Version, query: dict[str, Any]
 class NodeList:
     """GET /v1/nodes and GET /v1/nodes/detail."""
 
-    def __init__(self, rpcapi, detail: bool = False) -> None:
+    def __init__(self, rpcapi: ConductorAPI, detail: bool = False) -> None:
         self.rpcapi = rpcapi
         self.detail = detail
 
@@ -380,7 +385,7 @@ class Node(base.Resource):
                                               row['uuid']))
 
 
-def _merge_patch(req, row: dict[str, Any], patch: list[dict],
+def _merge_patch(req: falcon.Request, row: dict[str, Any], patch: list[dict],
                  rules: list[str]) -> None:
     """Apply a patch of data fields to the node as it is when written.
 
@@ -409,7 +414,8 @@ def _merge_patch(req, row: dict[str, Any], patch: list[dict],
     nodes_db.merge_node(row['id'], read, change)
 
 
-def _check_patchable(req, row: dict[str, Any], patch: list[dict]) -> None:
+def _check_patchable(req: falcon.Request, row: dict[str, Any],
+                     patch: list[dict]) -> None:
     """409 while the node is busy, or for owner changes not allowed."""
     ident = row['name'] or row['uuid']
     removes_instance = patch == [{'op': 'remove', 'path': '/instance_uuid'}]
@@ -509,7 +515,7 @@ class Shards:
         wire.send(resp, {'shards': node_views.shards()})
 
 
-def register(app: falcon.App, rpcapi) -> None:
+def register(app: falcon.App, rpcapi: ConductorAPI) -> None:
     app.add_route('/v1/nodes', NodeCollection(rpcapi))
     app.add_route('/v1/nodes/detail', NodeList(rpcapi, detail=True))
     app.add_route('/v1/nodes/validate', NodeValidate(rpcapi))

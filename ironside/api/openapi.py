@@ -22,12 +22,16 @@ from __future__ import annotations
 import functools
 import json
 import os
+from typing import TYPE_CHECKING
 
 import falcon
 import yaml
 
 from ironside.api import versions
 from ironside.api import wire
+
+if TYPE_CHECKING:
+    from ironside.conductor.rpcapi import ConductorAPI
 
 PATH = os.path.join(os.path.dirname(__file__), 'openapi.yaml')
 METHODS = ('get', 'put', 'post', 'delete', 'patch', 'head', 'options')
@@ -111,5 +115,5 @@ class OpenApi:
         resp.data = _encoded()
 
 
-def register(app: falcon.App, rpcapi) -> None:
+def register(app: falcon.App, rpcapi: ConductorAPI) -> None:
     app.add_route('/openapi.json', OpenApi())

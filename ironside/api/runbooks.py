@@ -12,6 +12,7 @@ arguments that look like secrets are masked in answers.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from typing import Any
 
 import falcon
@@ -30,6 +31,9 @@ from ironside.common import exception
 from ironside.common import secrets
 from ironside.db import models
 from ironside.db import runbooks as runbooks_db
+
+if TYPE_CHECKING:
+    from ironside.conductor.rpcapi import ConductorAPI
 
 STEP = {
     'type': 'object',
@@ -88,7 +92,7 @@ VIEW = views.ResourceView(
     finish=_mask)
 
 
-def _require(req) -> None:
+def _require(req: falcon.Request) -> None:
     """404 for a GET below 1.92, 405 for the other verbs (as Ironic)."""
     if not req.context.version.allows(versions.RUNBOOKS):
         if req.method == 'GET':
@@ -142,13 +146,13 @@ def _checked(values: dict[str, Any], schema: dict = SCHEMA_V112
     return values
 
 
-def authorize(req, rule: str, runbook: models.Runbook) -> None:
+def authorize(req: falcon.Request, rule: str, runbook: models.Runbook) -> None:
     policy.authorize(rule, req.context.ctx,
                      policy.runbook_target(runbook.owner))
 
 
-def usable(req, ident: str, rule: str = 'baremetal:runbook:get'
-           ) -> models.Runbook:
+def usable(req: falcon.Request, ident: str,
+           rule: str = 'baremetal:runbook:get') -> models.Runbook:
     """The runbook ``ident``, if the caller may use it (or it is public)."""
     runbook = runbooks_db.get(ident)
     if not runbook.public:
@@ -156,7 +160,7 @@ def usable(req, ident: str, rule: str = 'baremetal:runbook:get'
     return runbook
 
 
-def _system_scoped(req) -> bool:
+def _system_scoped(req: falcon.Request) -> bool:
     return getattr(req.context.ctx, 'system_scope', None) == 'all'
 
 
@@ -260,7 +264,8 @@ class Runbook:
         wire.no_content(resp)
 
 
-def _traits_of(req, runbook_ident: str, rule: str) -> models.Runbook:
+def _traits_of(req: falcon.Request, runbook_ident: str, rule: str
+               ) -> models.Runbook:
     """The runbook, for its traits sub-resource (404 below 1.112)."""
     if not req.context.version.allows(versions.RUNBOOK_TRAITS):
         raise falcon.HTTPNotFound()
@@ -331,8 +336,8 @@ class RunbookTrait:
         wire.no_content(resp)
 
 
-def check_approved(req, runbook: models.Runbook, node_uuid: str,
-                   node_traits: list[str]) -> None:
+def check_approved(req: falcon.Request, runbook: models.Runbook,
+                   node_uuid: str, node_traits: list[str]) -> None:
     """400 unless the node's traits approve the runbook for it."""
     if not req.context.version.allows(versions.RUNBOOK_TRAITS):
         if runbook.name not in node_traits:
@@ -353,7 +358,7 @@ def check_approved(req, runbook: models.Runbook, node_uuid: str,
             % (node_uuid, sorted(runbook.traits)))
 
 
-def register(app: falcon.App, rpcapi) -> None:
+def register(app: falcon.App, rpcapi: ConductorAPI) -> None:
     app.add_route('/v1/runbooks', Runbooks())
     app.add_route('/v1/runbooks/{runbook_ident}', Runbook())
     app.add_route('/v1/runbooks/{runbook_ident}/traits', RunbookTraits())

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import falcon
+
 from ironside.api import policy
 from ironside.api import schemas
 from ironside.api import views
@@ -55,7 +57,7 @@ def normalise(values: dict[str, Any]) -> dict[str, Any]:
     return dict(values)
 
 
-def redact(req, items: list[dict[str, Any]]) -> None:
+def redact(req: falcon.Request, items: list[dict[str, Any]]) -> None:
     """Hide the properties from callers who may not see them; mask the
     secrets in them (CHAP passwords...) for everyone, as every secret."""
     allowed = policy.check('baremetal:volume:view_target_properties',

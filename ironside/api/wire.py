@@ -17,6 +17,7 @@ from typing import Any
 
 import falcon
 import orjson
+from falcon.typing import ReadableIO
 from oslo_utils import uuidutils
 
 from ironside.common import exception
@@ -205,7 +206,7 @@ def read_body(req: falcon.Request) -> bytes:
     return data
 
 
-def _read_up_to(stream, size: int) -> bytes:
+def _read_up_to(stream: ReadableIO, size: int) -> bytes:
     """Read until the end of ``stream`` or ``size`` bytes, whichever first
     (a chunked input may answer a read with less than was asked)."""
     parts = []

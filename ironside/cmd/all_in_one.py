@@ -115,7 +115,8 @@ class _Conductor:
         self.site_actions: site_service.SiteActionService | None = None
         self.rpcapi: conductor_rpcapi.ConductorAPI | None = None
 
-    def start(self) -> None:
+    def start(self) -> conductor_rpcapi.ConductorAPI:
+        """Start the conductor side; its in-process client."""
         conductor_cmd.start_conductor(self.conductor)
         self.site_actions = site_service.SiteActionService.for_manager(
             self.conductor.manager)
@@ -125,6 +126,7 @@ class _Conductor:
         fake_nodes.enroll(self.rpcapi, CONF.enroll_fake_nodes)
         if CONF.fake_nodes_available:
             fake_nodes.make_available(self.rpcapi, CONF.enroll_fake_nodes)
+        return self.rpcapi
 
     def stop(self) -> None:
         if self.site_actions is not None:
@@ -141,8 +143,7 @@ def _serving(server: api_server.ApiServer) -> None:
 def _serve_in_one_process() -> None:
     side = _Conductor()
     try:
-        side.start()
-        server = api_cmd.start_api(side.rpcapi)
+        server = api_cmd.start_api(side.start())
     except exception.ConfigInvalid as exc:
         side.stop()
         sys.exit(str(exc))

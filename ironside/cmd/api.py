@@ -7,6 +7,7 @@ import signal
 import sys
 import threading
 from collections.abc import Callable
+from types import FrameType
 
 from ironside.api import app as api_app
 from ironside.api import auth
@@ -21,7 +22,8 @@ from ironside.conductor import rpcapi as conductor_rpcapi
 LOG = logging.getLogger(__name__)
 
 
-def start_api(rpcapi) -> api_server.ApiServer:
+def start_api(rpcapi: conductor_rpcapi.ConductorAPI
+              ) -> api_server.ApiServer:
     """Check the auth strategy, then serve the API on [api]host_ip:port."""
     auth.check_strategy(CONF.api.host_ip)
     app = auth.wrap(api_app.build_app(
@@ -40,7 +42,7 @@ def wait_for_signal(alive: Callable[[], bool] = lambda: True,
     (asked every half second; ``gone`` says why that stops this one)."""
     stop = threading.Event()
 
-    def _handle(signum, _frame):
+    def _handle(signum: int, _frame: FrameType | None) -> None:
         LOG.info('Signal %d received, stopping', signum)
         stop.set()
 

@@ -6,9 +6,13 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 from typing import Any
 
 from cheroot import wsgi
+
+if TYPE_CHECKING:
+    from wsgiref.types import WSGIApplication
 
 LOG = logging.getLogger(__name__)
 
@@ -46,8 +50,8 @@ class _Server(wsgi.Server):
 class HttpServer:
     """Serves a WSGI application in background threads until stopped."""
 
-    def __init__(self, app, host: str, port: int, threads: int,
-                 backlog: int = 1024, name: str = 'ironside',
+    def __init__(self, app: WSGIApplication, host: str, port: int,
+                 threads: int, backlog: int = 1024, name: str = 'ironside',
                  timeout: int = 10) -> None:
         # request_queue_size is cheroot's listen() backlog (default 5);
         # timeout, how long a read of a request waits for bytes.

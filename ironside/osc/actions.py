@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import argparse
 import functools
 import time
 from collections.abc import Callable
+from collections.abc import Sequence
+from typing import IO
+from typing import Any
 
 from osc_lib import exceptions
 from osc_lib.command import command
@@ -38,7 +42,7 @@ class CreateAction(command.ShowOne):
     drain and etcd timeouts). Shows the action created (with -f json or
     yaml, as the API answers it); with --wait, the action as it ended."""
 
-    def get_parser(self, prog_name):
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
         parser = super().get_parser(prog_name)
         parser.add_argument('action', metavar='<action>',
                             choices=['deploy_site', 'update_site',
@@ -92,7 +96,8 @@ class CreateAction(command.ShowOne):
                                  '--wait (default 2)')
         return parser
 
-    def take_action(self, parsed_args):
+    def take_action(self, parsed_args: argparse.Namespace
+                    ) -> tuple[tuple[str, ...], list[Any]]:
         client = site_client(self)
         parameters = _parameters(parsed_args.params)
         parameters.update({name: getattr(parsed_args, name) for name in
@@ -115,21 +120,23 @@ class CreateAction(command.ShowOne):
                 self.report = until_ended(fetch, parsed_args.poll_interval)
         return report_columns(self.report)
 
-    def produce_output(self, parsed_args, column_names, data):
+    def produce_output(self, parsed_args: argparse.Namespace,
+                       column_names: Sequence[str], data: Sequence[Any]
+                       ) -> int:
         if parsed_args.wait and _as_text(parsed_args):
             self.app.stdout.write('\n' + report_text.text(self.report) +
                                   '\n')
             return 0
         return super().produce_output(parsed_args, column_names, data)
 
-    def run(self, parsed_args):
+    def run(self, parsed_args: argparse.Namespace) -> int:
         code = super().run(parsed_args)
         if parsed_args.wait and _ended_badly(self.report):
             return 1
         return code
 
 
-def _as_text(parsed_args) -> bool:
+def _as_text(parsed_args: argparse.Namespace) -> bool:
     """Whether the command shows a table (the default), not a format
     for scripts."""
     return parsed_args.formatter == 'table'
@@ -164,10 +171,10 @@ def until_ended(fetch: Callable[[], dict], interval: float,
         time.sleep(interval)
 
 
-def _access(parsed_args) -> dict | None:
+def _access(parsed_args: argparse.Namespace) -> dict[str, Any] | None:
     if not parsed_args.access and not parsed_args.ssh_key:
         return None
-    access = {}
+    access: dict[str, Any] = {}
     if parsed_args.access:
         access = load_yaml_file(parsed_args.access) or {}
         if not isinstance(access, dict):
@@ -185,7 +192,7 @@ class Progress:
     ends, so the output reads as the spec's flow does.
     """
 
-    def __init__(self, stream) -> None:
+    def __init__(self, stream: IO[str]) -> None:
         self.stream = stream
         self.tty = getattr(stream, 'isatty', lambda: False)()
         self.drawn = 0
@@ -227,7 +234,7 @@ class ListActions(command.Lister):
     """List site actions, newest first: filtered, sorted and paged by
     the site API."""
 
-    def get_parser(self, prog_name):
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
         parser = super().get_parser(prog_name)
         parser.add_argument('--state', metavar='<state>', action='append',
                             help='Only actions in this state (queued, '
@@ -257,7 +264,8 @@ class ListActions(command.Lister):
                                  'finished too')
         return parser
 
-    def take_action(self, parsed_args):
+    def take_action(self, parsed_args: argparse.Namespace
+                    ) -> tuple[list[str], list[list[Any]]]:
         sort_key, _, sort_dir = (parsed_args.sort or '').partition(':')
         found = site_client(self).list_actions(
             state=_joined(parsed_args.state),
@@ -285,7 +293,7 @@ class ShowAction(command.ShowOne):
     has them with -f json or yaml), or with --report the report as text,
     the spec's flow first."""
 
-    def get_parser(self, prog_name):
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
         parser = super().get_parser(prog_name)
         parser.add_argument('action', metavar='<action>',
                             help='UUID of the site action')
@@ -295,11 +303,14 @@ class ShowAction(command.ShowOne):
                             help='Leave out the nodes')
         return parser
 
-    def take_action(self, parsed_args):
+    def take_action(self, parsed_args: argparse.Namespace
+                    ) -> tuple[tuple[str, ...], list[Any]]:
         self.report = site_client(self).get_action(parsed_args.action)
         return report_columns(self.report, nodes=not parsed_args.no_nodes)
 
-    def produce_output(self, parsed_args, column_names, data):
+    def produce_output(self, parsed_args: argparse.Namespace,
+                       column_names: Sequence[str], data: Sequence[Any]
+                       ) -> int:
         if not parsed_args.report:
             return super().produce_output(parsed_args, column_names, data)
         self.app.stdout.write(report_text.text(
@@ -313,7 +324,7 @@ class AbortAction(command.ShowOne):
     the action as the abort left it (with -f json or yaml, as the API
     answers it); with --wait, as it ended."""
 
-    def get_parser(self, prog_name):
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
         parser = super().get_parser(prog_name)
         parser.add_argument('action', metavar='<action>',
                             help='UUID of the site action')
@@ -326,7 +337,8 @@ class AbortAction(command.ShowOne):
                                  '(default 2)')
         return parser
 
-    def take_action(self, parsed_args):
+    def take_action(self, parsed_args: argparse.Namespace
+                    ) -> tuple[tuple[str, ...], list[Any]]:
         client = site_client(self)
         action = client.abort_action(parsed_args.action)
         if parsed_args.wait and action['state'] not in report_text.ENDED:

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 from typing import Any
 from urllib.parse import quote
 
 from osc_lib import exceptions
+
+if TYPE_CHECKING:
+    import requests
+    from keystoneauth1 import session as ks_session
 
 # Where the site API is mounted beside /v1.
 SITE_PATH = '/site/v1'
@@ -20,7 +25,7 @@ def site_base(baremetal_endpoint: str) -> str:
     return base + SITE_PATH
 
 
-def _fault(response) -> str:
+def _fault(response: requests.Response) -> str:
     """The message of an error answered in Ironic's format."""
     try:
         body = response.json()
@@ -30,7 +35,7 @@ def _fault(response) -> str:
 
 
 class SiteClient:
-    def __init__(self, session, endpoint: str) -> None:
+    def __init__(self, session: ks_session.Session, endpoint: str) -> None:
         self.session = session
         self.base = site_base(endpoint)
 

@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
+from typing import IO
+from typing import TYPE_CHECKING
 from typing import Any
 
 import yaml
 from osc_lib import exceptions
+
+from ironside.osc import plugin
+
+if TYPE_CHECKING:
+    from osc_lib.command import command
+
+    from ironside.osc.client import SiteClient
 
 
 def read_file(path: str) -> str:
@@ -29,7 +39,8 @@ def file_name(path: str) -> str:
     return '<stdin>' if path == '-' else os.path.basename(path)
 
 
-def show_validation(stream, paths: list[str], result: dict) -> int:
+def show_validation(stream: IO[str], paths: list[str],
+                    result: dict[str, Any]) -> int:
     """A validation's answer as a command prints it: its warnings, then
     "<path> is valid" or every error; the command's exit code."""
     for warning in result.get('warnings') or ():
@@ -43,14 +54,17 @@ def show_validation(stream, paths: list[str], result: dict) -> int:
     return 1
 
 
-def site_client(cmd):
-    return cmd.app.client_manager.site
+def site_client(cmd: command.Command) -> SiteClient:
+    """The plugin's client: openstackclient's client manager holds it
+    as an attribute named by the plugin's API_NAME, set at run time."""
+    client: SiteClient = getattr(cmd.app.client_manager, plugin.API_NAME)
+    return client
 
 
 class FileArgument:
     """Commands that read a document from a file."""
 
-    def get_parser(self, prog_name):
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
         parser = super().get_parser(prog_name)
         parser.add_argument('file', metavar='<file>',
                             help='YAML or JSON document ("-" for stdin)')

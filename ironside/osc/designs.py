@@ -3,6 +3,9 @@ design. Documents come back from the server with secrets masked."""
 
 from __future__ import annotations
 
+import argparse
+from typing import Any
+
 import yaml
 from osc_lib import exceptions
 from osc_lib.command import command
@@ -15,7 +18,7 @@ VERSIONS = ('buffer, committed, successful-site-action, last-site-action '
             'or a revision number')
 
 
-def _yaml(value) -> str:
+def _yaml(value: Any) -> str:
     return yaml.safe_dump(value, default_flow_style=False,
                           sort_keys=False).rstrip('\n')
 
@@ -23,7 +26,7 @@ def _yaml(value) -> str:
 class CreateCollection(command.ShowOne):
     """Create or replace a collection of documents in the buffer."""
 
-    def get_parser(self, prog_name):
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
         parser = super().get_parser(prog_name)
         parser.add_argument('collection', metavar='<collection>',
                             help='Name of the collection')
@@ -37,7 +40,8 @@ class CreateCollection(command.ShowOne):
                                  'design')
         return parser
 
-    def take_action(self, parsed_args):
+    def take_action(self, parsed_args: argparse.Namespace
+                    ) -> tuple[tuple[str, ...], list[Any]]:
         if not parsed_args.files and not parsed_args.empty:
             raise exceptions.CommandError('Give --file, or --empty')
         sources = [(file_name(f), read_yaml_file(f))
@@ -51,7 +55,8 @@ class CreateCollection(command.ShowOne):
 class ShowBuffer(command.Lister):
     """List the collections staged in the buffer."""
 
-    def take_action(self, parsed_args):
+    def take_action(self, parsed_args: argparse.Namespace
+                    ) -> tuple[tuple[str, ...], list[tuple[Any, ...]]]:
         buffer = site_client(self).get_buffer()
         return ('Collection', 'Status', 'Documents', 'Staged At'), [
             (c['collection'], c['status'], c['documents'], c['staged_at'])
@@ -61,14 +66,14 @@ class ShowBuffer(command.Lister):
 class DiscardBuffer(command.Command):
     """Discard every collection staged in the buffer."""
 
-    def take_action(self, parsed_args):
+    def take_action(self, parsed_args: argparse.Namespace) -> None:
         site_client(self).discard_buffer()
 
 
 class ShowDesign(command.Lister):
     """List the documents of a version of the design."""
 
-    def get_parser(self, prog_name):
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
         parser = super().get_parser(prog_name)
         # A positional: "openstack" itself takes --version anywhere.
         parser.add_argument('version', metavar='<version>', nargs='?',
@@ -79,7 +84,8 @@ class ShowDesign(command.Lister):
                             help='Show each document too')
         return parser
 
-    def take_action(self, parsed_args):
+    def take_action(self, parsed_args: argparse.Namespace
+                    ) -> tuple[list[str], list[list[Any]]]:
         found = site_client(self).design_documents(parsed_args.version,
                                                    parsed_args.collection)
         columns = ['Collection', 'Schema', 'Name']
@@ -97,14 +103,15 @@ class ShowDesign(command.Lister):
 class RenderDesign(command.ShowOne):
     """Show a version of the design as site actions read it."""
 
-    def get_parser(self, prog_name):
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
         parser = super().get_parser(prog_name)
         # A positional: "openstack" itself takes --version anywhere.
         parser.add_argument('version', metavar='<version>', nargs='?',
                             help='%s (default committed)' % VERSIONS)
         return parser
 
-    def take_action(self, parsed_args):
+    def take_action(self, parsed_args: argparse.Namespace
+                    ) -> tuple[tuple[str, ...], tuple[Any, ...]]:
         found = site_client(self).rendered_design(parsed_args.version)
         strategy = found['strategy']
         groups = '' if strategy is None else '\n'.join(
@@ -135,7 +142,7 @@ def _change(change: dict) -> str:
                              _flat(change['new']))
 
 
-def _flat(value) -> str:
+def _flat(value: Any) -> str:
     return yaml.safe_dump(value, default_flow_style=True,
                           width=1 << 30).strip().removesuffix('\n...')
 
@@ -143,7 +150,7 @@ def _flat(value) -> str:
 class DiffDesign(command.Lister):
     """Compare two versions of the design, document by document."""
 
-    def get_parser(self, prog_name):
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
         parser = super().get_parser(prog_name)
         parser.add_argument('--base-version', metavar='<version>',
                             help='%s (default committed)' % VERSIONS)
@@ -153,7 +160,8 @@ class DiffDesign(command.Lister):
                             help='List unmodified documents too')
         return parser
 
-    def take_action(self, parsed_args):
+    def take_action(self, parsed_args: argparse.Namespace
+                    ) -> tuple[tuple[str, ...], list[tuple[Any, ...]]]:
         found = site_client(self).design_diff(parsed_args.base_version,
                                               parsed_args.diff_version)
         rows = [(d['collection'], d['schema'], d['name'], d['status'],
@@ -166,7 +174,7 @@ class DiffDesign(command.Lister):
 class CommitDesign(command.ShowOne):
     """Validate the buffer and commit it as the next revision."""
 
-    def get_parser(self, prog_name):
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
         parser = super().get_parser(prog_name)
         parser.add_argument('--force', action='store_true',
                             help='Commit in spite of warnings (never of '
@@ -175,7 +183,8 @@ class CommitDesign(command.ShowOne):
                             help='Validate only; commit nothing')
         return parser
 
-    def take_action(self, parsed_args):
+    def take_action(self, parsed_args: argparse.Namespace
+                    ) -> tuple[tuple[str, ...], tuple[Any, ...]]:
         result = site_client(self).commit_design(parsed_args.force,
                                                  parsed_args.dry_run)
         columns = ('revision', 'documents', 'dry_run', 'forced', 'warnings')

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import argparse
+from typing import Any
+
 from osc_lib.command import command
 
 from ironside.osc.common import file_name
@@ -15,7 +18,7 @@ class ListTasks(command.Lister):
     task graph files) in graph order, from --start to --end as a partial
     run walks them."""
 
-    def get_parser(self, prog_name):
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
         parser = super().get_parser(prog_name)
         parser.add_argument('files', metavar='<file>', nargs='*',
                             help='Task graphs (and a DeploymentStrategy '
@@ -32,7 +35,8 @@ class ListTasks(command.Lister):
                                  'what it needs first')
         return parser
 
-    def take_action(self, parsed_args):
+    def take_action(self, parsed_args: argparse.Namespace
+                    ) -> tuple[tuple[str, ...], list[tuple[Any, ...]]]:
         tasks = site_client(self).list_tasks(
             [{'name': file_name(path),
               'document': read_yaml_file(path)}
@@ -50,13 +54,13 @@ class ValidateTaskGraph(command.Command):
     and warnings for what only those can settle; each names its file
     and line."""
 
-    def get_parser(self, prog_name):
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
         parser = super().get_parser(prog_name)
         parser.add_argument('files', metavar='<file>', nargs='+',
                             help='YAML or JSON documents ("-" for stdin)')
         return parser
 
-    def take_action(self, parsed_args):
+    def take_action(self, parsed_args: argparse.Namespace) -> int:
         return show_validation(
             self.app.stdout, parsed_args.files,
             site_client(self).validate_task_graphs(

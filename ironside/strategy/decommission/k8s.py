@@ -53,6 +53,13 @@ DECOMMISSION_VALUE = 'enabled'
 
 MIRROR_ANNOTATION = 'kubernetes.io/config.mirror'
 
+# The client's V1Pod and V1Node as the API server answers them: with
+# metadata and spec, which the client's models declare optional (a
+# request body may leave them out). Any, so that reading them does not
+# check for what an answer always has.
+Pod = Any
+Node = Any
+
 
 class KubernetesNodes(Protocol):
     """What a decommission needs of the Kubernetes cluster."""
@@ -91,24 +98,24 @@ def _failed(reason: str, text: str, *messages: st.Message
     return exception.DecommissionFailed(st.failure(reason, text, messages))
 
 
-def _pod_name(pod) -> str:
+def _pod_name(pod: Pod) -> str:
     return '%s/%s' % (pod.metadata.namespace, pod.metadata.name)
 
 
-def _owned_by_daemonset(pod) -> bool:
+def _owned_by_daemonset(pod: Pod) -> bool:
     return any(o.kind == 'DaemonSet'
                for o in pod.metadata.owner_references or ())
 
 
-def _mirror(pod) -> bool:
+def _mirror(pod: Pod) -> bool:
     return MIRROR_ANNOTATION in (pod.metadata.annotations or {})
 
 
-def _local_data(pod) -> bool:
+def _local_data(pod: Pod) -> bool:
     return any(v.empty_dir is not None for v in pod.spec.volumes or ())
 
 
-def _finished(pod) -> bool:
+def _finished(pod: Pod) -> bool:
     return bool(pod.status and pod.status.phase in ('Succeeded', 'Failed'))
 
 
@@ -143,8 +150,9 @@ class KubernetesApi:
 
     # Calls
 
-    def _call(self, reason: str, what: str, func: Callable, *args: Any,
-              deadline: float | None = None, node: str | None = None,
+    def _call(self, reason: str, what: str, func: Callable[..., Any],
+              *args: Any, deadline: float | None = None,
+              node: str | None = None,
               answers: Mapping[int, Any] | None = None, **kwargs: Any
               ) -> Any:
         """``func(*args)``; a Kubernetes error becomes ``reason``.
@@ -172,18 +180,19 @@ class KubernetesApi:
                               self.endpoint, what,
                               st.unreachable(exc))) from None
 
-    def _node(self, node: str, reason: str, deadline: float | None = None):
+    def _node(self, node: str, reason: str, deadline: float | None = None
+              ) -> Node:
         return self._call(reason, 'read node %s' % node,
                           self.core.read_node, node, deadline=deadline,
                           node=node)
 
-    def _patch_node(self, node: str, body: dict, reason: str, what: str,
-                    deadline: float | None = None):
+    def _patch_node(self, node: str, body: dict[str, Any], reason: str,
+                    what: str, deadline: float | None = None) -> Node:
         return self._call(reason, what, self.core.patch_node, node, body,
                           deadline=deadline, node=node)
 
     def _pods(self, node: str, reason: str, deadline: float | None = None
-              ) -> list:
+              ) -> list[Pod]:
         return self._call(reason, 'list the pods of node %s' % node,
                           self.core.list_pod_for_all_namespaces,
                           field_selector='spec.nodeName=%s' % node,
@@ -254,13 +263,13 @@ class KubernetesApi:
             st.Message('DaemonSet or mirror pod left on the node', name=n,
                        kind=st.STEP_MESSAGE) for n in sorted(skipped)])
 
-    def _delete_pod(self, pod, grace: int, deadline: float) -> None:
+    def _delete_pod(self, pod: Pod, grace: int, deadline: float) -> None:
         self._call(st.DRAIN_NODE_ERROR, 'delete pod %s' % _pod_name(pod),
                    self.core.delete_namespaced_pod, pod.metadata.name,
                    pod.metadata.namespace, grace_period_seconds=grace,
                    deadline=deadline, answers={404: None})
 
-    def _evict(self, pod, grace: int, deadline: float) -> bool:
+    def _evict(self, pod: Pod, grace: int, deadline: float) -> bool:
         """Ask for the pod's eviction; False if a disruption budget
         forbids it for now."""
         body = kubernetes.client.V1Eviction(
@@ -279,7 +288,7 @@ class KubernetesApi:
                      'budget); trying again', _pod_name(pod))
         return answer is not False
 
-    def _exists(self, pod, reason: str, deadline: float) -> bool:
+    def _exists(self, pod: Pod, reason: str, deadline: float) -> bool:
         current = self._call(reason, 'read pod %s' % _pod_name(pod),
                              self.core.read_namespaced_pod,
                              pod.metadata.name, pod.metadata.namespace,
