@@ -34,17 +34,20 @@ class JsonEncoded(sa.types.TypeDecorator):
     cache_ok = True
     empty: Any = None
 
-    def load_dialect_impl(self, dialect):
+    def load_dialect_impl(self, dialect: sa.Dialect
+                          ) -> sa.types.TypeEngine[Any]:
         if dialect.name == 'mysql':
             return dialect.type_descriptor(mysql.LONGTEXT())
         return dialect.type_descriptor(sa.Text())
 
-    def process_bind_param(self, value, dialect):
+    def process_bind_param(self, value: Any, dialect: sa.Dialect
+                           ) -> str | None:
         if value is None:
             value = self.empty() if callable(self.empty) else self.empty
         return None if value is None else json.dumps(value)
 
-    def process_result_value(self, value, dialect):
+    def process_result_value(self, value: Any, dialect: sa.Dialect
+                             ) -> Any:
         if value is None:
             return self.empty() if callable(self.empty) else self.empty
         return json.loads(value)

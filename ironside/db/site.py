@@ -38,7 +38,7 @@ class NotOwner(Exception):
 
 # Strategies
 
-def _strategy_clause(ident: str):
+def _strategy_clause(ident: str) -> sa.ColumnElement[bool]:
     if uuidutils.is_uuid_like(ident):
         return SiteStrategy.uuid == ident
     return SiteStrategy.name == ident
@@ -83,8 +83,9 @@ def delete_strategy(ident: str) -> None:
 
 # Actions
 
-def _conflicts(session, node_uuids: Sequence[str]) -> list[sa.Row]:
-    rows = []
+def _conflicts(session: sa.orm.Session, node_uuids: Sequence[str]
+               ) -> list[sa.Row[Any]]:
+    rows: list[sa.Row[Any]] = []
     for start in range(0, len(node_uuids), 500):
         rows.extend(session.execute(
             sa.select(SiteAction.uuid, SiteActionNode.node_name)

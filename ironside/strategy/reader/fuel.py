@@ -57,6 +57,7 @@ still unresolved.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from collections.abc import Mapping
 from typing import Any
 
@@ -256,7 +257,7 @@ def _item_id(item: Any) -> str | None:
     return model.stage_name(value) if _kind(item) == STAGE else value
 
 
-def locator(document: Any):
+def locator(document: Any) -> Callable[[Path], Place]:
     """Which item of the document a path belongs to."""
     prefix = _items_path(document)
     items = items_of(document)
