@@ -40,6 +40,9 @@ from typing import Any
 
 from ironside.common import exception
 from ironside.strategy import expressions
+from ironside.strategy.core.paths import Path
+from ironside.strategy.core.paths import line_of
+from ironside.strategy.expressions.fields import GROUP
 from ironside.strategy.reader import fuel
 from ironside.strategy.reader import shipyard
 from ironside.strategy.reader.action_input import SiteDocument
@@ -50,6 +53,29 @@ CONDITION = 'condition'
 PARAMETERS = 'parameters'
 # Task fields that may read $node.
 PER_NODE_FIELDS = (CONDITION, PARAMETERS)
+
+
+@dataclasses.dataclass(frozen=True)
+class Origin:
+    """Where a task's or group's fields are: its document, the item's
+    path in it, and the document's lines (when its text is known), so an
+    expression's error names its place and line as a commit does."""
+
+    document: SiteDocument
+    # The task's or group's path in the document, e.g. ('data', 'tasks', 3).
+    item: Path
+
+    def locate(self, error: expressions.ExpressionError
+               ) -> expressions.ExpressionError:
+        path = self.item + tuple(error.path)
+        locate = shipyard.locator(self.document.document) \
+            if self.document.kind == STRATEGY else \
+            fuel.locator(self.document.document)
+        place = locate(path)
+        return dataclasses.replace(
+            error, document=self.document.name,
+            owner_kind=GROUP if place.group is not None else None,
+            line=line_of(self.document.lines, path))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -69,13 +95,19 @@ class ComputedFields:
         self.documents: list[SiteDocument] = []
         # Task id → its fields computed per node.
         self.per_node: dict[str, PerNode] = {}
-        # The document of each task or group (ids are unique in a plan).
-        self.document_of: dict[str, str] = {}
+        # Where each task or group is (ids are unique in a plan).
+        self.origins: dict[str, Origin] = {}
 
-    def _failed(self, exc: exception.ExpressionFailed, document: str
+    def located(self, error: expressions.ExpressionError
+                ) -> expressions.ExpressionError:
+        """The error placed in its document: the task or group, the
+        field and the line, as a commit names them."""
+        origin = self.origins.get(str(error.owner))
+        return error if origin is None else origin.locate(error)
+
+    def _failed(self, exc: exception.ExpressionFailed
                 ) -> exception.ExpressionFailed:
-        return exception.ExpressionFailed(dataclasses.replace(
-            exc.error, document=document))
+        return exception.ExpressionFailed(self.located(exc.error))
 
     def nodes_for(self, task: str, candidates: Sequence[str]) -> list[str]:
         """The names, among ``candidates``, a task's condition holds for."""
@@ -86,7 +118,7 @@ class ComputedFields:
             return self.evaluation.select_nodes(fields.condition, task,
                                                 candidates)
         except exception.ExpressionFailed as exc:
-            raise self._failed(exc, fields.document) from None
+            raise self._failed(exc) from None
 
     def parameters_for(self, task: str, node: str) -> dict[str, Any] | None:
         """A task's parameters on one node, when they are computed per
@@ -98,7 +130,7 @@ class ComputedFields:
             return self.evaluation.resolve(fields.parameters, task,
                                            (PARAMETERS,), node=node)
         except exception.ExpressionFailed as exc:
-            raise self._failed(exc, fields.document) from None
+            raise self._failed(exc) from None
 
     def check_per_node(self, nodes: Sequence[str]) -> None:
         """Compute every per-node field on each of ``nodes`` (names),
@@ -113,9 +145,9 @@ class ComputedFields:
                             self.evaluation.evaluate(found.expression, node)
                         except exception.ExpressionFailed as exc:
                             raise exception.ExpressionFailed(
-                                dataclasses.replace(
-                                    exc.error, path=found.path, owner=task,
-                                    document=fields.document)) from None
+                                self.located(dataclasses.replace(
+                                    exc.error, path=found.path,
+                                    owner=task))) from None
 
     def report(self) -> list[dict[str, Any]]:
         """Each expression's value: per task or group, field and
@@ -123,7 +155,8 @@ class ComputedFields:
         computed per node."""
         entries: dict[tuple, dict[str, Any]] = {}
         for result in self.evaluation.results:
-            document = self.document_of.get(result.owner)
+            origin = self.origins.get(result.owner)
+            document = origin.document.name if origin else None
             key = (document, result.owner, result.field, result.expression)
             entry = entries.get(key)
             if entry is None:
@@ -178,11 +211,11 @@ def compute(documents: Sequence[SiteDocument],
     computed = ComputedFields(evaluation)
     for document in documents:
         try:
-            body = _strategy(document.document, document.name, computed) \
+            body = _strategy(document, computed) \
                 if document.kind == STRATEGY else \
-                _task_graph(document.document, document.name, computed)
+                _task_graph(document, computed)
         except exception.ExpressionFailed as exc:
-            raise computed._failed(exc, document.name) from None
+            raise computed._failed(exc) from None
         if body is not document.document:
             _check_computed(body, document, computed)
         computed.documents.append(
@@ -239,7 +272,7 @@ def _once(value: Any, owner: str, field: str,
     return evaluation.resolve(value, owner, (field,))
 
 
-def _item(item: Any, owner_key: str, document: str,
+def _item(item: Any, owner_key: str, origin: Origin,
           computed: ComputedFields, per_node_allowed: bool) -> Any:
     """One task, group or stage with its fields computed; those a task
     computes per node are kept for the plan (``computed.per_node``)."""
@@ -248,7 +281,7 @@ def _item(item: Any, owner_key: str, document: str,
         return item
     evaluation = computed.evaluation
     owner = str(item.get(owner_key))
-    computed.document_of[owner] = document
+    computed.origins[owner] = origin
     result = {}
     kept = {}
     for field, value in item.items():
@@ -261,29 +294,36 @@ def _item(item: Any, owner_key: str, document: str,
         else:
             result[field] = _once(value, owner, field, evaluation)
     if kept:
-        computed.per_node[owner] = PerNode(document, kept.get(CONDITION),
+        computed.per_node[owner] = PerNode(origin.document.name,
+                                           kept.get(CONDITION),
                                            kept.get(PARAMETERS))
     return result
 
 
-def _strategy(body: Any, name: str, computed: ComputedFields) -> Any:
+def _strategy(document: SiteDocument, computed: ComputedFields) -> Any:
+    body = document.document
     groups = (body.get('data') or {}).get('groups') \
         if isinstance(body, Mapping) else None
     if not isinstance(groups, list) or \
             not expressions.find_expressions(groups):
         return body
-    data = dict(body['data'], groups=[_item(g, 'name', name, computed, False)
-                                      for g in groups])
+    data = dict(body['data'], groups=[
+        _item(g, 'name', Origin(document, ('data', 'groups', index)),
+              computed, False)
+        for index, g in enumerate(groups)])
     return dict(body, data=data)
 
 
-def _task_graph(body: Any, name: str, computed: ComputedFields) -> Any:
+def _task_graph(document: SiteDocument, computed: ComputedFields) -> Any:
+    body = document.document
     items = fuel.items_of(body)
     if not expressions.find_expressions(items):
         return body
-    done = [_item(item, 'id', name, computed, isinstance(item, Mapping) and
+    prefix = () if isinstance(body, list) else ('data', 'tasks')
+    done = [_item(item, 'id', Origin(document, prefix + (index,)), computed,
+                  isinstance(item, Mapping) and
                   item.get('type') not in fuel.STRUCTURE_TYPES)
-            for item in items]
+            for index, item in enumerate(items)]
     if isinstance(body, list):
         return done
     return dict(body, data=dict(body['data'], tasks=done))
