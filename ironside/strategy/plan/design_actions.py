@@ -41,9 +41,11 @@ from ironside.common import exception
 from ironside.db import models
 from ironside.db import site as site_db
 from ironside.strategy import expressions
+from ironside.strategy.core.paths import Path
 from ironside.strategy.core.selectors import SiteNode
 from ironside.strategy.designs import store
 from ironside.strategy.designs import versions
+from ironside.strategy.designs.checks import LinesOf
 from ironside.strategy.designs.design import Design
 from ironside.strategy.nodes import seam
 from ironside.strategy.plan import computed_fields
@@ -53,6 +55,7 @@ from ironside.strategy.plan.computed_fields import ComputedFields
 from ironside.strategy.reader import fuel
 from ironside.strategy.reader.action_input import SiteDocument
 from ironside.strategy.reader.action_input import TaskAccess
+from ironside.strategy.reader.documents import DesignDocument
 from ironside.strategy.reader.inventory import EXTRA_FIELDS
 from ironside.strategy.reader.inventory import InventoryNode
 from ironside.strategy.reader.registry import STRATEGY
@@ -195,9 +198,14 @@ def prepare(nodes: seam.NodeBackend, action: str,
     computed = None
     if computed_fields.has_expressions(documents):
         context = site_context.for_design(nodes, design, rebuilt=only or ())
-        computed = computed_fields.compute(
-            documents, expressions.Evaluation(context))
-        computed.check_per_node(sorted(design.nodes))
+        try:
+            computed = _computed(documents, context, design)
+        except (exception.ExpressionFailed, exception.InvalidTaskGraph):
+            # Again with the lines of the texts the revision was
+            # committed from, read only now (slow), to place the error.
+            _computed(run_documents(design, store.revision_lines(revision)),
+                      context, design)
+            raise
         old = context.old.revision if context.old is not None else None
         log.append(log_entry(
             'Computed fields: the site is %s; old state: %s' % (
@@ -214,12 +222,33 @@ def prepare(nodes: seam.NodeBackend, action: str,
                     access(design), site_nodes, log, computed)
 
 
-def run_documents(design: Design) -> tuple[SiteDocument, ...]:
+def _computed(documents: Sequence[SiteDocument],
+              context: expressions.SiteContext, design: Design
+              ) -> ComputedFields:
+    """The documents' fields computed, those computed per node on every
+    node of the inventory."""
+    computed = computed_fields.compute(documents,
+                                       expressions.Evaluation(context))
+    computed.check_per_node(sorted(design.nodes))
+    return computed
+
+
+def run_documents(design: Design, lines: LinesOf | None = None
+                  ) -> tuple[SiteDocument, ...]:
     """What an action on the design runs: the strategy its configuration
-    names, then every task graph of the design."""
+    names, then every task graph of the design; with ``lines``, each
+    with its line map, to place an error."""
     strategy = design.strategy()
-    return (SiteDocument(STRATEGY, strategy.name, strategy.document),) + \
-        tuple(SiteDocument(TASK_GRAPH, d.name, d.body)
+    found = design.document(strategy.schema, strategy.name)
+
+    def lines_of(document: DesignDocument | None) -> Mapping[Path, int]:
+        if lines is None or document is None:
+            return {}
+        return lines(document)
+
+    return (SiteDocument(STRATEGY, strategy.name, strategy.document,
+                         lines_of(found)),) + \
+        tuple(SiteDocument(TASK_GRAPH, d.name, d.body, lines_of(d))
               for d in design.documents_of_kind(fuel.KIND.name))
 
 
