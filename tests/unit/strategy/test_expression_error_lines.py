@@ -14,8 +14,8 @@ from ironside.strategy.plan import computed_fields
 from ironside.strategy.reader import fuel
 from ironside.strategy.reader.registry import TASK_GRAPH
 from ironside.strategy.reader.source import read_documents
-from tests.unit.strategy.conftest import fault
 from tests.unit.strategy import expression_sites
+from tests.unit.strategy.conftest import fault
 from tests.unit.strategy.test_computed_fields_actions import TASKS
 from tests.unit.strategy.test_computed_fields_actions import commit
 
