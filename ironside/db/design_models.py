@@ -11,6 +11,7 @@ Migration ``0003_site_designs`` creates these tables.
 from __future__ import annotations
 
 import datetime
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy import orm
@@ -94,7 +95,8 @@ class DesignRevision(Base):
     # {collection: [{"name", "hash"}]}, each text stored once, by the
     # SHA-256 of the text, with the documents (none before migration
     # 0009_design_revision_sources).
-    sources: orm.Mapped[dict] = orm.mapped_column(JsonDict, nullable=True)
+    sources: orm.Mapped[dict[str, Any]] = orm.mapped_column(
+        JsonDict, nullable=True)
 
 
 class DesignRevisionDocument(Base):

@@ -349,7 +349,7 @@ def commit(force: bool = False, dry_run: bool = False) -> CommitResult:
     return CommitResult(number, len(rows), issues, bool(issues))
 
 
-def _kept_sources(base: int, staged: Mapping[str, list],
+def _kept_sources(base: int, staged: Mapping[str, list[dict[str, str]]],
                   collections: set[str]
                   ) -> tuple[dict[str, list[dict[str, str]]], dict[str, str]]:
     """The texts a new revision keeps, by collection ({"name", "hash"}):

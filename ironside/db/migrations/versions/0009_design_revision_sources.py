@@ -18,7 +18,7 @@ branch_labels = None
 depends_on = None
 
 
-def upgrade():
+def upgrade() -> None:
     op.add_column('site_design_revisions',
                   sa.Column('sources', LONG_TEXT, nullable=True))
     op.add_column('site_design_revision_documents',
@@ -27,7 +27,7 @@ def upgrade():
                   sa.Column('source_index', sa.Integer(), nullable=True))
 
 
-def downgrade():
+def downgrade() -> None:
     op.drop_column('site_design_revision_documents', 'source_index')
     op.drop_column('site_design_revision_documents', 'source')
     op.drop_column('site_design_revisions', 'sources')
