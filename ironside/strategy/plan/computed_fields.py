@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Mapping
 from collections.abc import Sequence
@@ -65,8 +66,8 @@ class Origin:
     # The task's or group's path in the document, e.g. ('data', 'tasks', 3).
     item: Path
 
-    def locate(self, error: expressions.ExpressionError
-               ) -> expressions.ExpressionError:
+    def locate(self, error: expressions.ExpressionError,
+               lines: Mapping[Path, int]) -> expressions.ExpressionError:
         path = self.item + tuple(error.path)
         locate = shipyard.locator(self.document.document) \
             if self.document.kind == STRATEGY else \
@@ -75,7 +76,7 @@ class Origin:
         return dataclasses.replace(
             error, document=self.document.name,
             owner_kind=GROUP if place.group is not None else None,
-            line=line_of(self.document.lines, path))
+            line=line_of(lines, path))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -87,11 +88,18 @@ class PerNode:
     parameters: Any = None
 
 
+# The line map of a document that came without one (a design revision's:
+# its texts are read only to place an error).
+DocumentLines = Callable[[SiteDocument], Mapping[Path, int]]
+
+
 class ComputedFields:
     """The documents of one action with their fields computed."""
 
-    def __init__(self, evaluation: expressions.Evaluation) -> None:
+    def __init__(self, evaluation: expressions.Evaluation,
+                 lines: DocumentLines | None = None) -> None:
         self.evaluation = evaluation
+        self.lines = lines
         self.documents: list[SiteDocument] = []
         # Task id → its fields computed per node.
         self.per_node: dict[str, PerNode] = {}
@@ -103,7 +111,14 @@ class ComputedFields:
         """The error placed in its document: the task or group, the
         field and the line, as a commit names them."""
         origin = self.origins.get(str(error.owner))
-        return error if origin is None else origin.locate(error)
+        if origin is None:
+            return error
+        return origin.locate(error, self.lines_of(origin.document))
+
+    def lines_of(self, document: SiteDocument) -> Mapping[Path, int]:
+        if document.lines or self.lines is None:
+            return document.lines
+        return self.lines(document)
 
     def _failed(self, exc: exception.ExpressionFailed
                 ) -> exception.ExpressionFailed:
@@ -205,10 +220,12 @@ def has_expressions(documents: Sequence[SiteDocument]) -> bool:
 
 
 def compute(documents: Sequence[SiteDocument],
-            evaluation: expressions.Evaluation) -> ComputedFields:
+            evaluation: expressions.Evaluation,
+            lines: DocumentLines | None = None) -> ComputedFields:
     """The documents with every field computed but those a task computes
-    per node (see the module's docstring)."""
-    computed = ComputedFields(evaluation)
+    per node (see the module's docstring); ``lines`` gives the line map
+    of a document that came without one, to place an error."""
+    computed = ComputedFields(evaluation, lines)
     for document in documents:
         try:
             body = _strategy(document, computed) \
@@ -230,15 +247,22 @@ def _check_computed(body: Any, document: SiteDocument,
     expression may compute what the field can not hold (a number for a
     list of names). InvalidTaskGraph names the place, the line and the
     expression."""
-    if document.kind == STRATEGY:
-        errors = shipyard.check(body, document.lines, document.name)
-    else:
-        errors, _warnings = fuel.check(body, document.lines, document.name,
-                                       expressions=False)
+    errors = _computed_errors(body, document, document.lines)
+    if errors and not document.lines and computed.lines is not None:
+        errors = _computed_errors(body, document, computed.lines(document))
     if errors:
         raise exception.InvalidTaskGraph([
             _with_expression(error, computed.evaluation.results)
             for error in errors])
+
+
+def _computed_errors(body: Any, document: SiteDocument,
+                     lines: Mapping[Path, int]) -> list[DocumentError]:
+    if document.kind == STRATEGY:
+        return shipyard.check(body, lines, document.name)
+    errors, _warnings = fuel.check(body, lines, document.name,
+                                   expressions=False)
+    return errors
 
 
 def _with_expression(error: DocumentError,

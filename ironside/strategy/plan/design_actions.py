@@ -55,7 +55,6 @@ from ironside.strategy.plan.computed_fields import ComputedFields
 from ironside.strategy.reader import fuel
 from ironside.strategy.reader.action_input import SiteDocument
 from ironside.strategy.reader.action_input import TaskAccess
-from ironside.strategy.reader.documents import DesignDocument
 from ironside.strategy.reader.inventory import EXTRA_FIELDS
 from ironside.strategy.reader.inventory import InventoryNode
 from ironside.strategy.reader.registry import STRATEGY
@@ -198,14 +197,10 @@ def prepare(nodes: seam.NodeBackend, action: str,
     computed = None
     if computed_fields.has_expressions(documents):
         context = site_context.for_design(nodes, design, rebuilt=only or ())
-        try:
-            computed = _computed(documents, context, design)
-        except (exception.ExpressionFailed, exception.InvalidTaskGraph):
-            # Again with the lines of the texts the revision was
-            # committed from, read only now (slow), to place the error.
-            _computed(run_documents(design, store.revision_lines(revision)),
-                      context, design)
-            raise
+        computed = computed_fields.compute(
+            documents, expressions.Evaluation(context),
+            _revision_lines(design, revision))
+        computed.check_per_node(sorted(design.nodes))
         old = context.old.revision if context.old is not None else None
         log.append(log_entry(
             'Computed fields: the site is %s; old state: %s' % (
@@ -222,33 +217,35 @@ def prepare(nodes: seam.NodeBackend, action: str,
                     access(design), site_nodes, log, computed)
 
 
-def _computed(documents: Sequence[SiteDocument],
-              context: expressions.SiteContext, design: Design
-              ) -> ComputedFields:
-    """The documents' fields computed, those computed per node on every
-    node of the inventory."""
-    computed = computed_fields.compute(documents,
-                                       expressions.Evaluation(context))
-    computed.check_per_node(sorted(design.nodes))
-    return computed
-
-
-def run_documents(design: Design, lines: LinesOf | None = None
-                  ) -> tuple[SiteDocument, ...]:
-    """What an action on the design runs: the strategy its configuration
-    names, then every task graph of the design; with ``lines``, each
-    with its line map, to place an error."""
+def _revision_lines(design: Design, revision: int
+                    ) -> computed_fields.DocumentLines:
+    """The line map of each of the revision's documents an action runs,
+    from the texts it was committed from: read (slow) only when an error
+    is to be placed, and then once."""
     strategy = design.strategy()
+    documents = {(TASK_GRAPH, d.name): d
+                 for d in design.documents_of_kind(fuel.KIND.name)}
     found = design.document(strategy.schema, strategy.name)
+    if found is not None:
+        documents[(STRATEGY, strategy.name)] = found
+    read: list[LinesOf] = []
 
-    def lines_of(document: DesignDocument | None) -> Mapping[Path, int]:
-        if lines is None or document is None:
+    def lines(document: SiteDocument) -> Mapping[Path, int]:
+        design_document = documents.get((document.kind, document.name))
+        if design_document is None:
             return {}
-        return lines(document)
+        if not read:
+            read.append(store.revision_lines(revision))
+        return read[0](design_document)
+    return lines
 
-    return (SiteDocument(STRATEGY, strategy.name, strategy.document,
-                         lines_of(found)),) + \
-        tuple(SiteDocument(TASK_GRAPH, d.name, d.body, lines_of(d))
+
+def run_documents(design: Design) -> tuple[SiteDocument, ...]:
+    """What an action on the design runs: the strategy its configuration
+    names, then every task graph of the design."""
+    strategy = design.strategy()
+    return (SiteDocument(STRATEGY, strategy.name, strategy.document),) + \
+        tuple(SiteDocument(TASK_GRAPH, d.name, d.body)
               for d in design.documents_of_kind(fuel.KIND.name))
 
 

@@ -140,3 +140,31 @@ def test_the_api_400_carries_the_place_and_line(client):
     assert message.startswith(
         'document "site", task "nova", field "condition": ')
     assert '(line ' in message
+
+
+def test_computed_parameters_refused_by_the_plan_name_the_line(graph_site):
+    """Checked when the plan is built, after the fields are computed."""
+    tasks = TASKS.replace("""'record join ' + $node.name + ' of ' +
+                      str(len($.nodes.where('controller' in $.roles)))""",
+                          "len($node.name)")
+    commit(tasks=tasks)
+    with pytest.raises(exception.ExpressionFailed) as raised:
+        actions.create_action(graph_site.nodes, 'deploy_site')
+    message = str(raised.value)
+    assert message.startswith('document "site", task "join", field '
+                              '"parameters", node "ctl01": ')
+    assert raised.value.error.line is not None
+    assert message.endswith('(line %d)' % raised.value.error.line)
+
+
+def test_a_computed_value_a_field_can_not_hold_names_the_line(graph_site):
+    tasks = TASKS.replace("  requires: [database]\n",
+                          "  requires: {yaql_exp: '3'}\n")
+    commit(tasks=tasks)
+    with pytest.raises(exception.InvalidTaskGraph) as raised:
+        actions.create_action(graph_site.nodes, 'deploy_site')
+    (error,) = raised.value.errors
+    assert (error.document, error.task, error.field) == (
+        'site', 'rabbitmq', 'requires')
+    assert error.line is not None
+    assert 'expression "3" computed 3' in str(error)
