@@ -52,6 +52,8 @@ class ExpressionError:
     owner_kind: str | None = None
     # The expression's line in its document, when known.
     line: int | None = None
+    # The file the document was read from, when known.
+    source: str | None = None
 
     @property
     def field(self) -> str:
@@ -61,7 +63,7 @@ class ExpressionError:
         group = self.owner if self.owner_kind == GROUP else None
         task = self.owner if self.owner_kind != GROUP else None
         return placed(self.detail, self.document, group, task,
-                      self.field, self.node, self.line)
+                      self.field, self.node, self.line, self.source)
 
     @property
     def detail(self) -> str:
@@ -76,7 +78,7 @@ class ExpressionError:
                 'field': self.field,
                 'path': list(self.path), 'node': self.node,
                 'expression': self.expression, 'message': self.message,
-                'line': self.line}
+                'line': self.line, 'source': self.source}
 
 
 def _quoted(expression: Any) -> str:

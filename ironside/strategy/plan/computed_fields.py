@@ -74,7 +74,7 @@ class Origin:
             fuel.locator(self.document.document)
         place = locate(path)
         return dataclasses.replace(
-            error, document=self.document.name,
+            error, document=self.document.name, source=self.document.source,
             owner_kind=GROUP if place.group is not None else None,
             line=line_of(lines, path))
 

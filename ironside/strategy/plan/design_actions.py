@@ -244,8 +244,10 @@ def run_documents(design: Design) -> tuple[SiteDocument, ...]:
     """What an action on the design runs: the strategy its configuration
     names, then every task graph of the design."""
     strategy = design.strategy()
-    return (SiteDocument(STRATEGY, strategy.name, strategy.document),) + \
-        tuple(SiteDocument(TASK_GRAPH, d.name, d.body)
+    found = design.document(strategy.schema, strategy.name)
+    return (SiteDocument(STRATEGY, strategy.name, strategy.document,
+                         source=found.source_name if found else None),) + \
+        tuple(SiteDocument(TASK_GRAPH, d.name, d.body, source=d.source_name)
               for d in design.documents_of_kind(fuel.KIND.name))
 
 

@@ -7,8 +7,12 @@ from __future__ import annotations
 import textwrap
 
 import pytest
+import sqlalchemy as sa
 
 from ironside.common import exception
+from ironside.db import session as db_session
+from ironside.db.design_models import DesignRevision
+from ironside.db.design_models import DesignRevisionDocument
 from ironside.strategy import actions
 from ironside.strategy.plan import computed_fields
 from ironside.strategy.reader import fuel
@@ -108,10 +112,13 @@ def test_a_revision_error_names_the_line_the_commit_names(graph_site):
     with pytest.raises(exception.ExpressionFailed) as raised:
         actions.create_action(graph_site.nodes, 'deploy_site')
     message = str(raised.value)
-    assert str(issue.error).startswith(
-        'document "site", task "nova", field "condition": ')
+    assert str(issue).startswith(
+        'collection "site", file "input.yaml", schema '
+        '"ironside/TaskGraph/v1", document "site", task "nova", field '
+        '"condition": ')
     assert message.startswith(
-        'document "site", task "nova", field "condition": ')
+        'file "input.yaml", document "site", task "nova", field '
+        '"condition": ')
     assert issue.error.line is not None
     assert raised.value.error.line == issue.error.line
     assert message.endswith('(line %d)' % issue.error.line)
@@ -124,9 +131,9 @@ def test_a_node_dependent_failure_names_the_node_and_the_line(graph_site):
     with pytest.raises(exception.ExpressionFailed) as raised:
         actions.create_action(graph_site.nodes, 'deploy_site')
     message = str(raised.value)
-    assert message.startswith('document "site", task "join", field '
-                              '"condition", node "cmp01": expression '
-                              '"$node.name / 2": ')
+    assert message.startswith('file "input.yaml", document "site", task '
+                              '"join", field "condition", node "cmp01": '
+                              'expression "$node.name / 2": ')
     assert raised.value.error.line is not None
     assert message.endswith('(line %d)' % raised.value.error.line)
 
@@ -138,7 +145,8 @@ def test_the_api_400_carries_the_place_and_line(client):
     assert response.status_code == 400
     message = fault(response)
     assert message.startswith(
-        'document "site", task "nova", field "condition": ')
+        'file "input.yaml", document "site", task "nova", field '
+        '"condition": ')
     assert '(line ' in message
 
 
@@ -151,8 +159,8 @@ def test_computed_parameters_refused_by_the_plan_name_the_line(graph_site):
     with pytest.raises(exception.ExpressionFailed) as raised:
         actions.create_action(graph_site.nodes, 'deploy_site')
     message = str(raised.value)
-    assert message.startswith('document "site", task "join", field '
-                              '"parameters", node "ctl01": ')
+    assert message.startswith('file "input.yaml", document "site", task '
+                              '"join", field "parameters", node "ctl01": ')
     assert raised.value.error.line is not None
     assert message.endswith('(line %d)' % raised.value.error.line)
 
@@ -168,3 +176,18 @@ def test_a_computed_value_a_field_can_not_hold_names_the_line(graph_site):
         'site', 'rabbitmq', 'requires')
     assert error.line is not None
     assert 'expression "3" computed 3' in str(error)
+
+
+def test_a_revision_that_kept_no_texts_is_placed_without_a_line(
+        graph_site):
+    """Revisions committed before they kept their texts."""
+    commit(tasks=TASKS.replace(NOVA, '$.configs.nova.workers / 0 > 1'))
+    with db_session.writer() as session:
+        session.execute(sa.update(DesignRevision).values(sources=None))
+        session.execute(sa.update(DesignRevisionDocument).values(
+            source=None, source_index=None))
+    with pytest.raises(exception.ExpressionFailed) as raised:
+        actions.create_action(graph_site.nodes, 'deploy_site')
+    assert str(raised.value).startswith(
+        'document "site", task "nova", field "condition": ')
+    assert raised.value.error.line is None
