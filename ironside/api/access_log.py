@@ -5,7 +5,9 @@ query string, nor any header or body, so no credential reaches the log),
 the status, the time taken and the request id the answer carries in
 ``X-OpenStack-Request-Id``. Logged by ``ironside.api.access`` at INFO,
 outermost, so the answers of the authentication layer (401) are logged
-too; the request id is made here and used by the application.
+too; the request id is made here and used by the application. The
+method and path have their control characters escaped (``%0A`` in a
+path arrives as a line feed): one request, one line.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ import logging
 import time
 
 from oslo_utils import uuidutils
+
+from ironside.common import log_escaping
 
 LOG = logging.getLogger('ironside.api.access')
 
@@ -44,8 +48,10 @@ class AccessLog:
         try:
             return self.app(environ, _start)
         finally:
-            LOG.info('%s %s %s %.1fms %s', environ.get('REQUEST_METHOD'),
-                     (environ.get('SCRIPT_NAME') or '') +
-                     (environ.get('PATH_INFO') or '/'),
-                     seen.get('status', '-'),
-                     (time.monotonic() - started) * 1000, request_id)
+            path = (environ.get('SCRIPT_NAME') or '') + \
+                (environ.get('PATH_INFO') or '/')
+            LOG.info('%s %s %s %.1fms %s',
+                     log_escaping.escape(environ.get('REQUEST_METHOD', '-')),
+                     log_escaping.escape(path), seen.get('status', '-'),
+                     (time.monotonic() - started) * 1000,
+                     log_escaping.escape(request_id))

@@ -9,6 +9,7 @@ the allocation, as metalsmith and ``--wait`` do.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from typing import Any
 
 import falcon
@@ -27,6 +28,9 @@ from ironside.api import wire
 from ironside.api.schemas import common as common_schemas
 from ironside.common import exception
 from ironside.db import allocations as allocations_db
+
+if TYPE_CHECKING:
+    from ironside.conductor.rpcapi import ConductorAPI
 
 CREATE_SCHEMA = {
     'type': 'object',
@@ -58,7 +62,7 @@ VIEW = views.ResourceView(
 UNSORTABLE = ('extra', 'candidate_nodes', 'traits')
 
 
-def _require(req) -> None:
+def _require(req: falcon.Request) -> None:
     if not req.context.version.allows(versions.ALLOCATIONS):
         raise falcon.HTTPNotFound()
 
@@ -67,7 +71,7 @@ def _target(row: dict[str, Any]) -> dict[str, Any]:
     return {'allocation.owner': row['owner']} if row.get('owner') else {}
 
 
-def _get(req, ident: str, rule: str) -> dict[str, Any]:
+def _get(req: falcon.Request, ident: str, rule: str) -> dict[str, Any]:
     wire.as_uuid_or_name('allocation', ident)
     row = allocations_db.get(ident)
     context = req.context.ctx
@@ -78,7 +82,7 @@ def _get(req, ident: str, rule: str) -> dict[str, Any]:
     return row
 
 
-def _list_owner(req, owner: str | None) -> str | None:
+def _list_owner(req: falcon.Request, owner: str | None) -> str | None:
     context = req.context.ctx
     if policy.check('baremetal:allocation:list_all', context):
         return owner
@@ -169,12 +173,13 @@ class Allocations(base.Resource):
         # Answered as created (allocating), as Ironic: the worker may
         # already have moved on, and the client polls for the outcome.
         created = self.rpcapi.create_allocation(
-            req.context.ctx, values, node_uuid=node and node['uuid'])
+            req.context.ctx, values,
+            node_uuid=node['uuid'] if node is not None else None)
         resp.location = links.url(req.context.public_url, 'allocations',
                                   created['uuid'])
         wire.send(resp, VIEW.renderer(req)(created), status=201)
 
-    def _authorize(self, req, values: dict[str, Any]) -> None:
+    def _authorize(self, req: falcon.Request, values: dict[str, Any]) -> None:
         version = req.context.version
         context = req.context.ctx
         if 'owner' in values:
@@ -192,7 +197,7 @@ class Allocations(base.Resource):
                 'this capability.' % (values['owner'], project))
         values['owner'] = project
 
-    def _candidates(self, req, idents: list[str]) -> list[str]:
+    def _candidates(self, req: falcon.Request, idents: list[str]) -> list[str]:
         uuids = []
         for ident in idents:
             try:
@@ -253,7 +258,7 @@ class Allocation(base.Resource):
 class NodeAllocation(base.Resource):
     """GET and DELETE /v1/nodes/{node_ident}/allocation."""
 
-    def _allocation(self, req, node_ident: str, rule: str
+    def _allocation(self, req: falcon.Request, node_ident: str, rule: str
                     ) -> dict[str, Any]:
         _require(req)
         node = node_access.get_node(req, node_ident, 'baremetal:node:get',
@@ -280,7 +285,7 @@ class NodeAllocation(base.Resource):
         wire.no_content(resp)
 
 
-def register(app: falcon.App, rpcapi) -> None:
+def register(app: falcon.App, rpcapi: ConductorAPI) -> None:
     app.add_route('/v1/allocations', Allocations(rpcapi))
     app.add_route('/v1/allocations/{allocation_ident}', Allocation(rpcapi))
     app.add_route('/v1/nodes/{node_ident}/allocation',

@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import falcon
 from oslo_utils import uuidutils
@@ -46,6 +47,9 @@ from ironside.api import wire
 from ironside.common import context as ironside_context
 from ironside.common.conf import CONF
 
+if TYPE_CHECKING:
+    from ironside.conductor.rpcapi import ConductorAPI
+
 LOG = logging.getLogger(__name__)
 
 RegisterFn = Callable[[falcon.App, str, object], None]
@@ -62,7 +66,8 @@ REQUEST_ID_HEADER = 'X-OpenStack-Request-Id'
 REQUEST_ID_KEY = 'openstack.request_id'
 
 
-def _request_context(req: falcon.Request, request_id: str):
+def _request_context(req: falcon.Request, request_id: str
+                     ) -> ironside_context.RequestContext:
     """Who asks. Only keystone's middleware vouches for identity headers."""
     if CONF.auth_strategy == 'keystone':
         return ironside_context.RequestContext.from_environ(
@@ -93,7 +98,7 @@ class ApiMiddleware:
             wire.refuse_nul(value, 'query parameter %s' % name)
 
     def process_response(self, req: falcon.Request, resp: falcon.Response,
-                         resource, req_succeeded: bool) -> None:
+                         resource: object, req_succeeded: bool) -> None:
         version = getattr(req.context, 'version', None) or \
             versions.MIN_VERSION
         resp.set_header(versions.MIN_HEADER, versions.MIN_VERSION_STRING)
@@ -104,7 +109,8 @@ class ApiMiddleware:
             resp.set_header(REQUEST_ID_HEADER, request_id)
 
 
-def build_app(rpcapi, extra_apis: Iterable[tuple[str, RegisterFn]] = ()
+def build_app(rpcapi: ConductorAPI,
+              extra_apis: Iterable[tuple[str, RegisterFn]] = ()
               ) -> falcon.App:
     """The API application, sending conductor work through ``rpcapi``."""
     app = falcon.App(middleware=[ApiMiddleware()])

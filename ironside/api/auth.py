@@ -22,6 +22,9 @@ from __future__ import annotations
 import ipaddress
 import json
 import logging
+from collections.abc import Callable
+from collections.abc import Iterable
+from typing import Any
 
 import webob.exc
 from oslo_middleware import basic_auth
@@ -36,6 +39,10 @@ from ironside.api import versions
 from ironside.api.site import web as site_web
 from ironside.common import exception
 from ironside.common.conf import CONF
+
+# A WSGI application or middleware, and the start_response it is given.
+StartResponse = Callable[..., Any]
+WsgiApp = Callable[[dict[str, Any], StartResponse], Iterable[bytes]]
 
 LOG = logging.getLogger(__name__)
 
@@ -105,13 +112,15 @@ class IronicHeaders:
     authentication layers (401, 400) are given them here.
     """
 
-    def __init__(self, app) -> None:
+    def __init__(self, app: WsgiApp) -> None:
         self.app = app
 
-    def __call__(self, environ, start_response):
-        state = {}
+    def __call__(self, environ: dict[str, Any],
+                 start_response: StartResponse) -> Iterable[bytes]:
+        state: dict[str, Any] = {}
 
-        def _start(status, headers, exc_info=None):
+        def _start(status: str, headers: list[tuple[str, str]],
+                   exc_info: Any = None) -> Any:
             names = {name.lower() for name, _ in headers}
             if versions.MAX_HEADER.lower() not in names:
                 state['status'] = int(status.split(' ', 1)[0])
@@ -163,13 +172,14 @@ class PublicRoutes:
     """Send discovery requests (and GETs of ``paths``) around the
     authentication layer."""
 
-    def __init__(self, authenticated, app,
+    def __init__(self, authenticated: WsgiApp, app: WsgiApp,
                  paths: tuple[str, ...] = ()) -> None:
         self.authenticated = authenticated
         self.app = app
         self.paths = PUBLIC_PATHS | frozenset(paths)
 
-    def __call__(self, environ, start_response):
+    def __call__(self, environ: dict[str, Any],
+                 start_response: StartResponse) -> Iterable[bytes]:
         path = environ.get('PATH_INFO', '/')
         if environ.get('REQUEST_METHOD') in ('GET', 'HEAD') and \
                 path in self.paths:
@@ -186,11 +196,12 @@ class PublicRoutes:
 class HttpBasic:
     """HTTP basic authentication against an htpasswd file (bcrypt)."""
 
-    def __init__(self, app, user_file: str) -> None:
+    def __init__(self, app: WsgiApp, user_file: str) -> None:
         self.app = app
         self.user_file = user_file
 
-    def __call__(self, environ, start_response):
+    def __call__(self, environ: dict[str, Any],
+                 start_response: StartResponse) -> Iterable[bytes]:
         try:
             token = basic_auth.parse_header(environ)
             username, password = basic_auth.parse_token(token)
@@ -211,13 +222,13 @@ class HttpBasic:
         return self.app(environ, start_response)
 
 
-def wrap(app):
+def wrap(app: WsgiApp) -> access_log.AccessLog:
     """``app`` behind the configured authentication strategy, with the
     access log outermost."""
     return access_log.AccessLog(_authenticated(app))
 
 
-def _authenticated(app):
+def _authenticated(app: WsgiApp) -> IronicHeaders:
     strategy = CONF.auth_strategy
     if strategy == 'noauth':
         return IronicHeaders(app)

@@ -7,15 +7,19 @@ network may boot."""
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 import falcon
 
 from ironside.common.conf import CONF
 
+if TYPE_CHECKING:
+    from ironside.conductor.rpcapi import ConductorAPI
+
 PREFIX = '/boot'
 
 
-def register(app: falcon.App, rpcapi) -> None:
+def register(app: falcon.App, rpcapi: ConductorAPI) -> None:
     if not CONF.deploy.serve_boot_files:
         return
     os.makedirs(CONF.deploy.http_root, exist_ok=True)

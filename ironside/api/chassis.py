@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import falcon
 
 from ironside.api import collection
@@ -12,6 +14,9 @@ from ironside.api import schemas
 from ironside.api import views
 from ironside.api import wire
 from ironside.db import chassis as chassis_db
+
+if TYPE_CHECKING:
+    from ironside.conductor.rpcapi import ConductorAPI
 
 SCHEMA = {
     'type': 'object',
@@ -105,7 +110,7 @@ class Chassis:
         wire.no_content(resp)
 
 
-def register(app: falcon.App, rpcapi) -> None:
+def register(app: falcon.App, rpcapi: ConductorAPI) -> None:
     app.add_route('/v1/chassis', ChassisCollection())
     app.add_route('/v1/chassis/detail', ChassisList(detail=True))
     app.add_route('/v1/chassis/{chassis_uuid}', Chassis())

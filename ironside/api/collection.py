@@ -8,6 +8,8 @@ from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
 
+import falcon
+
 from ironside.api import links
 from ironside.api import versions
 from ironside.api import wire
@@ -60,7 +62,8 @@ def fields_or_default(version: versions.Version,
     return fields
 
 
-def answer(req, item_name: str, items: list[dict], page_size: int,
+def answer(req: falcon.Request, item_name: str, items: list[dict],
+           page_size: int,
            resource: str, params: dict[str, Any],
            key: str = 'uuid', marker: str | None = None
            ) -> dict[str, Any]:
@@ -104,7 +107,8 @@ class ListQuery:
                 if k not in ('limit', 'marker')}
 
 
-def read_list_query(req, view: Any, unsortable: Sequence[str] = (),
+def read_list_query(req: falcon.Request, view: Any,
+                    unsortable: Sequence[str] = (),
                     filters: Mapping[str, wire.Reader] | None = None,
                     detail_endpoint: bool = False,
                     detail_minor: int = versions.DETAIL_QUERY,

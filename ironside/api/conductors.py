@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+from typing import TYPE_CHECKING
 from typing import Any
 
 import falcon
@@ -18,18 +19,21 @@ from ironside.common.conf import CONF
 from ironside.db import conductors as conductors_db
 from ironside.db import models
 
+if TYPE_CHECKING:
+    from ironside.conductor.rpcapi import ConductorAPI
+
 FIELDS = ('hostname', 'conductor_group', 'alive', 'drivers', 'created_at',
           'updated_at')
 DEFAULT_FIELDS = ('hostname', 'conductor_group', 'alive')
 
 
-def _require(req) -> None:
+def _require(req: falcon.Request) -> None:
     if not req.context.version.allows(versions.CONDUCTORS):
         raise falcon.HTTPNotFound()
 
 
-def _render(req, conductor, fields: tuple[str, ...] | list[str]
-            ) -> dict[str, Any]:
+def _render(req: falcon.Request, conductor: models.Conductor,
+            fields: tuple[str, ...] | list[str]) -> dict[str, Any]:
     deadline = models.utcnow() - datetime.timedelta(
         seconds=CONF.conductor.heartbeat_timeout)
     values = {
@@ -98,6 +102,6 @@ class Conductor:
         wire.send(resp, _render(req, conductor, query['fields'] or FIELDS))
 
 
-def register(app: falcon.App, rpcapi) -> None:
+def register(app: falcon.App, rpcapi: ConductorAPI) -> None:
     app.add_route('/v1/conductors', Conductors())
     app.add_route('/v1/conductors/{hostname}', Conductor())

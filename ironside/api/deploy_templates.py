@@ -6,6 +6,7 @@ template named T, so a template's name must be a valid trait.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from typing import Any
 
 import falcon
@@ -22,6 +23,9 @@ from ironside.api.schemas import common as common_schemas
 from ironside.common import exception
 from ironside.db import deploy_templates as templates_db
 from ironside.db import models
+
+if TYPE_CHECKING:
+    from ironside.conductor.rpcapi import ConductorAPI
 
 SCHEMA = {
     'type': 'object',
@@ -44,7 +48,7 @@ VIEW = views.ResourceView(
     default_list_fields=('uuid', 'name'))
 
 
-def _require(req) -> None:
+def _require(req: falcon.Request) -> None:
     if not req.context.version.allows(versions.DEPLOY_TEMPLATES):
         raise falcon.HTTPNotFound()
 
@@ -150,6 +154,6 @@ class DeployTemplate:
         wire.no_content(resp)
 
 
-def register(app: falcon.App, rpcapi) -> None:
+def register(app: falcon.App, rpcapi: ConductorAPI) -> None:
     app.add_route('/v1/deploy_templates', DeployTemplates())
     app.add_route('/v1/deploy_templates/{template_ident}', DeployTemplate())

@@ -7,6 +7,7 @@ conductor, by RPC.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from typing import Any
 
 import falcon
@@ -21,6 +22,9 @@ from ironside.common import exception
 from ironside.common.conf import CONF
 from ironside.common.conf.default import INTERFACE_TYPES
 from ironside.db import conductors as conductors_db
+
+if TYPE_CHECKING:
+    from ironside.conductor.rpcapi import ConductorAPI
 
 # Interface types shown from a version on (the others from 1.30).
 INTERFACE_VERSIONS = {'storage': versions.STORAGE_INTERFACE,
@@ -49,7 +53,7 @@ def _interfaces(names: list[str]) -> dict[str, list]:
     return result
 
 
-def _render(req, name: str, hosts: list[str], detail: bool,
+def _render(req: falcon.Request, name: str, hosts: list[str], detail: bool,
             interfaces: list | None = None) -> dict[str, Any]:
     version = req.context.version
     base = req.context.public_url
@@ -91,7 +95,7 @@ def _select(driver: dict[str, Any], fields: list[str] | None
     return {k: v for k, v in driver.items() if k in fields or k == 'links'}
 
 
-def _check_fields(req, fields: list[str] | None) -> None:
+def _check_fields(req: falcon.Request, fields: list[str] | None) -> None:
     if fields is not None:
         versions.require(req.context.version, versions.DRIVER_FIELDS,
                          'fields')
@@ -184,7 +188,7 @@ class DriverRaidProperties:
         wire.send(resp, raid_schemas.logical_disk_properties())
 
 
-def register(app: falcon.App, rpcapi) -> None:
+def register(app: falcon.App, rpcapi: ConductorAPI) -> None:
     app.add_route('/v1/drivers', Drivers())
     app.add_route('/v1/drivers/{driver_name}', Driver())
     app.add_route('/v1/drivers/{driver_name}/properties',

@@ -59,6 +59,9 @@ def handle_ironside(req, resp, exc, _params) -> None:
         LOG.debug('%s %s refused with %d: %s', req.method, req.path,
                   status, exc.message)
     set_error(resp, status, exc.message)
+    if isinstance(exc, exception.UnreadableRequestBody):
+        # What is left of the body on the socket is no next request.
+        resp.set_header('Connection', 'close')
 
 
 def handle_falcon(req, resp, exc: falcon.HTTPError, _params) -> None:

@@ -9,6 +9,7 @@ what the node's last inspection stored.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from typing import Any
 
 import falcon
@@ -26,6 +27,9 @@ from ironside.api import wire
 from ironside.common import exception
 from ironside.common import inspection_rules as rules
 from ironside.db import inspection_rules as rules_db
+
+if TYPE_CHECKING:
+    from ironside.conductor.rpcapi import ConductorAPI
 
 PATCH_ALLOWED = ('description', 'phase', 'priority', 'sensitive',
                  'conditions', 'actions')
@@ -48,7 +52,7 @@ VIEW = views.ResourceView(
     finish=_hide_sensitive)
 
 
-def _require(req) -> None:
+def _require(req: falcon.Request) -> None:
     """404 for a GET below 1.96, 405 for the other verbs (as Ironic)."""
     if not req.context.version.allows(versions.INSPECTION_RULES):
         if req.method == 'GET':
@@ -108,7 +112,7 @@ def _checked(values: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _authorize(req, action: str) -> None:
+def _authorize(req: falcon.Request, action: str) -> None:
     policy.authorize('baremetal:inspection_rule:%s' % action,
                      req.context.ctx)
 
@@ -214,7 +218,7 @@ class NodeInventory:
         wire.send(resp, rules_db.get_inventory(row['id'], row['uuid']))
 
 
-def register(app: falcon.App, rpcapi) -> None:
+def register(app: falcon.App, rpcapi: ConductorAPI) -> None:
     app.add_route('/v1/inspection_rules', InspectionRules())
     app.add_route('/v1/inspection_rules/{rule_uuid}', InspectionRule())
     app.add_route('/v1/nodes/{node_ident}/inventory', NodeInventory())

@@ -15,6 +15,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Iterator
 
 import falcon
 from prometheus_client.core import GaugeMetricFamily
@@ -68,7 +69,7 @@ class RequestMetrics:
         req.context.metrics_started = time.monotonic()
 
     def process_response(self, req: falcon.Request, resp: falcon.Response,
-                         resource, req_succeeded: bool) -> None:
+                         resource: object, req_succeeded: bool) -> None:
         started = getattr(req.context, 'metrics_started', None)
         if started is None:
             return
@@ -107,7 +108,7 @@ def _result_class(result: str | None) -> str:
 class DatabaseCollector:
     """Families counted in the database when Prometheus scrapes."""
 
-    def collect(self):
+    def collect(self) -> Iterator[GaugeMetricFamily]:
         up = GaugeMetricFamily(
             'ironside_database_up', 'Whether the last scrape could read '
             'the database (1) or not (0).')

@@ -12,8 +12,10 @@ its project owns, as in Ironic.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 from typing import Any
 
+import falcon
 from oslo_utils import uuidutils
 
 from ironside.api import node_view
@@ -23,6 +25,9 @@ from ironside.api import wire
 from ironside.common import exception
 from ironside.common.conf import CONF
 from ironside.db import node_views
+
+if TYPE_CHECKING:
+    from ironside.conductor.rpcapi import ConductorAPI
 
 ALL_COLUMNS = tuple(sorted(node_views.COLUMNS)) + node_views.JOINED
 
@@ -41,7 +46,7 @@ def check_ident(version: versions.Version, ident: str) -> str:
     return ident
 
 
-def authorize_node(req, rule: str, row: dict[str, Any],
+def authorize_node(req: falcon.Request, rule: str, row: dict[str, Any],
                    ident: str | None = None) -> None:
     """403 (or 404, if the caller may not even see it) unless allowed."""
     context = req.context.ctx
@@ -54,7 +59,7 @@ def authorize_node(req, rule: str, row: dict[str, Any],
     raise exception.NodeNotFound(node=ident or row.get('uuid'))
 
 
-def get_node(req, ident: str, rule: str,
+def get_node(req: falcon.Request, ident: str, rule: str,
              columns: Sequence[str] | None = None) -> dict[str, Any]:
     """The node ``ident`` names, as a dict of ``columns`` (all if None)."""
     ident = check_ident(req.context.version, ident)
@@ -67,12 +72,13 @@ def get_node(req, ident: str, rule: str,
     return row
 
 
-def node_uuid(req, ident: str, rule: str) -> str:
+def node_uuid(req: falcon.Request, ident: str, rule: str) -> str:
     """The UUID of the node a request acts on, once ``rule`` allows it."""
     return get_node(req, ident, rule, ['uuid'])['uuid']
 
 
-def show_node(req, rpcapi, ident: str, rule: str | None = None,
+def show_node(req: falcon.Request, rpcapi: ConductorAPI, ident: str,
+              rule: str | None = None,
               fields: Sequence[str] | None = None) -> dict[str, Any]:
     """The node as an answer shows it; checks ``rule`` if given."""
     view = node_view.NodeView(req, fields, ring=rpcapi.ring)
@@ -83,7 +89,7 @@ def show_node(req, rpcapi, ident: str, rule: str | None = None,
     return view.render(rows)[0]
 
 
-def authorize_create(req) -> bool:
+def authorize_create(req: falcon.Request) -> bool:
     """403 unless the caller may create nodes; whether it creates them
     for its own project (``baremetal:node:create:self_owned_node``).
 
@@ -99,7 +105,7 @@ def authorize_create(req) -> bool:
     return False
 
 
-def claim_for_project(req, values: dict[str, Any]) -> None:
+def claim_for_project(req: falcon.Request, values: dict[str, Any]) -> None:
     """Make a project-scoped caller's new node its project's: naming
     another owner is a 400. System-scoped callers name any owner."""
     context = req.context.ctx
@@ -113,7 +119,7 @@ def claim_for_project(req, values: dict[str, Any]) -> None:
     values['owner'] = project
 
 
-def node_uuid_to_delete(req, ident: str) -> str:
+def node_uuid_to_delete(req: falcon.Request, ident: str) -> str:
     """The UUID of the node a DELETE names, once the caller may delete
     it: as anyone who passes ``baremetal:node:delete``, or as the admin
     of the project that owns it."""

@@ -6,6 +6,8 @@ the network interface; the API only checks the request.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import falcon
 
 from ironside.api import base
@@ -13,6 +15,9 @@ from ironside.api import node_access
 from ironside.api import versions
 from ironside.api import wire
 from ironside.common import exception
+
+if TYPE_CHECKING:
+    from ironside.conductor.rpcapi import ConductorAPI
 
 
 class BootDevice(base.Resource):
@@ -32,6 +37,9 @@ class BootDevice(base.Resource):
         body = wire.read_object(req, ('boot_device', 'persistent'),
                                 required=('boot_device',))
         device = wire.as_string('boot_device', body['boot_device'])
+        if device is None:
+            raise exception.MissingParameterValue(
+                err='Missing mandatory parameter: boot_device')
         persistent = wire.as_boolean('persistent', body.get('persistent'))
         uuid = node_access.node_uuid(req, node_ident,
                                      'baremetal:node:set_boot_device')
@@ -94,7 +102,7 @@ class Maintenance(base.Resource):
         wire.no_content(resp, 202)
 
 
-def _require_vifs(req) -> None:
+def _require_vifs(req: falcon.Request) -> None:
     if not req.context.version.allows(versions.VIFS):
         raise falcon.HTTPNotFound()
 
@@ -147,7 +155,7 @@ class Vif(base.Resource):
         wire.no_content(resp)
 
 
-def register(app: falcon.App, rpcapi) -> None:
+def register(app: falcon.App, rpcapi: ConductorAPI) -> None:
     node = '/v1/nodes/{node_ident}'
     app.add_route(node + '/management/boot_device', BootDevice(rpcapi))
     app.add_route(node + '/management/boot_device/supported',

@@ -7,6 +7,7 @@ which it has and reads or sets their states through the conductor.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from typing import Any
 
 import falcon
@@ -17,6 +18,9 @@ from ironside.api import node_access
 from ironside.api import versions
 from ironside.api import wire
 from ironside.common import exception
+
+if TYPE_CHECKING:
+    from ironside.conductor.rpcapi import ConductorAPI
 
 STATES = ('OFF', 'ON', 'BLINKING', 'UNKNOWN')
 
@@ -90,7 +94,7 @@ class Indicator(base.Resource):
         wire.no_content(resp)
 
 
-def register(app: falcon.App, rpcapi) -> None:
+def register(app: falcon.App, rpcapi: ConductorAPI) -> None:
     path = '/v1/nodes/{node_ident}/management/indicators'
     app.add_route(path, Indicators(rpcapi))
     app.add_route(path + '/{indicator}', Indicator(rpcapi))

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+import falcon
+
 from ironside.api import node_access
 from ironside.api import patch as json_patch
 from ironside.api import policy
@@ -18,7 +20,7 @@ from ironside.common import exception
 from ironside.db import node_views
 
 
-def authorize(req, rule: str, row: dict[str, Any],
+def authorize(req: falcon.Request, rule: str, row: dict[str, Any],
               not_found: exception.IronsideException) -> None:
     """403, or 404 (``not_found``) if the caller may not see the node."""
     context = req.context.ctx
@@ -34,7 +36,8 @@ _BODY_NODE_COLUMNS = ['id', 'uuid', 'owner', 'lessee', 'provision_state',
                       'maintenance']
 
 
-def node_for_body(req, ident: str, rule: str) -> dict[str, Any]:
+def node_for_body(req: falcon.Request, ident: str, rule: str
+                  ) -> dict[str, Any]:
     """The node a create names: 400 if there is none, 403 unless the
     caller passes ``rule`` on it (as Ironic checks a create: on the
     node, without first hiding a node the caller may not see)."""
@@ -49,7 +52,7 @@ def node_for_body(req, ident: str, rule: str) -> dict[str, Any]:
     return row
 
 
-def _linked_node(req, ident: str, rule: str) -> dict[str, Any]:
+def _linked_node(req: falcon.Request, ident: str, rule: str) -> dict[str, Any]:
     """The node an update moves an object to: 400 if there is none or
     the caller may not see it."""
     try:
@@ -59,7 +62,7 @@ def _linked_node(req, ident: str, rule: str) -> dict[str, Any]:
         raise
 
 
-def node_id_filter(req, ident: str | None) -> int | None:
+def node_id_filter(req: falcon.Request, ident: str | None) -> int | None:
     """The id of the node a list filters by (404 if it does not exist)."""
     if ident is None:
         return None
@@ -73,7 +76,8 @@ def booleans(values: dict[str, Any], names: Iterable[str]) -> None:
             values[name] = wire.as_boolean(name, values[name])
 
 
-def patched(req, row: dict[str, Any], document_fields: Iterable[str],
+def patched(req: falcon.Request, row: dict[str, Any],
+            document_fields: Iterable[str],
             allowed: Iterable[str], schema: dict,
             name: str
             ) -> tuple[list[dict], dict[str, Any], dict[str, Any]]:
@@ -95,7 +99,8 @@ def patched(req, row: dict[str, Any], document_fields: Iterable[str],
     return patch, values, json_patch.originals(document, values)
 
 
-def node_uuid_to_id(values: dict[str, Any], req, rule: str) -> None:
+def node_uuid_to_id(values: dict[str, Any], req: falcon.Request,
+                    rule: str) -> None:
     if 'node_uuid' in values:
         node = _linked_node(req, wire.as_uuid('node_uuid',
                                                values.pop('node_uuid')),

@@ -6,6 +6,7 @@ scheduling); history and BIOS settings are read from the database.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from typing import Any
 
 import falcon
@@ -21,10 +22,14 @@ from ironside.api import wire
 from ironside.api.schemas import common as common_schemas
 from ironside.common import exception
 from ironside.db import history as history_db
+from ironside.db import models
 from ironside.db import nodes as nodes_db
 from ironside.drivers.base import BIOS_SETTINGS_KEY
 from ironside.drivers.base import FIRMWARE_COMPONENTS_KEY
 from ironside.drivers.base import VMEDIA_DEVICES
+
+if TYPE_CHECKING:
+    from ironside.conductor.rpcapi import ConductorAPI
 
 TRAITS_BODY = {
     'type': 'object',
@@ -39,7 +44,7 @@ BIOS_REGISTRY_FIELDS = ('attribute_type', 'allowable_values', 'lower_bound',
                         'reset_required', 'unique', 'upper_bound')
 
 
-def _require(req, minor: int) -> None:
+def _require(req: falcon.Request, minor: int) -> None:
     """Sub-resources newer than the request do not exist (404)."""
     if not req.context.version.allows(minor):
         raise falcon.HTTPNotFound()
@@ -133,12 +138,14 @@ HISTORY_FIELDS = ('uuid', 'created_at', 'severity', 'event')
 HISTORY_DETAIL_FIELDS = HISTORY_FIELDS + ('event_type', 'conductor', 'user')
 
 
-def _history_entry(req, node_uuid: str, record, detail: bool
+def _history_entry(req: falcon.Request, node_uuid: str,
+                   record: models.NodeHistory, detail: bool
                    ) -> dict[str, Any]:
     version = req.context.version
-    entry = {'uuid': record.uuid,
-             'created_at': node_view.isotime(record.created_at),
-             'severity': record.severity, 'event': record.event or ''}
+    entry: dict[str, Any] = {
+        'uuid': record.uuid,
+        'created_at': node_view.isotime(record.created_at),
+        'severity': record.severity, 'event': record.event or ''}
     if detail:
         entry.update(event_type=record.event_type,
                      conductor=record.conductor, user=record.user)
@@ -200,7 +207,7 @@ class HistoryEvent:
         wire.send(resp, _history_entry(req, row['uuid'], record, True))
 
 
-def _bios_setting(req, node_uuid: str, name: str, value: Any
+def _bios_setting(req: falcon.Request, node_uuid: str, name: str, value: Any
                   ) -> dict[str, Any]:
     setting = {'name': name, 'value': value}
     if req.context.version.allows(versions.BIOS_REGISTRY):
@@ -210,7 +217,8 @@ def _bios_setting(req, node_uuid: str, name: str, value: Any
     return setting
 
 
-def _bios_settings(req, node_ident: str) -> tuple[str, dict[str, Any]]:
+def _bios_settings(req: falcon.Request, node_ident: str
+                   ) -> tuple[str, dict[str, Any]]:
     row = node_access.get_node(req, node_ident, 'baremetal:node:bios:get',
                                ['uuid', 'driver_internal_info'])
     settings = (row['driver_internal_info'] or {}).get(
@@ -288,7 +296,7 @@ VMEDIA_BODY = {
 }
 
 
-def _device_types(req) -> list[str] | None:
+def _device_types(req: falcon.Request) -> list[str] | None:
     """``device_types`` of a DELETE: in the query, or (as openstacksdk
     sends it) in a JSON body; comma separated."""
     given = wire.query(req, {'device_types': wire.as_string})[
@@ -346,7 +354,7 @@ class VirtualMedia(base.Resource):
         wire.no_content(resp)
 
 
-def register(app: falcon.App, rpcapi) -> None:
+def register(app: falcon.App, rpcapi: ConductorAPI) -> None:
     node = '/v1/nodes/{node_ident}'
     app.add_route(node + '/traits', Traits(rpcapi))
     app.add_route(node + '/traits/{trait}', Trait(rpcapi))

@@ -9,6 +9,7 @@ happen.
 from __future__ import annotations
 
 import string
+from typing import TYPE_CHECKING
 from typing import Any
 
 import falcon
@@ -26,8 +27,12 @@ from ironside.api.schemas import raid as raid_schemas
 from ironside.common import boot_settings
 from ironside.common import exception
 from ironside.common import states
+from ironside.common.context import RequestContext
 from ironside.db import node_views
 from ironside.db import nodes as nodes_db
+
+if TYPE_CHECKING:
+    from ironside.conductor.rpcapi import ConductorAPI
 
 # Verb -> minor version that introduced it.
 VERB_VERSIONS = {
@@ -89,7 +94,7 @@ class NodeStates:
         wire.send(resp, states_of(req.context.version, row))
 
 
-def _states_location(req, node_ident: str) -> str:
+def _states_location(req: falcon.Request, node_ident: str) -> str:
     return links.url(req.context.public_url, 'nodes',
                      node_ident + '/states')
 
@@ -159,7 +164,7 @@ def _check_types(body: dict[str, Any]) -> None:
                        body[name]))
 
 
-def _with_runbook(req, target: str, row: dict[str, Any],
+def _with_runbook(req: falcon.Request, target: str, row: dict[str, Any],
                   body: dict[str, Any]) -> dict[str, Any]:
     """The request with the runbook's steps as its clean steps.
 
@@ -272,7 +277,8 @@ class NodeProvision(base.Resource):
                 '"service_steps" is only valid when setting target '
                 'provision state to service')
 
-    def _dispatch(self, context, node: nodes_db.NodeRoute, target: str,
+    def _dispatch(self, context: RequestContext, node: nodes_db.NodeRoute,
+                  target: str,
                   body: dict[str, Any]) -> None:
         if target in DEPLOY_VERBS:
             steps = body.get('deploy_steps')
@@ -403,7 +409,8 @@ class NodeBootMode(_BootSetting):
                 err='Invalid boot mode %s requested for node.' % target)
         return target
 
-    def dispatch(self, context, uuid: str, target: str) -> None:
+    def dispatch(self, context: RequestContext, uuid: str,
+                 target: str) -> None:
         self.rpcapi.set_boot_mode(context, uuid, target)
 
 
@@ -420,7 +427,8 @@ class NodeSecureBoot(_BootSetting):
                     % value)
         return target
 
-    def dispatch(self, context, uuid: str, target: bool) -> None:
+    def dispatch(self, context: RequestContext, uuid: str,
+                 target: bool) -> None:
         self.rpcapi.set_secure_boot_state(context, uuid, target)
 
 
@@ -457,7 +465,7 @@ class NodeConsole(base.Resource):
         wire.no_content(resp, 202)
 
 
-def register(app: falcon.App, rpcapi) -> None:
+def register(app: falcon.App, rpcapi: ConductorAPI) -> None:
     node = '/v1/nodes/{node_ident}/states'
     app.add_route(node, NodeStates())
     app.add_route(node + '/provision', NodeProvision(rpcapi))

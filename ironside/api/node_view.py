@@ -12,18 +12,23 @@ the answer, so per-request decisions are not repeated per node.
 
 from __future__ import annotations
 
+import builtins
 import datetime
 import functools
 import operator
+from collections.abc import Callable
 from collections.abc import Iterable
+from collections.abc import Sequence
 from typing import Any
 
+import falcon
 import orjson
 
 from ironside.api import policy
 from ironside.api import rendered_nodes
 from ironside.api import versions
 from ironside.common import exception
+from ironside.common import hash_ring
 from ironside.common import secrets
 from ironside.common import states
 from ironside.common.conf.default import INTERFACE_TYPES
@@ -174,7 +179,7 @@ def legacy_state(version: versions.Version, state: str | None
     return state
 
 
-def _getter(indices: list[int]):
+def _getter(indices: list[int]) -> Callable[[Sequence[Any]], tuple[Any, ...]]:
     """A function returning the values at ``indices`` of a row, as a tuple.
     """
     if not indices:
@@ -200,8 +205,9 @@ class NodeView:
     only those with secrets to mask are decoded.
     """
 
-    def __init__(self, req, fields: Iterable[str] | None = None,
-                 ring=None) -> None:
+    def __init__(self, req: falcon.Request,
+                 fields: Iterable[str] | None = None,
+                 ring: hash_ring.HashRingManager | None = None) -> None:
         self.version: versions.Version = req.context.version
         self.context = req.context.ctx
         self.fields = None if fields is None else list(fields)
@@ -300,7 +306,7 @@ class NodeView:
 
     def _cached_page(self, marks: node_views.Rows,
                      cache: rendered_nodes.RenderedNodes
-                     ) -> list[orjson.Fragment]:
+                     ) -> builtins.list[orjson.Fragment]:
         """The nodes of ``marks`` (fingerprints), kept ones as kept; the
         others read whole, rendered and kept under their own fingerprint
         (the one read with them, should the node have changed since)."""
@@ -394,18 +400,20 @@ class NodeView:
             return orjson.Fragment(raw)
         return secrets.mask_secrets(orjson.loads(raw))
 
-    def render(self, rows: node_views.Rows) -> list[dict[str, Any]]:
+    def render(self, rows: node_views.Rows) -> builtins.list[dict[str, Any]]:
         """The answer's nodes, from raw rows (see node_views)."""
         node_of = self._renderer(rows.keys)
         extras = self._extras_of(rows)
         return [node_of(row, *extras(row)) for row in rows.rows]
 
-    def encode(self, rows: node_views.Rows) -> list[orjson.Fragment]:
+    def encode(self, rows: node_views.Rows) -> builtins.list[orjson.Fragment]:
         """The answer's nodes, each encoded."""
         return [orjson.Fragment(orjson.dumps(node))
                 for node in self.render(rows)]
 
-    def _extras_of(self, rows: node_views.Rows):
+    def _extras_of(self, rows: node_views.Rows
+                   ) -> Callable[[tuple[Any, ...]],
+                                 tuple[builtins.list[str] | None, str | None]]:
         """A function giving a row's traits and owning conductor, each
         None unless the view shows it."""
         keys = rows.keys
@@ -426,7 +434,9 @@ class NodeView:
             return traits, conductor
         return extras
 
-    def _renderer(self, keys: list[str]):
+    def _renderer(self, keys: builtins.list[str]) -> Callable[
+            [tuple[Any, ...], builtins.list[str] | None, str | None],
+            dict[str, Any]]:
         """A function rendering one row of ``keys`` (with its traits and
         conductor) as the answer's dict; the row's layout is read once."""
         index = {key: i for i, key in enumerate(keys)}

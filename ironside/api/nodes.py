@@ -1,8 +1,12 @@
 """/v1/nodes: list, show, create, update (JSON patch) and delete nodes.
 
 Reads come straight from the database, reading only the columns the
-answer shows; every change goes through the conductor that owns the
-node, as in Ironic.
+answer shows. Changes go through the conductor that owns the node, as in
+Ironic, but for a PATCH of data fields only (extra, properties, ...) of
+an idle node: no conductor does anything with those but write them, so
+the API writes them itself, compared and set against the row it read
+(:func:`ironside.db.nodes.merge_node`), and concurrent edits of
+different fields all land.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from ironside.common import states
 from ironside.db import allocations as allocations_db
 from ironside.db import chassis as chassis_db
 from ironside.db import node_views
+from ironside.db import nodes as nodes_db
 
 # Names a node may not take: they are words of the API's paths.
 RESERVED_NAMES = ('detail', 'validate', 'states', 'management',
@@ -290,6 +295,17 @@ def _patch_rules(patch: list[dict]) -> list[str]:
     return list(dict.fromkeys(rules))
 
 
+# Top-level fields a PATCH writes as data: a conductor's update of them
+# only checks the node's state and writes them. A patch of these alone is
+# merged into an idle node without its lock; the driver, interfaces,
+# conductor group, instance, maintenance and retirement go to the
+# conductor, under the lock, as before.
+MERGED_FIELDS = frozenset((
+    'automated_clean', 'chassis_uuid', 'description', 'disable_power_off',
+    'driver_info', 'extra', 'instance_info', 'instance_name', 'lessee',
+    'name', 'network_data', 'owner', 'parent_node', 'properties',
+    'protected', 'protected_reason', 'resource_class', 'shard'))
+
 # What a removed top-level field becomes.
 _EMPTY = {name: {} for name in ('driver_info', 'extra', 'instance_info',
                                 'network_data', 'properties')}
@@ -324,8 +340,9 @@ class Node(base.Resource):
             versions.require(version, versions.RESET_INTERFACES,
                              'reset_interfaces')
         patch = json_patch.validate(version, wire.read_json(req))
-        node_view.check_newer(version, json_patch.check_allowed(
-            patch, node_schema.PATCH_ALLOWED_FIELDS))
+        fields = json_patch.check_allowed(patch,
+                                          node_schema.PATCH_ALLOWED_FIELDS)
+        node_view.check_newer(version, fields)
         if reset and not json_patch.values_at(patch, '/driver'):
             raise exception.Invalid(
                 "The reset_interfaces parameter can only be used when "
@@ -340,6 +357,12 @@ class Node(base.Resource):
                 check_name(version, name,
                            "Node %s: Cannot change name to invalid name "
                            "'%%(name)s'" % node_ident)
+        if fields <= MERGED_FIELDS and \
+                row['provision_state'] in states.UPDATE_ALLOWED_STATES:
+            _merge_patch(req, row, patch, rules)
+            wire.send(resp, node_access.show_node(req, self.rpcapi,
+                                                  row['uuid']))
+            return
         values, expected = _patched_values(version, row, patch)
         if 'driver' in values and row['console_enabled']:
             raise exception.Conflict(
@@ -355,6 +378,35 @@ class Node(base.Resource):
                                 expected=expected)
         wire.send(resp, node_access.show_node(req, self.rpcapi,
                                               row['uuid']))
+
+
+def _merge_patch(req, row: dict[str, Any], patch: list[dict],
+                 rules: list[str]) -> None:
+    """Apply a patch of data fields to the node as it is when written.
+
+    Each attempt reads the node again, authorises, checks and applies
+    the patch to what it holds, so a patch that no longer applies (a
+    ``remove`` or ``replace`` of a key another request removed) fails as
+    it would have on its first read.
+    """
+    uuid = row['uuid']
+
+    def read() -> dict[str, Any]:
+        current = node_access.get_node(req, uuid, rules[0])
+        for rule in rules[1:]:
+            node_access.authorize_node(req, rule, current, uuid)
+        return current
+
+    def change(current: dict[str, Any]) -> dict[str, Any]:
+        _check_patchable(req, current, patch)
+        if current['provision_state'] not in states.UPDATE_ALLOWED_STATES:
+            raise exception.Conflict(
+                'Node %s can not be updated while a state transition is '
+                'in progress (provision state "%s").'
+                % (uuid, current['provision_state']))
+        return _patched_values(req.context.version, current, patch)[0]
+
+    nodes_db.merge_node(row['id'], read, change)
 
 
 def _check_patchable(req, row: dict[str, Any], patch: list[dict]) -> None:

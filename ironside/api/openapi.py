@@ -4,13 +4,17 @@ The document lives beside this module (``openapi.yaml``); a unit test
 checks it names exactly the routes the application serves. What every
 operation shares is added here, in one place, rather than repeated in
 the document: the version header (only the versions accepted), and the
-errors any operation can answer — 400 (a bad query argument or body),
-404 (absent, or newer than the version asked for), 406 (a version not
-served, or too old for what is asked), 503 with ``Retry-After`` (the
-database or the conductors away), 409 for a write on a node (locked or
-changed meanwhile) and 413 where there is a body. The site API (under
-``/site``, beside /v1) is described in the same document; its
-operations share 400, 403, 404, 503 and 413, not the version header.
+errors any operation can answer — 400 (a bad query argument or body,
+an integer past what its column stores, a body that cannot be read
+whole), 404 (absent, or newer than the version asked for), 406 (a
+version not served, or too old for what is asked), 503 with
+``Retry-After`` (the database or the conductors away), 409 for a write
+on a node (locked or changed meanwhile), and where a body may be sent
+413 (too large) and 408 (shorter than its Content-Length, once
+``[api]client_socket_timeout`` passed). The site API (under ``/site``,
+beside /v1) is described in the same document; its operations share
+400, 403, 404, 503 and, with a body, 408 and 413, not the version
+header.
 """
 
 from __future__ import annotations
@@ -37,6 +41,8 @@ EVERY_OPERATION = {'400': ERROR, '404': ERROR, '406': ERROR,
 SITE_API = '/site/v1'
 SITE_OPERATION = {'400': ERROR, '403': ERROR, '404': ERROR,
                   '503': UNAVAILABLE}
+# The methods whose requests may carry a body the API reads.
+BODY_METHODS = ('put', 'post', 'patch')
 
 
 def accepted_versions() -> list[str]:
@@ -51,7 +57,8 @@ def _complete(operation: dict, path: str, method: str) -> None:
         parameters.append(VERSION)
     responses = operation.setdefault('responses', {})
     shared = dict(EVERY_OPERATION)
-    if 'requestBody' in operation:
+    if 'requestBody' in operation or method in BODY_METHODS:
+        shared['408'] = ERROR
         shared['413'] = ERROR
     if method != 'get' and path.startswith('/v1/nodes/{node_ident}'):
         shared['409'] = ERROR
@@ -63,7 +70,8 @@ def _complete_site(operation: dict, path: str, method: str) -> None:
     """The site API's errors (it has no microversions)."""
     responses = operation.setdefault('responses', {})
     shared = dict(SITE_OPERATION)
-    if 'requestBody' in operation:
+    if 'requestBody' in operation or method in BODY_METHODS:
+        shared['408'] = ERROR
         shared['413'] = ERROR
     for status, response in shared.items():
         responses.setdefault(status, response)

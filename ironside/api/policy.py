@@ -19,6 +19,7 @@ import logging
 import sys
 import threading
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from oslo_config import cfg
@@ -28,6 +29,7 @@ from ironside.api import policy_rules
 from ironside.api import policy_site
 from ironside.common import exception
 from ironside.common.conf import CONF
+from ironside.common.context import RequestContext
 
 LOG = logging.getLogger(__name__)
 
@@ -87,7 +89,8 @@ def enforced() -> bool:
     return CONF.auth_strategy == 'keystone'
 
 
-def check(rule: str, context, target: dict[str, Any] | None = None) -> bool:
+def check(rule: str, context: RequestContext,
+          target: dict[str, Any] | None = None) -> bool:
     """Whether ``context`` passes ``rule`` (always, without keystone)."""
     if not enforced():
         return True
@@ -100,7 +103,8 @@ DECISION_TTL = 5.0
 _DECISIONS: dict[tuple, tuple[float, bool]] = {}
 
 
-def _decision_key(rule: str, creds: dict, target: dict) -> tuple:
+def _decision_key(rule: str, creds: Mapping[str, Any], target: dict[str, Any]
+                  ) -> tuple[Any, ...]:
     return (rule, tuple(sorted(creds.get('roles') or ())),
             creds.get('project_id'), creds.get('project_name'),
             creds.get('system_scope'),
@@ -108,8 +112,8 @@ def _decision_key(rule: str, creds: dict, target: dict) -> tuple:
             tuple(sorted(target.items())))
 
 
-def evaluate(rule: str, context, target: dict[str, Any] | None = None
-             ) -> bool:
+def evaluate(rule: str, context: RequestContext,
+             target: dict[str, Any] | None = None) -> bool:
     """Whether ``context`` passes ``rule``, whatever the auth strategy.
 
     For the rules that unmask secrets (``show_password``...), which hold
@@ -139,8 +143,8 @@ def _configured_target() -> dict[str, str]:
     return {}
 
 
-def authorize(rule: str, context, target: dict[str, Any] | None = None
-              ) -> None:
+def authorize(rule: str, context: RequestContext,
+              target: dict[str, Any] | None = None) -> None:
     """403 unless ``context`` passes ``rule``."""
     if not check(rule, context, target):
         LOG.info('Refused %s to user %s of project %s', rule,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from typing import Any
 
 import falcon
@@ -15,6 +16,9 @@ from ironside.api import wire
 from ironside.api.schemas import port as port_schemas
 from ironside.common import exception
 from ironside.db import portgroups as portgroups_db
+
+if TYPE_CHECKING:
+    from ironside.conductor.rpcapi import ConductorAPI
 
 DEFAULT_MODE = 'active-backup'
 
@@ -102,7 +106,7 @@ class PortgroupList:
             self.detail)
 
 
-def register(app: falcon.App, rpcapi) -> None:
+def register(app: falcon.App, rpcapi: ConductorAPI) -> None:
     app.add_route('/v1/portgroups',
                   owned_resources.Collection(KIND, rpcapi, PortgroupList()))
     app.add_route('/v1/portgroups/detail', PortgroupList(detail=True))

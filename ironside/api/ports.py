@@ -7,6 +7,7 @@ while it does.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from typing import Any
 
 import falcon
@@ -21,6 +22,9 @@ from ironside.api.schemas import port as port_schemas
 from ironside.common import exception
 from ironside.db import portgroups as portgroups_db
 from ironside.db import ports as ports_db
+
+if TYPE_CHECKING:
+    from ironside.conductor.rpcapi import ConductorAPI
 
 VIEW = views.ResourceView(
     resource='ports',
@@ -102,7 +106,7 @@ class PortList:
                                   self.detail)
 
 
-def _portgroup_id(req, ident: str) -> int:
+def _portgroup_id(req: falcon.Request, ident: str) -> int:
     row = portgroups_db.get(ident)
     node_owned.authorize(req, 'baremetal:portgroup:get', row,
                          exception.PortgroupNotFound(portgroup=ident))
@@ -187,7 +191,7 @@ KIND = owned_resources.Kind(
     resolve_links=_portgroup_of)
 
 
-def register(app: falcon.App, rpcapi) -> None:
+def register(app: falcon.App, rpcapi: ConductorAPI) -> None:
     app.add_route('/v1/ports',
                   owned_resources.Collection(KIND, rpcapi, PortList()))
     app.add_route('/v1/ports/detail', PortList(detail=True))

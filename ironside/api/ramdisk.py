@@ -21,6 +21,7 @@ from __future__ import annotations
 import collections
 import threading
 import time
+from typing import TYPE_CHECKING
 from typing import Any
 from urllib import parse
 
@@ -36,6 +37,9 @@ from ironside.common.conf import CONF
 from ironside.db import node_views
 from ironside.db import nodes as nodes_db
 from ironside.db import ports as ports_db
+
+if TYPE_CHECKING:
+    from ironside.conductor.rpcapi import ConductorAPI
 
 AGENT_LOOKUP = 22
 AGENT_VERSION = 36
@@ -288,7 +292,7 @@ def _find_inspected(node_uuid: str | None, macs: list[str]
     return row
 
 
-def register(app: falcon.App, rpcapi) -> None:
+def register(app: falcon.App, rpcapi: ConductorAPI) -> None:
     app.add_route('/v1/lookup', Lookup(rpcapi))
     app.add_route('/v1/heartbeat/{node_ident}', Heartbeat(rpcapi))
     app.add_route('/v1/continue_inspection', ContinueInspection(rpcapi))

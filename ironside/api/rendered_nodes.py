@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Hashable
+from collections.abc import Iterator
+from typing import Any
 
 from oslo_config import cfg
 
@@ -83,7 +85,8 @@ class RenderedNodes:
         return len(self._entries)
 
 
-def _first(entries: dict, count: int):
+def _first(entries: dict[tuple[Any, ...], Any], count: int
+           ) -> Iterator[tuple[Any, ...]]:
     for index, key in enumerate(entries):
         if index == count:
             return

@@ -6,11 +6,16 @@ discover the service).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import falcon
 
 from ironside.api import links
 from ironside.api import versions
 from ironside.api import wire
+
+if TYPE_CHECKING:
+    from ironside.conductor.rpcapi import ConductorAPI
 
 DOCS_URL = ('https://docs.openstack.org/ironic/latest/contributor/'
             'webapi.html')
@@ -80,6 +85,6 @@ class V1:
     on_head = on_get
 
 
-def register(app: falcon.App, rpcapi) -> None:
+def register(app: falcon.App, rpcapi: ConductorAPI) -> None:
     app.add_route('/', Root())
     app.add_route('/v1', V1())

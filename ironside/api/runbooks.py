@@ -37,7 +37,7 @@ STEP = {
         'interface': common_schemas.STEP_PROPERTIES['interface'],
         'step': {'type': 'string', 'minLength': 1},
         'args': {'type': 'object'},
-        'order': common_schemas.STEP_PRIORITY,
+        'order': schemas.stored_integer_or_digits(models.RunbookStep.order),
     },
     'required': ['interface', 'step', 'order'],
     'additionalProperties': False,

@@ -13,6 +13,7 @@ filters, verbs or parameters in a request answer 406.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 
 import microversion_parse
 
@@ -154,14 +155,15 @@ def _not_acceptable(message: str) -> exception.NotAcceptable:
     return exception.NotAcceptable(message)
 
 
-def parse(headers) -> Version:
+def parse(headers: Mapping[str, str]) -> Version:
     """The version a request asks for (NotAcceptable if bad/unsupported).
 
     ``headers`` is a mapping of header names to values (any case).
     """
     try:
+        # microversion_parse reads a dict (it folds any mapping into one).
         text = microversion_parse.get_version(
-            headers, service_type='baremetal',
+            dict(headers), service_type='baremetal',
             legacy_headers=[VERSION_HEADER])
         if not text:
             text = MIN_VERSION_STRING

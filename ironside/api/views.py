@@ -12,6 +12,8 @@ from collections.abc import Callable
 from collections.abc import Iterable
 from typing import Any
 
+import falcon
+
 from ironside.api import links
 from ironside.api import node_view
 from ironside.api import versions
@@ -58,7 +60,7 @@ class ResourceView:
                 'Field(s) %s need a newer API version than %s'
                 % (', '.join(newer), version))
 
-    def renderer(self, req, fields: Iterable[str] | None = None
+    def renderer(self, req: falcon.Request, fields: Iterable[str] | None = None
                  ) -> Callable[[dict], dict]:
         """A function rendering rows for this request."""
         version = req.context.version

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 from typing import Any
 
 import falcon
@@ -29,7 +30,11 @@ from ironside.api import volume_connectors
 from ironside.api import volume_targets
 from ironside.api import wire
 from ironside.common import exception
+from ironside.db import resources
 from ironside.db import volume as volume_db
+
+if TYPE_CHECKING:
+    from ironside.conductor.rpcapi import ConductorAPI
 
 
 @dataclasses.dataclass(frozen=True)
@@ -45,10 +50,10 @@ class Kind:
     finish: Callable[[Any, list[dict]], None] = lambda req, items: None
 
     @property
-    def db(self):
+    def db(self) -> resources.Resource:
         return volume_db.BY_KIND[self.name]
 
-    def not_found(self, ident: str) -> exception.NotFound:
+    def not_found(self, ident: str) -> exception.IronsideException:
         return self.db.not_found(ident)
 
 
@@ -67,12 +72,13 @@ KINDS = {
 }
 
 
-def _require(req) -> None:
+def _require(req: falcon.Request) -> None:
     if not req.context.version.allows(versions.VOLUME):
         raise falcon.HTTPNotFound()
 
 
-def _send_one(req, resp, kind: Kind, row: dict[str, Any],
+def _send_one(req: falcon.Request, resp: falcon.Response, kind: Kind,
+              row: dict[str, Any],
               fields: list[str] | None = None, status: int = 200) -> None:
     item = kind.view.renderer(req, fields)(row)
     kind.finish(req, [item])
@@ -140,7 +146,7 @@ class VolumeList:
 class VolumeCollection(VolumeList):
     """GET and POST /v1/volume/{connectors,targets}."""
 
-    def __init__(self, kind: Kind, rpcapi) -> None:
+    def __init__(self, kind: Kind, rpcapi: ConductorAPI) -> None:
         super().__init__(kind)
         self.rpcapi = rpcapi
 
@@ -168,11 +174,12 @@ class VolumeItem:
     """GET, PATCH and DELETE /v1/volume/{kind}/{ident}: unknown UUIDs
     are 404 on every verb."""
 
-    def __init__(self, kind: Kind, rpcapi) -> None:
+    def __init__(self, kind: Kind, rpcapi: ConductorAPI) -> None:
         self.kind = kind
         self.rpcapi = rpcapi
 
-    def _get(self, req, ident: str, rule: str) -> dict[str, Any]:
+    def _get(self, req: falcon.Request, ident: str, rule: str
+             ) -> dict[str, Any]:
         _require(req)
         try:
             wire.as_uuid('uuid', ident)
@@ -219,7 +226,7 @@ class VolumeItem:
         wire.no_content(resp)
 
 
-def register(app: falcon.App, rpcapi) -> None:
+def register(app: falcon.App, rpcapi: ConductorAPI) -> None:
     app.add_route('/v1/volume', Volume())
     app.add_route('/v1/nodes/{node_ident}/volume', Volume())
     for name, kind in KINDS.items():

@@ -12,8 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 from ironside.api import policy
+from ironside.api import schemas
 from ironside.api import views
 from ironside.common import secrets
+from ironside.db import models
 
 SCHEMA = {
     'type': 'object',
@@ -22,7 +24,8 @@ SCHEMA = {
         'node_uuid': {'type': 'string'},
         'volume_type': {'type': 'string', 'minLength': 1, 'maxLength': 64},
         'properties': {'type': ['object', 'null']},
-        'boot_index': {'type': 'integer', 'minimum': 0},
+        'boot_index': schemas.stored_integer(models.VolumeTarget.boot_index,
+                                             minimum=0),
         'volume_id': {'type': 'string', 'minLength': 1, 'maxLength': 36},
         'extra': {'type': ['object', 'null']},
     },

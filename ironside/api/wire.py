@@ -9,6 +9,7 @@ does ("Unexpected arguments"). Bodies are JSON, at most
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable
 from collections.abc import Iterable
@@ -177,16 +178,30 @@ def read_body(req: falcon.Request) -> bytes:
         raise exception.RequestTooLarge(
             err='%d bytes, more than the %d bytes [api]max_body_size '
                 'allows' % (length, limit))
-    if length is None and 'chunked' in (
-            req.get_header('Transfer-Encoding') or '').lower():
-        # No length: falcon's bounded stream would read nothing; the
-        # server's input (cheroot's) takes the chunks apart itself.
-        data = _read_up_to(req.stream, limit + 1)
-    else:
-        data = req.bounded_stream.read(limit + 1)
+    chunked = length is None and 'chunked' in (
+        req.get_header('Transfer-Encoding') or '').lower()
+    try:
+        if chunked:
+            # No length: falcon's bounded stream would read nothing; the
+            # server's input (cheroot's) takes the chunks apart itself.
+            data = _read_up_to(req.stream, limit + 1)
+        else:
+            data = req.bounded_stream.read(limit + 1)
+    except TimeoutError:
+        raise exception.RequestBodyTimeout(
+            err='it stopped arriving for longer than '
+                '[api]client_socket_timeout') from None
+    except ValueError as exc:
+        # cheroot's chunked input: a chunk size that is not hexadecimal,
+        # or a chunk not followed by CRLF.
+        raise exception.UnreadableRequestBody(err=str(exc)) from None
     if len(data) > limit:
         raise exception.RequestTooLarge(
             err='more than the %d bytes [api]max_body_size allows' % limit)
+    if length is not None and len(data) < length:
+        raise exception.UnreadableRequestBody(
+            err='it ended after %d of the %d bytes its Content-Length '
+                'announced' % (len(data), length))
     return data
 
 
@@ -210,6 +225,16 @@ def _json_int(text: str) -> int:
     if not _INT64_MIN <= value <= _INT64_MAX:
         raise invalid('Request body is not valid JSON: integer %s is out '
                       'of the 64-bit range' % text)
+    return value
+
+
+def _json_float(text: str) -> float:
+    """A number of the body with a fraction or exponent: a finite float
+    (``1e400`` would be infinity, which no answer can carry)."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise invalid('Request body is not valid JSON: number %s is out '
+                      'of range' % text)
     return value
 
 
@@ -237,14 +262,16 @@ def refuse_nul(value: Any, where: str) -> None:
 def read_json(req: falcon.Request, default: Any = None) -> Any:
     """The request body decoded as JSON; ``default`` if there is none.
 
-    Strict JSON: no NaN or Infinity, and no integer past 64 bits, which
-    would be stored and then fail every answer that carries it.
+    Strict JSON: no NaN or Infinity (nor a number so large it would be
+    one), and no integer past 64 bits, which would be stored and then
+    fail every answer that carries it.
     """
     data = read_body(req)
     if not data.strip():
         return default
     try:
         value = json.loads(data.decode('utf-8'), parse_int=_json_int,
+                           parse_float=_json_float,
                            parse_constant=_json_constant)
     except UnicodeDecodeError:
         raise invalid('Request body is not valid UTF-8') from None

@@ -28,6 +28,7 @@ import sys
 
 from oslo_config import cfg
 
+from ironside.api import server as api_server
 from ironside.cmd import api as api_cmd
 from ironside.cmd import conductor as conductor_cmd
 from ironside.cmd import fake_nodes
@@ -111,8 +112,8 @@ class _Conductor:
 
     def __init__(self) -> None:
         self.conductor = conductor_service.ConductorService(rpc_server=False)
-        self.site_actions = None
-        self.rpcapi = None
+        self.site_actions: site_service.SiteActionService | None = None
+        self.rpcapi: conductor_rpcapi.ConductorAPI | None = None
 
     def start(self) -> None:
         conductor_cmd.start_conductor(self.conductor)
@@ -131,7 +132,7 @@ class _Conductor:
         self.conductor.stop()
 
 
-def _serving(server) -> None:
+def _serving(server: api_server.ApiServer) -> None:
     service.freeze_start_up_objects()
     print('Ironside is serving the Ironic API at http://%s:%d'
           % (CONF.api.host_ip, server.port), flush=True)

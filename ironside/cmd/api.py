@@ -27,7 +27,8 @@ def start_api(rpcapi) -> api_server.ApiServer:
     app = auth.wrap(api_app.build_app(
         rpcapi, extra_apis=[(site_api.DEFAULT_PREFIX, site_api.register)]))
     server = api_server.ApiServer(app, CONF.api.host_ip, CONF.api.port,
-                                  CONF.api.threads, CONF.api.backlog)
+                                  CONF.api.threads, CONF.api.backlog,
+                                  CONF.api.client_socket_timeout)
     server.start()
     return server
 

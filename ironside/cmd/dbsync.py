@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import sys
 
 from oslo_config import cfg
@@ -20,7 +21,9 @@ def _version() -> None:
     print(migration.version() or 'Database is not versioned')
 
 
-def _add_commands(subparsers) -> None:
+def _add_commands(
+        subparsers: argparse._SubParsersAction[argparse.ArgumentParser]
+) -> None:
     parser = subparsers.add_parser('upgrade', help='Upgrade the schema.')
     parser.add_argument('--revision', default='head',
                         help='Revision to upgrade to (default: head).')

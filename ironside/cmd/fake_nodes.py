@@ -16,6 +16,7 @@ import time
 from ironside.common import context as ironside_context
 from ironside.common import exception
 from ironside.common import states
+from ironside.conductor import rpcapi as conductor_rpcapi
 from ironside.db import nodes as nodes_db
 
 LOG = logging.getLogger(__name__)
@@ -30,7 +31,7 @@ def names(count: int) -> list[str]:
     return ['fake-%d' % index for index in range(count)]
 
 
-def enroll(rpcapi, count: int) -> None:
+def enroll(rpcapi: conductor_rpcapi.ConductorAPI, count: int) -> None:
     context = ironside_context.get_admin_context()
     for name in names(count):
         try:
@@ -46,7 +47,7 @@ def enroll(rpcapi, count: int) -> None:
         LOG.info('Enrolled fake node %s', name)
 
 
-def make_available(rpcapi, count: int,
+def make_available(rpcapi: conductor_rpcapi.ConductorAPI, count: int,
                    timeout: float = STATE_TIMEOUT) -> None:
     """Manage and provide the fake nodes that are not available yet, all
     at once; a node that does not get there stays where it stopped (a

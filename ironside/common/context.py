@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import MutableMapping
+from typing import Any
+
 from oslo_context import context
 
 
 class RequestContext(context.RequestContext):
     """oslo.context's, plus the fields policy checks need."""
 
-    def to_policy_values(self):
+    def to_policy_values(self) -> MutableMapping[str, Any]:
         values = super().to_policy_values()
         values['project_name'] = self.project_name
         return values

@@ -330,6 +330,22 @@ class RequestTooLarge(IronsideException):
     failure_reason = 'InvalidInput'
 
 
+# 400 and 408: a request body the API could not read whole
+
+class UnreadableRequestBody(IronsideException):
+    """The API gave up reading a request body (a malformed chunked
+    coding, fewer bytes than its Content-Length announced): the answer
+    closes the connection, since what follows on it is not a request."""
+    msg_fmt = "The request body cannot be read: %(err)s"
+    code = HTTPStatus.BAD_REQUEST
+    failure_reason = 'InvalidInput'
+
+
+class RequestBodyTimeout(UnreadableRequestBody):
+    msg_fmt = "The request body did not arrive in time: %(err)s"
+    code = HTTPStatus.REQUEST_TIMEOUT
+
+
 # 503
 
 class NoFreeConductorWorker(IronsideException):

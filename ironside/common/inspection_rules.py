@@ -23,6 +23,7 @@ import dataclasses
 import logging
 import re
 from collections.abc import Callable
+from collections.abc import Iterator
 from typing import Any
 
 import jsonschema
@@ -82,7 +83,8 @@ class Signature:
 
 # Operators: name -> (signature, check(args) -> bool).
 
-def _compare(op: Callable[[Any, Any], bool]):
+def _compare(op: Callable[[Any, Any], bool]
+             ) -> tuple[Signature, Callable[[dict[str, Any]], bool]]:
     def check(args: dict[str, Any]) -> bool:
         values = args['values']
         if not isinstance(values, list):
@@ -311,7 +313,7 @@ class Masked(collections.abc.Mapping):
             return MASK
         return self._wrap(self._data[key])
 
-    def __iter__(self):
+    def __iter__(self) -> Iterator[Any]:
         return iter(self._data)
 
     def __len__(self) -> int:

@@ -33,6 +33,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from ironside.common import exception
 from ironside.common.conf import CONF
+from ironside.common.context import RequestContext
 
 LOG = logging.getLogger(__name__)
 
@@ -145,7 +146,7 @@ def power_sync_failed() -> None:
 def timed_power_sync(func: Callable) -> Callable:
     """Decorate a power sync pass to observe how long each one takes."""
     @functools.wraps(func)
-    def _timed(*args, **kwargs):
+    def _timed(*args: Any, **kwargs: Any) -> Any:
         with POWER_SYNC_DURATION.time():
             return func(*args, **kwargs)
     return _timed
@@ -161,14 +162,15 @@ class CountedRpcClient:
     def prepare(self, **kwargs: Any) -> CountedRpcClient:
         return CountedRpcClient(self._client.prepare(**kwargs))
 
-    def call(self, context, method: str, **kwargs: Any) -> Any:
+    def call(self, context: RequestContext, method: str, **kwargs: Any) -> Any:
         return self._counted(self._client.call, context, method, kwargs)
 
-    def cast(self, context, method: str, **kwargs: Any) -> None:
+    def cast(self, context: RequestContext, method: str,
+             **kwargs: Any) -> None:
         self._counted(self._client.cast, context, method, kwargs)
 
     @staticmethod
-    def _counted(send: Callable, context, method: str,
+    def _counted(send: Callable, context: RequestContext, method: str,
                  kwargs: dict[str, Any]) -> Any:
         RPC_CALLS.labels(method).inc()
         started = time.monotonic()

@@ -53,7 +53,7 @@ _TRANSPORT = None
 _REPLY_QUEUE: _ReplyQueue | None = None
 
 
-def get_transport():
+def get_transport() -> messaging.Transport:
     global _TRANSPORT, _REPLY_QUEUE
     if _TRANSPORT is None:
         _TRANSPORT = messaging.get_rpc_transport(
@@ -73,10 +73,12 @@ def cleanup() -> None:
 class ContextSerializer(messaging.NoOpSerializer):
     """Sends the request context along with every call."""
 
-    def serialize_context(self, context):
+    def serialize_context(self, context: ironside_context.RequestContext | None
+                          ) -> dict[str, Any]:
         return context.to_dict() if context is not None else {}
 
-    def deserialize_context(self, context):
+    def deserialize_context(self, context: dict[str, Any] | None
+                            ) -> ironside_context.RequestContext:
         return ironside_context.RequestContext.from_dict(context or {})
 
 
@@ -214,7 +216,8 @@ def get_client(target: messaging.Target) -> BoundedClient:
         transport_options=messaging.TransportOptions(at_least_once=True)))
 
 
-def get_server(target: messaging.Target, endpoints: list):
+def get_server(target: messaging.Target, endpoints: list[Any]
+               ) -> messaging.MessageHandlingServer:
     access_policy = messaging.rpc.dispatcher.DefaultRPCAccessPolicy
     return messaging.get_rpc_server(get_transport(), target, endpoints,
                                     executor='threading',

@@ -7,6 +7,7 @@ import sys
 
 from oslo_log import log
 
+from ironside.common import log_escaping
 from ironside.common.conf import CONF
 
 _LOG_LEVELS = ['amqp=WARN', 'amqplib=WARN', 'kombu=WARN',
@@ -20,13 +21,15 @@ log.register_options(CONF)
 
 def prepare_service(argv: list[str] | None = None,
                     default_config_files: list[str] | None = None) -> None:
-    """Parse the command line and config files, and set up logging."""
+    """Parse the command line and config files, and set up logging
+    (every line with its control characters escaped)."""
     argv = sys.argv[1:] if argv is None else argv
     log.set_defaults(default_log_levels=log.get_default_log_levels() +
                      _LOG_LEVELS)
     CONF(argv, project='ironside', version='0.1.0',
          default_config_files=default_config_files)
     log.setup(CONF, 'ironside')
+    log_escaping.install()
 
 
 def freeze_start_up_objects() -> None:

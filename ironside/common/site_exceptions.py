@@ -116,7 +116,8 @@ class DecommissionFailed(IronsideException):
     msg_fmt = "%(reason)s: %(detail)s"
     failure_reason = 'DecommissionFailed'
 
-    def __init__(self, status) -> None:
+    # Any: its type (Status) is the site layer's, above this module.
+    def __init__(self, status: Any) -> None:
         self.status = status
         super().__init__(reason=status.reason, detail=status.message,
                          code=status.code)

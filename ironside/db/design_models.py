@@ -94,7 +94,7 @@ class DesignRevision(Base):
     # The texts its documents were committed from, for line numbers:
     # {collection: [{"name", "hash"}]}, each text stored once, by the
     # SHA-256 of the text, with the documents (none before migration
-    # 0009_design_revision_sources).
+    # 0010_design_revision_sources).
     sources: orm.Mapped[dict[str, Any]] = orm.mapped_column(
         JsonDict, nullable=True)
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import sqlalchemy as sa
 from oslo_db import exception as db_exc
+from sqlalchemy import orm
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.dialects import sqlite
 
@@ -51,7 +52,8 @@ def bodies(hashes: Iterable[str]) -> dict[str, str]:
     return found
 
 
-def _insert_ignoring_duplicates(session, rows: list[dict]) -> None:
+def _insert_ignoring_duplicates(session: orm.Session,
+                                rows: list[dict[str, Any]]) -> None:
     """Insert bodies another writer may be inserting too."""
     dialect = session.get_bind().dialect.name
     if dialect == 'postgresql':
@@ -63,7 +65,7 @@ def _insert_ignoring_duplicates(session, rows: list[dict]) -> None:
     session.execute(statement, rows)
 
 
-def _store_bodies(session, texts: Mapping[str, str]) -> None:
+def _store_bodies(session: orm.Session, texts: Mapping[str, str]) -> None:
     hashes = sorted(texts)
     existing: set[str] = set()
     for chunk in _chunks(hashes):
@@ -239,7 +241,8 @@ def tags(revisions: Sequence[int] | None = None) -> list[Tag]:
         return list(session.scalars(query))
 
 
-def add_tag(session, revision: int, tag: str, action_uuid: str) -> None:
+def add_tag(session: orm.Session, revision: int, tag: str,
+            action_uuid: str) -> None:
     """Tag ``revision`` inside the caller's transaction."""
     session.execute(sa.insert(Tag).values(
         revision_id=revision, tag=tag, action_uuid=action_uuid,

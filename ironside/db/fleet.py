@@ -129,7 +129,7 @@ def admit(name: str, states: Sequence[str], limit: int, task_type: str,
     return _locked(name, _decide)
 
 
-def _live_hosts(heartbeat_timeout: float):
+def _live_hosts(heartbeat_timeout: float) -> sa.Select[str]:
     deadline = models.utcnow() - datetime.timedelta(
         seconds=heartbeat_timeout)
     return sa.select(models.Conductor.hostname).where(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 
+import sqlalchemy as sa
 from alembic import command as alembic_command
 from alembic import config as alembic_config
 from alembic import migration as alembic_migration
@@ -11,7 +12,8 @@ from alembic import migration as alembic_migration
 from ironside.db import session as db_session
 
 
-def _config(connection=None) -> alembic_config.Config:
+def _config(connection: sa.Connection | None = None
+            ) -> alembic_config.Config:
     path = os.path.join(os.path.dirname(__file__), 'migrations',
                         'alembic.ini')
     config = alembic_config.Config(path)

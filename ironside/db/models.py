@@ -286,6 +286,11 @@ class Node(TimestampMixin, Base):
     disable_power_off: orm.Mapped[bool] = orm.mapped_column(
         sa.Boolean, default=False, nullable=False)
     health: orm.Mapped[str | None] = _str(32)
+    # Counts the writes of the node's columns (every save adds one): what
+    # the API's lock-free change of an idle node compares and sets
+    # (ironside.db.nodes.merge_node).
+    row_version: orm.Mapped[int] = orm.mapped_column(
+        sa.Integer, default=0, server_default='0', nullable=False)
 
 
 class NodeTrait(Base):

@@ -41,7 +41,7 @@ TIME_COLUMNS = frozenset(c.key for c in NODE.c
                          if isinstance(c.type, sa.DateTime))
 
 
-def _column(name: str, raw: bool):
+def _column(name: str, raw: bool) -> sa.ColumnElement[Any]:
     """A nodes column; with ``raw``, typed so SQLAlchemy leaves it as stored.
 
     Half the cost of reading a page of whole nodes is turning stored
@@ -132,7 +132,8 @@ def _filter_clauses(filters: dict[str, Any]) -> list:
 TRAIT = models.NodeTrait.__table__
 
 
-def _traits_of(connection, node_ids: list[int]) -> dict[int, list[str]]:
+def _traits_of(connection: sa.Connection,
+               node_ids: list[int]) -> dict[int, list[str]]:
     """Traits of a page of nodes, in one query.
 
     The ids are integers read from the database, written into the

@@ -6,7 +6,10 @@ kept (see :mod:`ironside.db.fast_sqlite`), run on a
 node. A node object (:class:`~ironside.db.models.Node`) is detached: it
 is built from its row (:func:`~ironside.db.node_rows.detached_node`),
 changed by setting attributes, and written by :func:`save_node`, which
-sends only the columns changed since it was read.
+sends only the columns changed since it was read. Every write of a
+node's columns adds one to its ``row_version``; the API changes data
+fields of an idle node without its lock by comparing and setting that
+version (:func:`merge_node`).
 
 Names say what a read returns: ``get_…`` a node object (or a list of
 them) to change and save; ``select_…`` rows of some columns, to read
@@ -18,6 +21,10 @@ from __future__ import annotations
 
 import datetime
 import functools
+import random
+import threading
+import time
+from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Mapping
 from collections.abc import Sequence
@@ -30,6 +37,7 @@ from oslo_utils import uuidutils
 
 from ironside.common import exception
 from ironside.common import states
+from ironside.common.conf import CONF
 from ironside.db import fast_sqlite
 from ironside.db import models
 from ironside.db import node_filters
@@ -99,12 +107,20 @@ def _insert_statement(returning: bool) -> sa.Insert:
 
 
 @functools.cache
-def _save_statement(columns: tuple[str, ...]) -> sa.Update:
+def _save_statement(columns: tuple[str, ...], if_unchanged: bool = False
+                    ) -> sa.Update:
     """The UPDATE of these columns of one node (parameters ``v_<column>``
-    and ``node_id``)."""
-    return (sa.update(NODES).where(NODES.c.id == sa.bindparam('node_id'))
-            .values({column: sa.bindparam('v_' + column)
-                     for column in columns}))
+    and ``node_id``), which adds one to its row version. With
+    ``if_unchanged``, only while the row is at the version read
+    (``read_version``) and nobody holds the node's lock."""
+    where = [NODES.c.id == sa.bindparam('node_id')]
+    if if_unchanged:
+        where += [NODES.c.row_version == sa.bindparam('read_version'),
+                  NODES.c.reservation.is_(None)]
+    values: dict[str, Any] = {column: sa.bindparam('v_' + column)
+                              for column in columns}
+    values['row_version'] = NODES.c.row_version + 1
+    return sa.update(NODES).where(*where).values(values)
 
 
 _RELEASE = (sa.update(NODES)
@@ -119,7 +135,8 @@ _RELEASE_HOSTS = (sa.update(NODES)
 _UNLINK_ALLOCATION = (
     sa.update(NODES)
     .where(NODES.c.allocation_id == sa.bindparam('allocation'))
-    .values(allocation_id=None, instance_uuid=None))
+    .values(allocation_id=None, instance_uuid=None,
+            row_version=NODES.c.row_version + 1))
 _INSERT_HISTORY = sa.insert(models.NodeHistory.__table__)
 _INSERT_TRAIT = sa.insert(TRAITS)
 _ID = sa.select(NODES.c.id).where(NODES.c.id == sa.bindparam('node_id'))
@@ -258,11 +275,7 @@ def save_node(node: models.Node,
         try:
             with db_session.writer_connection() as connection:
                 if changed:
-                    fast_sqlite.execute(
-                        connection, _save_statement(tuple(sorted(changed))),
-                        {'node_id': node.id} | {'v_' + column: value
-                                                for column, value in
-                                                changed.items()})
+                    _write_columns(connection, node.id, changed)
                 if records:
                     fast_sqlite.execute(connection, _INSERT_HISTORY, records)
                 if release is not None:
@@ -273,10 +286,28 @@ def save_node(node: models.Node,
                                          'uuid': node.uuid,
                                          'instance_uuid': node.instance_uuid}
                                    ) from None
+    if changed:
+        # Exact when nobody else wrote the node meanwhile (its lock's
+        # holder is the only writer of most columns).
+        changed['row_version'] = node.row_version + 1
     node_rows.mark_saved(node, changed)
     if not released:
         raise _not_locked_error(node.id)
     return node
+
+
+def _write_columns(connection: sa.Connection, node_id: int,
+                   values: Mapping[str, Any],
+                   read_version: int | None = None) -> bool:
+    """The one UPDATE of a node's columns; with ``read_version``, only
+    if the row is still at that version and unlocked. Whether it wrote."""
+    params = {'node_id': node_id} | {'v_' + column: value
+                                     for column, value in values.items()}
+    if read_version is not None:
+        params['read_version'] = read_version
+    statement = _save_statement(tuple(sorted(values)),
+                                read_version is not None)
+    return fast_sqlite.execute(connection, statement, params) == 1
 
 
 def unlink_allocation(allocation_id: int) -> None:
@@ -308,7 +339,81 @@ def destroy_node(ident: str | int) -> None:
         connection.execute(sa.delete(NODES).where(NODES.c.id == node_id))
 
 
+# Changes of idle nodes without their lock (the API's PATCH of data)
+
+# Times a change is computed again because another process wrote the
+# node between its read and its write, before the caller gets a 409.
+MERGE_ATTEMPTS = 20
+# The writers of one node in this process take turns (a lock per stripe
+# of node ids), so they never make each other compute again.
+_MERGE_TURNS = tuple(threading.Lock() for _ in range(64))
+
+
+def merge_node(node_id: int, read: Callable[[], dict[str, Any]],
+               change: Callable[[dict[str, Any]], Mapping[str, Any]]
+               ) -> None:
+    """Change an idle node without taking its lock: compare and set.
+
+    The lock is a conductor's, held as long as an operation takes; a
+    change of data fields (extra, properties, ...) needs no conductor,
+    and taking the lock for it made concurrent edits of different fields
+    refuse each other. Here ``read()`` gives the node's row (with at
+    least ``uuid``, ``reservation`` and ``row_version``), ``change(row)``
+    the columns to write, computed from that row (it raises to refuse),
+    and one UPDATE writes them only if the row is still at the version
+    read and no conductor holds the node. If another writer came first,
+    all three run again on the node as it now is: edits of different
+    fields all land, and an edit that no longer applies fails in
+    ``change`` as it would have the first time.
+
+    A node a conductor holds is waited for as a conductor waits for a
+    lock (``[conductor]node_locked_retry_attempts`` and ``_interval``),
+    then NodeLocked names the holder, as read. After MERGE_ATTEMPTS
+    writes lost to other processes, ChangedMeanwhile.
+    """
+    turn = _MERGE_TURNS[node_id % len(_MERGE_TURNS)]
+    lock_waits = conflicts = 0
+    while True:
+        with turn:
+            row = read()
+            holder = row['reservation']
+            if holder is None:
+                values = dict(change(row))
+                if not values or _write_if_unchanged(node_id, row, values):
+                    return
+        if holder is not None:
+            lock_waits += 1
+            if lock_waits > CONF.conductor.node_locked_retry_attempts:
+                raise exception.NodeLocked(node=row['uuid'], host=holder)
+            time.sleep(CONF.conductor.node_locked_retry_interval or 0.05)
+            continue
+        conflicts += 1
+        if conflicts >= MERGE_ATTEMPTS:
+            raise exception.ChangedMeanwhile(
+                kind='Node', ident=row['uuid'],
+                fields=', '.join(sorted(values)))
+        # Apart, so that other processes' writers do not meet again.
+        time.sleep(random.uniform(0, 0.002 * conflicts))
+
+
+def _write_if_unchanged(node_id: int, row: Mapping[str, Any],
+                        values: dict[str, Any]) -> bool:
+    values = values | {'updated_at': models.utcnow()}
+    try:
+        with db_session.writer_connection() as connection:
+            return _write_columns(connection, node_id, values,
+                                  row['row_version'])
+    except db_exc.DBDuplicateEntry as exc:
+        raise _duplicate_error(exc, {'uuid': row['uuid']} | values
+                               ) from None
+
+
 # Locks
+
+# Times a lock is tried while its holders release it between the try and
+# the read of who holds it.
+_RESERVE_ATTEMPTS = 5
+
 
 def reserve_node(tag: str, ident: str | int) -> models.Node:
     """Take a node's exclusive lock for ``tag`` (a conductor host).
@@ -317,34 +422,36 @@ def reserve_node(tag: str, ident: str | int) -> models.Node:
     racing for the same node cannot both win. Where the database can
     return the updated row (SQLite, PostgreSQL), that UPDATE also reads
     the node; otherwise a SELECT follows it.
+
+    A refused lock is explained by one more read: the node is gone, or
+    held by the host it names. A holder that released the node between
+    the UPDATE and that read left it free: the UPDATE is tried again
+    (a 409 never says "locked by host None").
     """
     column = ident_column(ident)
     params = {'ident': ident, 'tag': tag}
     returning = db_session.get_engine().dialect.update_returning
     with db_session.writer_connection() as connection:
-        if returning:
-            row = fast_sqlite.first(connection,
-                                    _reserve_statement(column, True), params)
-        elif fast_sqlite.execute(connection,
-                                 _reserve_statement(column, False),
-                                 params) == 1:
-            row = connection.execute(_row_statement(column),
-                                     {'ident': ident}).first()
-        else:
-            row = None
-        if row is None:
-            raise _lock_refused(connection, column, ident)
-    return node_rows.detached_node(row)
-
-
-def _lock_refused(connection: sa.Connection, column: str, ident: str | int
-                  ) -> exception.IronsideException:
-    """Why a node could not be locked: not there, or held (by whom)."""
-    holder = connection.execute(_holder_statement(column),
-                                {'ident': ident}).first()
-    if holder is None:
-        return exception.NodeNotFound(node=ident)
-    return exception.NodeLocked(node=ident, host=holder[0])
+        for _attempt in range(_RESERVE_ATTEMPTS):
+            if returning:
+                row = fast_sqlite.first(
+                    connection, _reserve_statement(column, True), params)
+            elif fast_sqlite.execute(connection,
+                                     _reserve_statement(column, False),
+                                     params) == 1:
+                row = connection.execute(_row_statement(column),
+                                         {'ident': ident}).first()
+            else:
+                row = None
+            if row is not None:
+                return node_rows.detached_node(row)
+            found = connection.execute(_holder_statement(column),
+                                       {'ident': ident}).first()
+            if found is None:
+                raise exception.NodeNotFound(node=ident)
+            if found[0] is not None:
+                raise exception.NodeLocked(node=ident, host=found[0])
+    raise exception.NodeLocked(node=ident, host='(several, one after another)')
 
 
 def _clear_reservation(connection: sa.Connection, tag: str,

@@ -62,7 +62,7 @@ class Resource:
     def table(self) -> sa.Table:
         return self.model.__table__
 
-    def ident_clause(self, ident: str | int):
+    def ident_clause(self, ident: str | int) -> sa.ColumnElement[bool]:
         columns = self.table.c
         if isinstance(ident, int):
             return columns.id == ident

@@ -18,18 +18,25 @@ import threading
 import time
 from collections.abc import Callable
 from collections.abc import Iterator
+from typing import Any
 from typing import TypeVar
+from typing import TypeVarTuple
+from typing import Unpack
 
 import sqlalchemy as sa
 from oslo_db import exception as db_exc
 from oslo_db.sqlalchemy import enginefacade
 from sqlalchemy import orm
+from sqlalchemy.engine.interfaces import DBAPIConnection
+from sqlalchemy.engine.interfaces import DBAPICursor
+from sqlalchemy.engine.interfaces import ExecutionContext
 
 from ironside.common import metrics
 from ironside.common.conf import CONF
 
 LOG = logging.getLogger(__name__)
 T = TypeVar('T')
+Ts = TypeVarTuple('Ts')
 
 _LOCK = threading.Lock()
 _FACADE: enginefacade._TransactionContextManager | None = None
@@ -54,7 +61,8 @@ def _sqlite_file_url(url: str) -> bool:
 
 def _tune_sqlite(engine: sa.Engine, immediate: bool) -> None:
     @sa.event.listens_for(engine, 'connect')
-    def _on_connect(dbapi_conn, _record):
+    def _on_connect(dbapi_conn: DBAPIConnection,
+                    _record: sa.pool.ConnectionPoolEntry) -> None:
         cursor = dbapi_conn.cursor()
         cursor.execute('PRAGMA journal_mode=WAL')
         cursor.execute('PRAGMA synchronous=NORMAL')
@@ -85,9 +93,12 @@ def _emit_begin_directly(engine: sa.Engine, begin: str) -> None:
             sa.event.remove(engine, 'begin', listener)
 
     @sa.event.listens_for(engine, 'begin')
-    def _begin(conn):
+    def _begin(conn: sa.Connection) -> None:
         if 'in_transaction' not in conn.info:
-            conn.connection.dbapi_connection.execute(begin)
+            driver = conn.connection.dbapi_connection
+            # A connection that begins a transaction is open.
+            assert driver is not None
+            driver.execute(begin)
             conn.info['in_transaction'] = True
             metrics.db_statement(begin)
 
@@ -115,7 +126,9 @@ def _count_statements(engine: sa.Engine) -> None:
     """Count the statements sent (``ironside_db_statements``): the
     database's share of a request or a step, for capacity planning."""
     @sa.event.listens_for(engine, 'before_cursor_execute')
-    def _count(conn, cursor, statement, parameters, context, executemany):
+    def _count(conn: sa.Connection, cursor: DBAPICursor, statement: str,
+               parameters: Any, context: ExecutionContext | None,
+               executemany: bool) -> None:
         metrics.db_statement(statement)
 
 
@@ -357,9 +370,13 @@ def duplicate_columns(exc: db_exc.DBDuplicateEntry) -> set[str]:
     return {column.rsplit('.', 1)[-1] for column in exc.columns or ()}
 
 
-def paginate(query, model, limit: int | None, marker_id: int | None,
-             sort_key: str, sort_dir: str):
-    """Keyset pagination on (sort_key, id), as Ironic's marker semantics."""
+def paginate(query: sa.Select[Unpack[Ts]], model: type[Any],
+             limit: int | None, marker_id: int | None, sort_key: str,
+             sort_dir: str) -> sa.Select[Unpack[Ts]]:
+    """Keyset pagination on (sort_key, id), as Ironic's marker semantics.
+
+    ``model`` is a mapped class with an ``id`` column.
+    """
     column = getattr(model, sort_key)
     ascending = sort_dir != 'desc'
     order = [column.asc() if ascending else column.desc()]

@@ -11,20 +11,26 @@ import dataclasses
 from collections.abc import Callable
 from collections.abc import Iterable
 from typing import Any
+from typing import Generic
+from typing import TypeVar
 
 import sqlalchemy as sa
 from oslo_db import exception as db_exc
 from oslo_utils import uuidutils
+from sqlalchemy import orm
 
 from ironside.common import exception
 from ironside.db import models
 from ironside.db import resources
 from ironside.db import session as db_session
 
+# The named lists of steps: what a StepSets stores.
+StepSet = TypeVar('StepSet', models.DeployTemplate, models.Runbook)
+
 
 @dataclasses.dataclass(frozen=True)
-class StepSets:
-    model: type[models.Base]
+class StepSets(Generic[StepSet]):
+    model: type[StepSet]
     step_model: type[models.Base]
     order_key: str                          # 'priority' or 'order'
     # The stored fields a compare-and-set compares, besides the steps.
@@ -33,12 +39,13 @@ class StepSets:
     duplicate_name: Callable[[str | None], exception.IronsideException]
     duplicate_uuid: Callable[[str | None], exception.IronsideException]
 
-    def _ident_clause(self, ident: str):
+    def _ident_clause(self, ident: str) -> sa.ColumnElement[bool]:
         if uuidutils.is_uuid_like(ident):
             return self.model.uuid == ident
         return self.model.name == ident
 
-    def _duplicate(self, exc: db_exc.DBDuplicateEntry, values: dict):
+    def _duplicate(self, exc: db_exc.DBDuplicateEntry,
+                   values: dict[str, Any]) -> exception.IronsideException:
         if 'name' in db_session.duplicate_columns(exc):
             return self.duplicate_name(values.get('name'))
         return self.duplicate_uuid(values.get('uuid'))
@@ -49,21 +56,21 @@ class StepSets:
             args=s.get('args') or {}, **{self.order_key: s[self.order_key]})
             for s in steps]
 
-    def _current(self, row) -> dict[str, Any]:
+    def _current(self, row: StepSet) -> dict[str, Any]:
         current = {name: getattr(row, name) for name in self.compared}
         if 'extra' in current:
             current['extra'] = current['extra'] or {}
         current['steps'] = [s.as_step() for s in row.steps]
         return current
 
-    def _find(self, session, ident: str):
+    def _find(self, session: orm.Session, ident: str) -> StepSet:
         row = session.scalars(sa.select(self.model).where(
             self._ident_clause(ident))).first()
         if row is None:
             raise self.not_found(ident)
         return row
 
-    def create(self, values: dict[str, Any]):
+    def create(self, values: dict[str, Any]) -> StepSet:
         values = dict(values)
         values.setdefault('uuid', uuidutils.generate_uuid())
         steps = values.pop('steps', [])
@@ -78,7 +85,7 @@ class StepSets:
         return row
 
     def update(self, ident: str, values: dict[str, Any],
-               expected: dict[str, Any] | None = None):
+               expected: dict[str, Any] | None = None) -> StepSet:
         """Change one; with ``expected``, only if the fields it names
         still hold those values (compare-and-set, see resources.update)."""
         values = dict(values)
@@ -100,7 +107,7 @@ class StepSets:
             raise self._duplicate(exc, values) from None
         return row
 
-    def get(self, ident: str):
+    def get(self, ident: str) -> StepSet:
         with db_session.reader() as session:
             return self._find(session, ident)
 

@@ -4,6 +4,8 @@ each node is doing (the spec's node-status endpoint)."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterable
+from typing import Any
 
 from osc_lib import exceptions
 from osc_lib.command import command
@@ -46,7 +48,7 @@ def _add_selector_options(parser: argparse.ArgumentParser) -> None:
                             help=help_text)
 
 
-def _selector(parsed_args) -> dict[str, list[str]]:
+def _selector(parsed_args: argparse.Namespace) -> dict[str, list[str]]:
     """The one selector the options give: values of one option or-ed,
     options and-ed, as in a group's selector."""
     return {field: getattr(parsed_args, field)
@@ -54,14 +56,14 @@ def _selector(parsed_args) -> dict[str, list[str]]:
             if getattr(parsed_args, field)}
 
 
-def _join(values) -> str:
+def _join(values: Iterable[str]) -> str:
     return ', '.join(values)
 
 
 class NodeStatus(command.Lister):
     """Show each node's provision and power state, fault and last error."""
 
-    def get_parser(self, prog_name):
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
         parser = super().get_parser(prog_name)
         _add_selector_options(parser)
         parser.add_argument('--name', metavar='<pattern>',
@@ -75,7 +77,8 @@ class NodeStatus(command.Lister):
                             help='Show more columns')
         return parser
 
-    def take_action(self, parsed_args):
+    def take_action(self, parsed_args: argparse.Namespace
+                    ) -> tuple[list[str], list[list[Any]]]:
         params = {field: ','.join(values)
                   for field, values in _selector(parsed_args).items()}
         if parsed_args.name:
@@ -91,7 +94,7 @@ class NodeStatus(command.Lister):
 class NodeFilter(command.Lister):
     """List the nodes that selectors select, as a group's would."""
 
-    def get_parser(self, prog_name):
+    def get_parser(self, prog_name: str) -> argparse.ArgumentParser:
         parser = super().get_parser(prog_name)
         parser.add_argument('file', metavar='<file>', nargs='?',
                             help='YAML or JSON file ("-" for stdin) with a '
@@ -108,7 +111,8 @@ class NodeFilter(command.Lister):
                                  'enrolled yet has no UUID')
         return parser
 
-    def take_action(self, parsed_args):
+    def take_action(self, parsed_args: argparse.Namespace
+                    ) -> tuple[tuple[str, ...], list[list[Any]]]:
         selector = _selector(parsed_args)
         if parsed_args.file and selector:
             raise exceptions.CommandError(
@@ -134,7 +138,8 @@ class NodeFilter(command.Lister):
         return self._listing(nodes)
 
     @staticmethod
-    def _listing(nodes: list[dict]):
+    def _listing(nodes: list[dict[str, Any]]
+                 ) -> tuple[tuple[str, ...], list[list[Any]]]:
         rows = [[n['name'], n['uuid'], n.get('rack'), _join(n['tags']),
                  _join('%s: %s' % kv for kv in n['labels'].items())]
                 for n in nodes]

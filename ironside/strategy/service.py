@@ -26,6 +26,7 @@ from __future__ import annotations
 import datetime
 import logging
 import threading
+from typing import TYPE_CHECKING
 
 from ironside.common.conf import CONF
 from ironside.conductor import rpcapi
@@ -38,6 +39,9 @@ from ironside.strategy.nodes import seam
 from ironside.strategy.run import task_flow
 from ironside.strategy.run.in_flight import FleetInFlight
 from ironside.strategy.run.runner import ActionRunner
+
+if TYPE_CHECKING:
+    from ironside.conductor.base_manager import BaseConductorManager
 
 LOG = logging.getLogger(__name__)
 
@@ -60,7 +64,7 @@ class SiteActionService:
         self._thread: threading.Thread | None = None
 
     @classmethod
-    def for_manager(cls, manager) -> SiteActionService:
+    def for_manager(cls, manager: BaseConductorManager) -> SiteActionService:
         """The service for a conductor: its host, and its RPC API (which
         calls the manager directly when ``rpc_transport = local``)."""
         return cls(manager.host, conductor_nodes.ConductorNodes(

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os_traits
 
+from ironside.api import schemas
 from ironside.common.conf.default import INTERFACE_TYPES
+from ironside.db import models
 
 CUSTOM_TRAIT_PATTERN = '^%s[A-Z0-9_]+$' % os_traits.CUSTOM_NAMESPACE
 STANDARD_TRAITS = frozenset(os_traits.get_traits())
@@ -16,10 +18,10 @@ TRAIT = {
               {'enum': sorted(STANDARD_TRAITS)}],
 }
 
-STEP_PRIORITY = {'anyOf': [
-    {'type': 'integer', 'minimum': 0},
-    {'type': 'string', 'minLength': 1, 'pattern': '^[0-9]+$'},
-]}
+# Stored for a deploy template's steps; clean and service steps are
+# held to the same range.
+STEP_PRIORITY = schemas.stored_integer_or_digits(
+    models.DeployTemplateStep.priority)
 
 STEP_PROPERTIES = {
     'interface': {'type': 'string', 'enum': sorted(INTERFACE_TYPES)},

@@ -9,13 +9,18 @@ Ironic's format by the application's handlers, as for /v1.
 from __future__ import annotations
 
 import datetime
+from collections.abc import Callable
 from typing import Any
+from typing import TypeVar
 
 import falcon
 
 from ironside.api import policy
 from ironside.api import schemas
 from ironside.api import wire
+
+# What a Falcon hook decorates: a responder or a resource class.
+Responder = TypeVar('Responder')
 
 
 def send(resp: falcon.Response, body: Any,
@@ -35,9 +40,9 @@ def json_body(req: falcon.Request, name: str, schema: dict
     return schemas.validate(name, wire.read_json(req, {}), schema)
 
 
-def allow(rule: str):
+def allow(rule: str) -> Callable[[Responder], Responder]:
     """A Falcon hook: 403 unless the caller passes policy ``rule``."""
-    def _hook(req: falcon.Request, resp: falcon.Response, resource,
-              params) -> None:
+    def _hook(req: falcon.Request, resp: falcon.Response, resource: object,
+              params: dict[str, Any]) -> None:
         policy.authorize(rule, req.context.ctx)
     return falcon.before(_hook)

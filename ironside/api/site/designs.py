@@ -8,6 +8,7 @@ Versions are named in the query: ``version`` (show, render), and
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 from typing import Any
 
 import falcon
@@ -25,6 +26,7 @@ from ironside.strategy.designs import masking
 from ironside.strategy.designs import store
 from ironside.strategy.designs import versions
 from ironside.strategy.designs.design import Design
+from ironside.strategy.reader.documents import DesignIssue
 from ironside.strategy.reader.documents import Source
 
 
@@ -33,7 +35,7 @@ def _version(req: falcon.Request, name: str, default: str) -> Any:
     return versions.parse(value if value is not None else default)
 
 
-def issues_view(issues) -> list[dict[str, Any]]:
+def issues_view(issues: Iterable[DesignIssue]) -> list[dict[str, Any]]:
     return [issue.as_dict() for issue in issues]
 
 

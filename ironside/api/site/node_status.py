@@ -17,6 +17,7 @@ import fnmatch
 from typing import Any
 
 import falcon
+import sqlalchemy as sa
 
 from ironside.api import wire
 from ironside.api.site import scope
@@ -36,7 +37,8 @@ _STATUS_COLUMNS = ('provision_state', 'target_provision_state',
                    'deploy_step', 'clean_step')
 
 
-def _view(row, node: site_selectors.SiteNode) -> dict[str, Any]:
+def _view(row: sa.Row[Any], node: site_selectors.SiteNode
+          ) -> dict[str, Any]:
     updated = row.provision_updated_at
     return {
         'name': node.name, 'uuid': row.uuid, 'rack': node.rack,

@@ -29,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import html
 import pathlib
+from typing import Any
 
 import falcon
 
@@ -75,8 +76,8 @@ def public_paths(prefix: str) -> tuple[str, ...]:
         '%s/static/%s' % (base, name) for name in sorted(_asset_names()))
 
 
-def _allowed(req: falcon.Request, resp: falcon.Response, resource,
-             params) -> None:
+def _allowed(req: falcon.Request, resp: falcon.Response, resource: object,
+             params: dict[str, Any]) -> None:
     """403 unless the caller passes the web view's rule; a request
     served as a public path (keystone: no token) has no caller to check."""
     if not req.env.get(PUBLIC_ROUTE):
@@ -157,7 +158,7 @@ class ETags:
         self.api_base = api_base
 
     def process_response(self, req: falcon.Request, resp: falcon.Response,
-                         resource, req_succeeded: bool) -> None:
+                         resource: object, req_succeeded: bool) -> None:
         if req.method != 'GET' or not req_succeeded or \
                 resp.status_code != 200 or not resp.data or \
                 resp.content_type != falcon.MEDIA_JSON or \

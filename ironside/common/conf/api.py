@@ -28,6 +28,11 @@ opts = [
                     'kernel holds while every server thread is busy. '
                     'cheroot\'s own default of 5 resets clients under a '
                     'burst (the kernel caps it at net.core.somaxconn).'),
+    cfg.IntOpt('client_socket_timeout', default=10, min=1,
+               help='Seconds the API waits for the next bytes of a '
+                    'request (its headers or its body) before it answers '
+                    '408 and closes the connection; also how long an idle '
+                    'keep-alive connection stays open.'),
     cfg.IntOpt('rendered_node_cache_size', default=10000, min=0,
                help='Nodes whose rendered JSON an API process keeps '
                     'between list answers, each sent again while its row '

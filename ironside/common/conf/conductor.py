@@ -132,5 +132,5 @@ opts = [
 ]
 
 
-def register_opts(conf):
+def register_opts(conf: cfg.ConfigOpts) -> None:
     conf.register_opts(opts, group='conductor')

@@ -17,6 +17,6 @@ opts = [
 ]
 
 
-def register_opts(conf):
+def register_opts(conf: cfg.ConfigOpts) -> None:
     db_options.set_defaults(conf, connection=DEFAULT_CONNECTION)
     conf.register_opts(opts, group='database')

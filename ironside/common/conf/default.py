@@ -71,5 +71,5 @@ for _iface in INTERFACE_TYPES:
              % _iface.capitalize()))
 
 
-def register_opts(conf):
+def register_opts(conf: cfg.ConfigOpts) -> None:
     conf.register_opts(opts)

@@ -76,6 +76,6 @@ pxe_opts = [
 ]
 
 
-def register_opts(conf):
+def register_opts(conf: cfg.ConfigOpts) -> None:
     conf.register_opts(deploy_opts, group='deploy')
     conf.register_opts(pxe_opts, group='pxe')

@@ -1,5 +1,9 @@
 """Option listing for oslo-config-generator."""
 
+from collections.abc import Sequence
+
+from oslo_config import cfg
+
 from ironside.common.conf import agent
 from ironside.common.conf import api
 from ironside.common.conf import conductor
@@ -16,7 +20,7 @@ from ironside.common.conf import site
 from ironside.common.conf import ssh_tasks
 
 
-def list_opts():
+def list_opts() -> list[tuple[str, Sequence[cfg.Opt]]]:
     return [
         ('DEFAULT', default.opts),
         ('agent', agent.opts),

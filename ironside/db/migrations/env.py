@@ -9,7 +9,7 @@ from ironside.db import site_models  # noqa
 target_metadata = models.Base.metadata
 
 
-def run_migrations_online():
+def run_migrations_online() -> None:
     connection = context.config.attributes['connection']
     context.configure(connection=connection,
                       target_metadata=target_metadata,

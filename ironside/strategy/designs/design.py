@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import logging
+from collections.abc import Callable
 from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
@@ -133,7 +134,8 @@ class _Memo:
             self.valid.clear()
             self.models.clear()
 
-    def model(self, document: DesignDocument, build) -> Any:
+    def model(self, document: DesignDocument,
+              build: Callable[[Mapping[str, Any]], Any]) -> Any:
         key = (document.schema, document.hash)
         model = self.models.get(key)
         if model is None:

@@ -19,6 +19,7 @@ import datetime
 import json
 import logging
 import re
+from collections.abc import Callable
 from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any

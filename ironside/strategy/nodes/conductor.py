@@ -40,14 +40,16 @@ _CHUNK = 500
 
 class ConductorNodes:
     def __init__(self, rpcapi: Callable[[], object] | object | None = None,
-                 context=None) -> None:
+                 context: ironside_context.RequestContext | None = None
+                 ) -> None:
         """``rpcapi`` is a ConductorAPI, or a callable making one when
         first needed (the API process only resolves selectors)."""
         self._rpcapi = rpcapi
         self._context = context or ironside_context.get_admin_context()
 
     @property
-    def rpcapi(self):
+    def rpcapi(self) -> Any:
+        """The ConductorAPI (any object that answers as one)."""
         if callable(self._rpcapi):
             self._rpcapi = self._rpcapi()
         if self._rpcapi is None:

@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ironside.common import exception
+from ironside.strategy.core.paths import Path
 from ironside.strategy.reader.errors import DocumentError
 from ironside.strategy.reader.errors import document_name
 from ironside.strategy.reader.inventory import OsAccess
@@ -216,7 +217,8 @@ def parse_documents(sources: Sequence[Any]) -> list[SiteDocument]:
     return documents
 
 
-def _parsed(source: Any, name: str, errors: list[DocumentError]):
+def _parsed(source: Any, name: str, errors: list[DocumentError]
+            ) -> list[tuple[Any, Mapping[Path, int]]]:
     if not isinstance(source, str):
         return [(source, {})]
     try:

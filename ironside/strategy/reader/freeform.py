@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from collections.abc import Mapping
 from typing import Any
 
@@ -33,7 +34,9 @@ PRIVATE_KEY_SCHEMA = 'deckhand/PrivateKey/v1'
 CERTIFICATE_KEY_SCHEMA = 'deckhand/CertificateKey/v1'
 
 
-def _checker(data_schema: Mapping[str, Any]):
+def _checker(data_schema: Mapping[str, Any]
+             ) -> Callable[[Any, Mapping[Path, int], str],
+                           list[DocumentError]]:
     schema = DocumentSchema({'type': 'object',
                              'properties': {'data': dict(data_schema)}})
 

@@ -10,6 +10,7 @@ it as the spec's flow).
 
 from __future__ import annotations
 
+import datetime
 from collections import Counter
 from collections.abc import Mapping
 from collections.abc import Sequence
@@ -148,5 +149,5 @@ def _options(document: Mapping[str, Any]) -> dict[str, Any] | None:
     return {k: v for k, v in options.items() if v}
 
 
-def _time(value) -> str | None:
+def _time(value: datetime.datetime | None) -> str | None:
     return value.isoformat() if value is not None else None

@@ -9,8 +9,10 @@ found when they are loaded, not when a task runs.
 from __future__ import annotations
 
 import functools
+import importlib.metadata
 import logging
 from collections.abc import Iterable
+from typing import Any
 
 from stevedore import extension
 
@@ -34,7 +36,9 @@ def runner_types() -> frozenset[str]:
     return frozenset(types)
 
 
-def _load_failed(_manager, entry_point, exc) -> None:
+def _load_failed(_manager: extension.ExtensionManager[Any],
+                 entry_point: importlib.metadata.EntryPoint,
+                 exc: BaseException) -> None:
     LOG.error('Task runner %s could not be loaded: %s', entry_point, exc)
 
 

@@ -42,6 +42,7 @@ import time
 from collections.abc import Awaitable
 from collections.abc import Callable
 from typing import Any
+from typing import TypeVar
 
 import asyncssh
 
@@ -61,6 +62,7 @@ from ironside.strategy.tasks.ssh_connections import ConnectionPool
 from ironside.strategy.tasks.ssh_connections import Unreachable
 
 LOG = logging.getLogger(__name__)
+T = TypeVar('T')
 
 
 class _SessionTimeout(Exception):
@@ -96,7 +98,7 @@ class SSHTaskRunner:
                  kill_grace: float | None = None) -> None:
         conf = CONF.ssh_tasks
 
-        def pick(value, default):
+        def pick(value: T | None, default: T) -> T:
             return default if value is None else value
 
         self.connect_timeout = pick(connect_timeout, conf.connect_timeout)
@@ -193,7 +195,8 @@ class SSHTaskRunner:
 
     async def _open(self, target: TaskTarget,
                     opener: Callable[[asyncssh.SSHClientConnection],
-                                     Awaitable[Any]]):
+                                     Awaitable[Any]]
+                    ) -> tuple[asyncssh.SSHClientConnection, Any]:
         """``opener(connection)`` on the node's connection; once more on
         a new connection when the kept one turns out dead or hung (no
         session within ``connect_timeout``)."""

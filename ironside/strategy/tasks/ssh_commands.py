@@ -73,7 +73,8 @@ class _Session(asyncssh.SSHClientSession):
         self.exit_signal: str | None = None
         self.closed = asyncio.get_running_loop().create_future()
 
-    def data_received(self, data: bytes, datatype) -> None:
+    def data_received(self, data: bytes,
+                      datatype: asyncssh.DataType) -> None:
         if datatype == asyncssh.EXTENDED_DATA_STDERR and \
                 not self._marker_done:
             self._take_marker(data)

@@ -22,6 +22,7 @@ import errno
 import hashlib
 import logging
 import time
+from collections.abc import AsyncIterator
 
 import asyncssh
 
@@ -84,7 +85,7 @@ class ConnectionPool:
             return entry.connection
 
     @contextlib.asynccontextmanager
-    async def lease(self, node_name: str):
+    async def lease(self, node_name: str) -> AsyncIterator[None]:
         """While a task of the node runs: its connection is busy (the
         idle sweep leaves it open)."""
         entry = self._entry(node_name)

@@ -27,6 +27,9 @@ import os
 import posixpath
 import stat
 import uuid
+from collections.abc import Awaitable
+from collections.abc import Callable
+from typing import Any
 
 import asyncssh
 
@@ -162,7 +165,8 @@ class _Mirror:
 
 
 async def _write_atomically(sftp: asyncssh.SFTPClient, path: str, mode: int,
-                            write) -> None:
+                            write: Callable[[str], Awaitable[object]]
+                            ) -> None:
     """``write(temporary)`` beside ``path``, then rename it over ``path``."""
     directory, name = posixpath.split(path)
     temporary = posixpath.join(directory, '.%s.ironside-%s'
@@ -212,7 +216,8 @@ async def _lstat(sftp: asyncssh.SFTPClient, path: str
                             ) from None
 
 
-async def _call(path: str, method, *args):
+async def _call(path: str, method: Callable[..., Awaitable[Any]],
+                *args: Any) -> Any:
     """``method(*args)``, its SFTP error naming ``path``."""
     try:
         return await method(*args)

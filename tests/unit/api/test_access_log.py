@@ -55,3 +55,16 @@ def test_refused_authentication_is_logged_without_credentials(
     assert created[:3] == ('POST', '/v1/nodes', '201')
     assert 's3cret' not in access.text and 'wrong' not in access.text
     assert 'Basic' not in access.text
+
+
+def test_control_characters_of_the_path_are_escaped(rpc, access):
+    """``%0A`` in a path arrives decoded: one request, one line, the
+    line feed written as ``\\x0a`` (it forged a line of its own)."""
+    client = falcon.testing.TestClient(auth.wrap(api_app.build_app(rpc)))
+    client.simulate_get('/v1/nodes/a\nFORGED 200\r\x1b[2J')
+    messages = [r.getMessage() for r in access.records
+                if r.name == 'ironside.api.access']
+    assert len(messages) == 1
+    assert '\n' not in messages[0] and '\r' not in messages[0]
+    assert messages[0].startswith(
+        'GET /v1/nodes/a\\x0aFORGED 200\\x0d\\x1b[2J 404 ')

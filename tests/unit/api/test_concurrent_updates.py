@@ -4,6 +4,11 @@ Before the compare-and-set, each PATCH sent its whole ``extra`` computed
 from what it read, and the last write won: ten PATCHes answered 200 and
 one key was kept. Now a 200 means the change is stored and the rest are
 409, over HTTP against the API and an in-process conductor.
+
+A node's data fields are merged (issue 26): concurrent PATCHes of
+different keys all land with 200, and PATCHes that really conflict (a
+``remove`` of a key another one removed) fail as they would one after
+another.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import urllib.request
 
 import pytest
 
+from ironside.db import nodes as nodes_db
 from tests.functional.fixtures import clients
 
 WRITERS = 16
@@ -77,6 +83,51 @@ def test_every_acknowledged_patch_is_stored(endpoint, resource):
     status, shown = _request('GET', url)
     assert status == 200
     _check(statuses, shown['extra'])
+    if resource == 'nodes':
+        assert set(statuses.values()) == {200}, statuses
+        assert shown['extra'] == {'k%d' % i: i for i in range(WRITERS)}
+
+
+def _node(endpoint: str, **fields) -> str:
+    status, node = _request('POST', endpoint + '/v1/nodes',
+                            {'driver': 'fake-hardware', **fields})
+    assert status == 201, node
+    return endpoint + '/v1/nodes/' + node['uuid']
+
+
+def _at_once(url: str, patches: list[list[dict]]) -> list[tuple[int, dict]]:
+    with concurrent.futures.ThreadPoolExecutor(len(patches)) as pool:
+        return list(pool.map(lambda p: _request('PATCH', url, p), patches))
+
+
+def test_a_remove_of_a_key_gone_meanwhile_fails_and_writes_nothing(
+        endpoint):
+    """Every PATCH removes the same key and adds its own: one finds the
+    key and lands whole; the others find it gone (400, as they would one
+    after another), and none of their keys is written."""
+    url = _node(endpoint, extra={'a': 1, 'b': 2})
+    answers = _at_once(url, [[{'op': 'remove', 'path': '/extra/a'},
+                              {'op': 'add', 'path': '/extra/by%d' % i,
+                               'value': i}] for i in range(WRITERS)])
+    statuses = [status for status, _ in answers]
+    assert sorted(statuses) == [200] + [400] * (WRITERS - 1), answers
+    assert all('/extra/a' in body['error_message']
+               for status, body in answers if status == 400)
+    _, shown = _request('GET', url)
+    assert shown['extra'] == {'b': 2, 'by%d' % statuses.index(200):
+                              statuses.index(200)}
+
+
+def test_a_patch_of_a_node_a_conductor_holds_names_the_holder(endpoint):
+    """409 naming the host, after the conductor's own lock waits."""
+    url = _node(endpoint, extra={})
+    nodes_db.reserve_node('conductor-busy', url.rsplit('/', 1)[1])
+    status, body = _request('PATCH', url, [
+        {'op': 'add', 'path': '/extra/k', 'value': 1}])
+    assert status == 409
+    assert 'conductor-busy' in body['error_message']
+    _, shown = _request('GET', url)
+    assert shown['extra'] == {}
 
 
 def test_a_stale_write_is_refused_with_409_and_changes_nothing(

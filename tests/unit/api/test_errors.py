@@ -158,8 +158,10 @@ def test_a_refusal_rebuilt_from_rpc_shows_no_traceback(rpc):
     node = ApiClient(api_app.build_app(rpc)).post(
         '/v1/nodes', {'driver': 'fake-hardware'}).json
     client = ApiClient(api_app.build_app(Conductor()))
+    # maintenance is changed by the conductor (extra would be merged by
+    # the API itself).
     response = client.patch('/v1/nodes/%s' % node['uuid'], [
-        {'op': 'add', 'path': '/extra/a', 'value': 1}])
+        {'op': 'replace', 'path': '/maintenance', 'value': True}])
     assert response.status_code == 409
     assert error_of(response) == 'A node with name twice already exists.'
     assert 'Traceback' not in response.text

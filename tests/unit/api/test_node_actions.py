@@ -23,6 +23,10 @@ def test_boot_device(api, create_node):
     assert error_of(response) == 'Invalid boot device floppy specified.'
     response = api.put(path, {})
     assert error_of(response) == 'Missing mandatory parameter: boot_device'
+    # null is no device either: refused here, never sent to the conductor.
+    response = api.put(path, {'boot_device': None})
+    assert response.status_code == 400
+    assert error_of(response) == 'Missing mandatory parameter: boot_device'
 
 
 def test_inject_nmi(api, create_node):

@@ -18,7 +18,7 @@ branch_labels = None
 depends_on = None
 
 
-def upgrade():
+def upgrade() -> None:
     op.create_table('site_strategies',
     sa.Column('id', sa.Integer(), nullable=False),
     sa.Column('uuid', sa.String(length=36), nullable=False),
@@ -82,7 +82,7 @@ def upgrade():
         batch_op.create_index(batch_op.f('ix_site_node_claims_action_id'), ['action_id'], unique=False)
 
 
-def downgrade():
+def downgrade() -> None:
     op.drop_table('site_node_claims')
     op.drop_table('site_action_nodes')
     op.drop_table('site_actions')

@@ -19,7 +19,7 @@ branch_labels = None
 depends_on = None
 
 
-def upgrade():
+def upgrade() -> None:
     op.create_table(
         'site_design_documents',
         sa.Column('hash', sa.String(length=64), nullable=False),
@@ -114,7 +114,7 @@ def upgrade():
             'site_design_revisions', ['revision_id'], ['id'])
 
 
-def downgrade():
+def downgrade() -> None:
     with op.batch_alter_table('site_actions') as batch_op:
         batch_op.drop_constraint(batch_op.f('fk_site_actions_revision_id'),
                                  type_='foreignkey')

@@ -13,7 +13,7 @@ branch_labels = None
 depends_on = None
 
 
-def upgrade():
+def upgrade() -> None:
     op.create_table('site_action_tasks',
     sa.Column('id', sa.Integer(), nullable=False),
     sa.Column('action_id', sa.Integer(), nullable=False),
@@ -36,5 +36,5 @@ def upgrade():
         batch_op.create_index(batch_op.f('ix_site_action_tasks_action_id'), ['action_id'], unique=False)
 
 
-def downgrade():
+def downgrade() -> None:
     op.drop_table('site_action_tasks')

@@ -13,12 +13,12 @@ branch_labels = None
 depends_on = None
 
 
-def upgrade():
+def upgrade() -> None:
     with op.batch_alter_table('conductors', schema=None) as batch_op:
         batch_op.add_column(sa.Column('instance', sa.String(length=255),
                                       nullable=True))
 
 
-def downgrade():
+def downgrade() -> None:
     with op.batch_alter_table('conductors', schema=None) as batch_op:
         batch_op.drop_column('instance')

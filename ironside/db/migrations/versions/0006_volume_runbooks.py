@@ -5,6 +5,9 @@ Revision ID: 0006_volume_runbooks
 Revises: 0005_conductor_instance
 """
 
+from collections.abc import Sequence
+from typing import Any
+
 import sqlalchemy as sa
 from alembic import op
 from sqlalchemy.dialects import mysql
@@ -18,12 +21,13 @@ branch_labels = None
 depends_on = None
 
 
-def _timestamps():
+def _timestamps() -> tuple[sa.Column[Any], sa.Column[Any]]:
     return (sa.Column('created_at', sa.DateTime(), nullable=False),
             sa.Column('updated_at', sa.DateTime(), nullable=True))
 
 
-def _node_child(table, *columns, unique):
+def _node_child(table: str, *columns: sa.Column[Any],
+                unique: Sequence[str]) -> None:
     op.create_table(
         table,
         sa.Column('id', sa.Integer(), nullable=False),
@@ -45,7 +49,7 @@ def _node_child(table, *columns, unique):
                               ['node_id'], unique=False)
 
 
-def upgrade():
+def upgrade() -> None:
     _node_child('volume_connectors',
                 sa.Column('type', sa.String(length=32), nullable=False),
                 sa.Column('connector_id', sa.String(length=255),
@@ -94,7 +98,7 @@ def upgrade():
                               ['runbook_id'], unique=False)
 
 
-def downgrade():
+def downgrade() -> None:
     op.drop_table('runbook_steps')
     op.drop_table('runbooks')
     op.drop_table('volume_targets')

@@ -18,7 +18,7 @@ branch_labels = None
 depends_on = None
 
 
-def upgrade():
+def upgrade() -> None:
     op.create_table(
         'inspection_rules',
         sa.Column('id', sa.Integer(), nullable=False),
@@ -51,6 +51,6 @@ def upgrade():
     )
 
 
-def downgrade():
+def downgrade() -> None:
     op.drop_table('node_inventory')
     op.drop_table('inspection_rules')

@@ -13,7 +13,7 @@ branch_labels = None
 depends_on = None
 
 
-def upgrade():
+def upgrade() -> None:
     op.create_table(
         'fleet_limits',
         sa.Column('name', sa.String(length=32), nullable=False),
@@ -29,6 +29,6 @@ def upgrade():
     )
 
 
-def downgrade():
+def downgrade() -> None:
     op.drop_table('fleet_slots')
     op.drop_table('fleet_limits')

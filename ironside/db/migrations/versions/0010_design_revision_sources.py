@@ -1,8 +1,8 @@
 """Design revisions keep the texts their documents were committed from,
 so that an error found when an action runs a revision names its line.
 
-Revision ID: 0009_design_revision_sources
-Revises: 0008_fleet_limits
+Revision ID: 0010_design_revision_sources
+Revises: 0009_node_row_version
 """
 
 import sqlalchemy as sa
@@ -12,8 +12,8 @@ from sqlalchemy.dialects import mysql
 # JSON is stored as text; LONGTEXT on MySQL/MariaDB.
 LONG_TEXT = sa.Text().with_variant(mysql.LONGTEXT(), 'mysql')
 
-revision = '0009_design_revision_sources'
-down_revision = '0008_fleet_limits'
+revision = '0010_design_revision_sources'
+down_revision = '0009_node_row_version'
 branch_labels = None
 depends_on = None
 
