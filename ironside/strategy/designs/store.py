@@ -19,7 +19,6 @@ import datetime
 import json
 import logging
 import re
-from collections.abc import Callable
 from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
