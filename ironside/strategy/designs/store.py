@@ -10,6 +10,9 @@ unless it is forced; errors always do.
 
 Validation first runs without line numbers (fast); only when it finds
 problems are the staged sources read again with line maps to place them.
+A revision keeps the texts it was committed from (each stored once, by
+its hash, as the documents are), so that an error an action finds in a
+revision is placed on its line too (:func:`revision_lines`).
 """
 
 from __future__ import annotations

@@ -26,7 +26,9 @@ Every value is recorded; :meth:`ComputedFields.report` tells, per task
 or group, field and expression, the value (per node, the nodes that had
 each value), so an operator sees why a task ran or was skipped. A field
 that fails to compute raises ExpressionFailed naming the document, the
-task or group, the field, the node, the expression and YAQL's message.
+task or group, the field, the node, the expression and YAQL's message,
+and the line (:class:`Origin`): of the text given, or for a design
+revision of the file it was committed from, read only then.
 """
 
 from __future__ import annotations
@@ -58,9 +60,9 @@ PER_NODE_FIELDS = (CONDITION, PARAMETERS)
 
 @dataclasses.dataclass(frozen=True)
 class Origin:
-    """Where a task's or group's fields are: its document, the item's
-    path in it, and the document's lines (when its text is known), so an
-    expression's error names its place and line as a commit does."""
+    """Where a task's or group's fields are: its document and the item's
+    path in it, so that an expression's error names its file, document,
+    task or group, field and line as a commit does."""
 
     document: SiteDocument
     # The task's or group's path in the document, e.g. ('data', 'tasks', 3).
@@ -81,9 +83,9 @@ class Origin:
 
 @dataclasses.dataclass(frozen=True)
 class PerNode:
-    """A task's fields computed per node, as the document wrote them."""
+    """A task's fields computed per node, as the document wrote them (its
+    document is the task's :class:`Origin`)."""
 
-    document: str
     condition: Any = None
     parameters: Any = None
 
@@ -318,8 +320,7 @@ def _item(item: Any, owner_key: str, origin: Origin,
         else:
             result[field] = _once(value, owner, field, evaluation)
     if kept:
-        computed.per_node[owner] = PerNode(origin.document.name,
-                                           kept.get(CONDITION),
+        computed.per_node[owner] = PerNode(kept.get(CONDITION),
                                            kept.get(PARAMETERS))
     return result
 
