@@ -11,6 +11,7 @@ Migration ``0003_site_designs`` creates these tables.
 from __future__ import annotations
 
 import datetime
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy import orm
@@ -90,6 +91,12 @@ class DesignRevision(Base):
     # Committed with --force over these warnings.
     forced: orm.Mapped[bool] = orm.mapped_column(sa.Boolean, default=False)
     warnings: orm.Mapped[list] = orm.mapped_column(JsonList, nullable=True)
+    # The texts its documents were committed from, for line numbers:
+    # {collection: [{"name", "hash"}]}, each text stored once, by the
+    # SHA-256 of the text, with the documents (none before migration
+    # 0010_design_revision_sources).
+    sources: orm.Mapped[dict[str, Any]] = orm.mapped_column(
+        JsonDict, nullable=True)
 
 
 class DesignRevisionDocument(Base):
@@ -106,6 +113,12 @@ class DesignRevisionDocument(Base):
     position: orm.Mapped[int] = orm.mapped_column(sa.Integer)
     hash: orm.Mapped[str] = orm.mapped_column(
         sa.String(64), sa.ForeignKey('site_design_documents.hash'))
+    # Which of the revision's sources of its collection, and which
+    # document of it (None: not known).
+    source: orm.Mapped[int | None] = orm.mapped_column(sa.Integer,
+                                                       nullable=True)
+    source_index: orm.Mapped[int | None] = orm.mapped_column(
+        sa.Integer, nullable=True)
 
 
 class DesignTag(Base):

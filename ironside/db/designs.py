@@ -152,25 +152,41 @@ def latest_revision() -> int:
 
 
 def revision_rows(revision: int) -> list[sa.Row]:
-    """(collection, position, schema, name, hash) of a revision."""
+    """(collection, position, schema, name, hash, source, source_index)
+    of a revision."""
     if not revision:
         return []
     with db_session.reader() as session:
         return list(session.execute(
             sa.select(RevisionDoc.collection, RevisionDoc.position,
                       RevisionDoc.schema, RevisionDoc.name,
-                      RevisionDoc.hash)
+                      RevisionDoc.hash, RevisionDoc.source,
+                      RevisionDoc.source_index)
             .where(RevisionDoc.revision_id == revision)
             .order_by(RevisionDoc.collection, RevisionDoc.position)))
 
 
+def revision_sources(revision: int) -> dict[str, list[dict[str, str]]]:
+    """The texts a revision was committed from, by collection:
+    [{"name", "hash"}] (see :func:`bodies`); {} if it did not keep them."""
+    if not revision:
+        return {}
+    with db_session.reader() as session:
+        return session.scalar(sa.select(Revision.sources).where(
+            Revision.id == revision)) or {}
+
+
 def commit(base: int, tokens: Mapping[str, str],
            rows: Sequence[Mapping[str, Any]], warnings: Sequence[str],
-           forced: bool) -> int:
+           forced: bool,
+           sources: Mapping[str, Sequence[Mapping[str, str]]] | None = None,
+           texts: Mapping[str, str] | None = None) -> int:
     """Write revision ``base + 1`` from ``rows`` (dicts of collection,
-    position, schema, name, hash) and empty the buffer of the
-    collections it read (``tokens``). DesignChanged, writing nothing, if
-    another commit or a staging came first."""
+    position, schema, name, hash, source, source_index) and empty the
+    buffer of the collections it read (``tokens``). ``sources``: the
+    texts it was committed from, by collection ([{"name", "hash"}]),
+    ``texts`` those not stored yet, by hash. DesignChanged, writing
+    nothing, if another commit or a staging came first."""
     number = base + 1
     try:
         with db_session.writer() as session:
@@ -184,10 +200,12 @@ def commit(base: int, tokens: Mapping[str, str],
                 raise exception.DesignChanged()
             session.execute(sa.delete(BufferDoc).where(
                 BufferDoc.collection.in_(list(tokens))))
+            _store_bodies(session, texts or {})
             session.execute(sa.insert(Revision).values(
                 id=number, created_at=models.utcnow(),
                 documents=len(rows), forced=forced,
-                warnings=list(warnings)))
+                warnings=list(warnings),
+                sources={c: list(s) for c, s in (sources or {}).items()}))
             for chunk in _chunks(list(rows)):
                 session.execute(sa.insert(RevisionDoc), [
                     dict(row, revision_id=number) for row in chunk])

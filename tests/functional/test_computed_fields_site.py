@@ -12,6 +12,7 @@ on the SSH side (the journal), not from Ironside.
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 import yaml
@@ -60,7 +61,8 @@ class DesignSite:
         path.write_text(yaml.safe_dump_all(documents))
         return str(path)
 
-    def commit(self, nodes: list[str], nova_workers: int = 8) -> None:
+    def commit(self, nodes: list[str], nova_workers: int = 8,
+               tasks: str = TASKS) -> None:
         """Stage the site and its nodes as they should be, and commit."""
         site = [
             {'schema': 'ironside/DeploymentConfiguration/v1',
@@ -72,7 +74,7 @@ class DesignSite:
              'data': {'groups': []}},
             {'schema': 'ironside/TaskGraph/v1',
              'metadata': {'name': 'site-tasks'},
-             'data': {'tasks': yaml.safe_load(TASKS)}},
+             'data': {'tasks': yaml.safe_load(tasks)}},
             {'schema': 'ironside/Config/v1', 'metadata': {'name': 'nova'},
              'data': {'workers': nova_workers}},
             {'schema': 'deckhand/PrivateKey/v1',
@@ -140,3 +142,29 @@ def test_update_site_runs_only_what_changed(design_site):
 
     # Nothing changed: no node task at all.
     assert site.run('update_site') == {}
+
+
+def test_an_expression_error_reads_the_same_at_action_create(design_site):
+    """Refused at commit, then failing at action create in the same
+    place: both name the task, the field and the same line."""
+    site = design_site
+    nova = 'changed($.configs.nova)'
+    with pytest.raises(clients.CliFailed) as refused:
+        site.commit(CONTROLLERS, tasks=TASKS.replace(
+            nova, 'nosuch($.configs.nova)'))
+    found = re.search(r'file "site.yaml", schema "ironside/TaskGraph/v1", '
+                      r'document "site-tasks", task "nova", field '
+                      r'"condition": .*\(line (\d+)\)', str(refused.value))
+    assert found, str(refused.value)
+    site.commit(CONTROLLERS, tasks=TASKS.replace(
+        nova, '$.configs.nova.workers / 0 > 1'))
+    status, body = site.server.api('POST', '/site/v1/actions',
+                                   {'action': 'deploy_site'})
+    assert status == 400, body
+    fault = json.loads(body['error_message'])['faultstring']
+    assert fault.startswith('file "site.yaml", document "site-tasks", task '
+                            '"nova", field "condition": expression '
+                            '"$.configs.nova.workers / 0 > 1": '), fault
+    assert fault.endswith('(line %s)' % found.group(1)), fault
+    failed = site.site('action', 'create', 'deploy_site', check=False)
+    assert fault in str(failed)

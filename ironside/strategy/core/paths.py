@@ -36,3 +36,28 @@ def field_name(path: Sequence[Any]) -> str:
         else:
             text += ('.' if text else '') + str(part)
     return text
+
+
+def placed(message: str, document: str | None = None,
+           group: str | None = None, task: str | None = None,
+           field: str | None = None, node: str | None = None,
+           line: int | None = None, source: str | None = None) -> str:
+    """A problem as every site error names it: the file it was read from,
+    its document, its group or task, its field, the node it failed on,
+    then what is wrong and the line. The one way a document's errors
+    read, whether a commit or an action found them."""
+    where = []
+    if source:
+        where.append('file "%s"' % source)
+    if document is not None:
+        where.append('document "%s"' % document)
+    if group is not None:
+        where.append('group "%s"' % group)
+    if task is not None:
+        where.append('task "%s"' % task)
+    if field:
+        where.append('field "%s"' % field)
+    if node is not None:
+        where.append('node "%s"' % node)
+    prefix = ', '.join(where) + ': ' if where else ''
+    return '%s%s%s' % (prefix, message, ' (line %d)' % line if line else '')

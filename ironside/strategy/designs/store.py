@@ -10,6 +10,9 @@ unless it is forced; errors always do.
 
 Validation first runs without line numbers (fast); only when it finds
 problems are the staged sources read again with line maps to place them.
+A revision keeps the texts it was committed from (each stored once, by
+its hash, as the documents are), so that an error an action finds in a
+revision is placed on its line too (:func:`revision_lines`).
 """
 
 from __future__ import annotations
@@ -19,7 +22,6 @@ import datetime
 import json
 import logging
 import re
-from collections.abc import Callable
 from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
@@ -35,6 +37,7 @@ from ironside.strategy.designs import diff as design_diff
 from ironside.strategy.designs import masking
 from ironside.strategy.designs import validation
 from ironside.strategy.designs import versions
+from ironside.strategy.designs.checks import LinesOf
 from ironside.strategy.reader import documents as reader
 from ironside.strategy.reader.documents import DesignDocument
 from ironside.strategy.reader.documents import DesignIssue
@@ -132,8 +135,9 @@ def _documents(rows: Sequence[Row], sources: Mapping[str, list] | None = None
     for row in rows:
         body = json.loads(texts[row.hash])
         source_name = None
-        if sources and row.source is not None:
-            source_name = sources[row.collection][row.source]['name']
+        found = (sources or {}).get(row.collection) or []
+        if row.source is not None and row.source < len(found):
+            source_name = found[row.source]['name']
         documents.append(DesignDocument(
             row.collection, row.schema, row.name, body, row.hash,
             row.source, row.source_index, source_name))
@@ -157,7 +161,21 @@ def design(version: versions.Version = versions.COMMITTED
     """The design of a version, its models built; a revision's documents
     were validated when it was committed."""
     found = version_rows(version)
-    return design_model.load(_documents(found.rows), found.revision)
+    sources = designs_db.revision_sources(found.revision) \
+        if found.revision else {}
+    return design_model.load(_documents(found.rows, sources), found.revision)
+
+
+def revision_lines(revision: int) -> LinesOf:
+    """Line maps of a revision's documents, from the texts it was
+    committed from (none for a revision committed before they were
+    kept). Slow: only to place an error."""
+    stored = designs_db.revision_sources(revision)
+    texts = designs_db.bodies(source['hash'] for found in stored.values()
+                              for source in found)
+    return _lines({(collection, index): texts[source['hash']]
+                   for collection, found in stored.items()
+                   for index, source in enumerate(found)})
 
 
 # The buffer
@@ -254,14 +272,18 @@ def discard() -> None:
 
 # Commit
 
-def _lines_of(collections: set[str]
-              ) -> Callable[[DesignDocument], Mapping[Path, int]]:
+def _lines_of(collections: set[str]) -> LinesOf:
     """Line maps of the staged sources of these collections."""
-    maps: dict[tuple[str, int], list[Mapping[Path, int]]] = {}
-    for collection in collections:
-        for index, source in enumerate(
-                designs_db.buffer_sources(collection)):
-            maps[(collection, index)] = reader.source_lines(source['text'])
+    return _lines({(collection, index): source['text']
+                   for collection in collections
+                   for index, source in enumerate(
+                       designs_db.buffer_sources(collection))})
+
+
+def _lines(texts: Mapping[tuple[str, int], str]) -> LinesOf:
+    """Line maps of documents, from the texts of their sources by
+    (collection, source number)."""
+    maps = {key: reader.source_lines(text) for key, text in texts.items()}
 
     def lines(document: DesignDocument) -> Mapping[Path, int]:
         if document.source is None:
@@ -316,15 +338,41 @@ def commit(force: bool = False, dry_run: bool = False) -> CommitResult:
         raise exception.InvalidDesign(what, issues)
     if dry_run:
         return CommitResult(None, len(rows), issues, force and bool(issues))
+    kept, texts = _kept_sources(base, sources, {r.collection for r in rows})
     number = designs_db.commit(
         base, {c.collection: c.token for c in staged},
         [{'collection': r.collection, 'position': r.position,
-          'schema': r.schema, 'name': r.name, 'hash': r.hash}
-         for r in rows], [str(i) for i in issues], bool(issues))
+          'schema': r.schema, 'name': r.name, 'hash': r.hash,
+          'source': r.source, 'source_index': r.source_index}
+         for r in rows], [str(i) for i in issues], bool(issues),
+        kept, texts)
     LOG.info('Design revision %d committed: %d documents, %d warnings%s',
              number, len(rows), len(issues),
              ' (forced)' if issues else '')
     return CommitResult(number, len(rows), issues, bool(issues))
+
+
+def _kept_sources(base: int, staged: Mapping[str, list[dict[str, str]]],
+                  collections: set[str]
+                  ) -> tuple[dict[str, list[dict[str, str]]], dict[str, str]]:
+    """The texts a new revision keeps, by collection ({"name", "hash"}):
+    the staged collections' own, the others' those of the revision
+    before; and the staged texts by hash, to store."""
+    before = designs_db.revision_sources(base)
+    kept: dict[str, list[dict[str, str]]] = {}
+    texts: dict[str, str] = {}
+    for collection in sorted(collections):
+        if collection not in staged:
+            if collection in before:
+                kept[collection] = before[collection]
+            continue
+        kept[collection] = []
+        for source in staged[collection]:
+            digest = reader.digest(source['text'])
+            texts[digest] = source['text']
+            kept[collection].append({'name': source['name'],
+                                     'hash': digest})
+    return kept, texts
 
 
 # Diff

@@ -21,16 +21,23 @@ from typing import NamedTuple
 
 from ironside.strategy.core.paths import Path
 from ironside.strategy.core.paths import field_name
+from ironside.strategy.core.paths import placed
 from ironside.strategy.expressions import engine as expression_engine
 
 EXPRESSION_KEY = 'yaql_exp'
 ID_KEY = 'id'
+# ExpressionError.owner_kind of a group (anything else is a task).
+GROUP = 'group'
 
 
 @dataclasses.dataclass(frozen=True)
 class ExpressionError:
     """One expression that does not parse, names an unknown function, or
-    fails when evaluated; and where it is."""
+    fails when evaluated; and where it is.
+
+    An action places it in its document (:mod:`..plan.computed_fields`):
+    the document, whether the owner is a task or a group, and the line,
+    so that it reads as the same error does at a commit."""
 
     path: Path
     expression: Any
@@ -41,23 +48,22 @@ class ExpressionError:
     node: str | None = None
     # The document holding it, when known.
     document: str | None = None
+    # What the owner is: GROUP, or else a task (or a stage).
+    owner_kind: str | None = None
+    # The expression's line in its document, when known.
+    line: int | None = None
+    # The file the document was read from, when known.
+    source: str | None = None
 
     @property
     def field(self) -> str:
         return field_name(self.path)
 
     def __str__(self) -> str:
-        where = []
-        if self.document is not None:
-            where.append('document "%s"' % self.document)
-        if self.owner is not None:
-            where.append('"%s"' % self.owner)
-        if self.path:
-            where.append('field "%s"' % self.field)
-        if self.node is not None:
-            where.append('node "%s"' % self.node)
-        prefix = ', '.join(where) + ': ' if where else ''
-        return prefix + self.detail
+        group = self.owner if self.owner_kind == GROUP else None
+        task = self.owner if self.owner_kind != GROUP else None
+        return placed(self.detail, self.document, group, task,
+                      self.field, self.node, self.line, self.source)
 
     @property
     def detail(self) -> str:
@@ -71,7 +77,8 @@ class ExpressionError:
         return {'document': self.document, 'owner': self.owner,
                 'field': self.field,
                 'path': list(self.path), 'node': self.node,
-                'expression': self.expression, 'message': self.message}
+                'expression': self.expression, 'message': self.message,
+                'line': self.line, 'source': self.source}
 
 
 def _quoted(expression: Any) -> str:

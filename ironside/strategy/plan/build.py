@@ -217,12 +217,13 @@ def _computed_per_node(graph: site_graph.SiteGraph,
             problems = fuel.parameter_errors(graph.tasks[task].task.type,
                                              found)
             if problems:
-                raise exception.ExpressionFailed(expressions.ExpressionError(
-                    ('parameters',), None, 'the computed parameters are '
-                    'not what a %s task takes: %s' % (
-                        graph.tasks[task].task.type, '; '.join(problems)),
-                    owner=task, node=name,
-                    document=computed.per_node[task].document))
+                raise exception.ExpressionFailed(computed.located(
+                    expressions.ExpressionError(
+                        ('parameters',), None, 'the computed parameters '
+                        'are not what a %s task takes: %s' % (
+                            graph.tasks[task].task.type,
+                            '; '.join(problems)),
+                        owner=task, node=name)))
             parameters.setdefault(task, {})[uuid] = found
     return parameters
 

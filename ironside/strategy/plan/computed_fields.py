@@ -26,13 +26,16 @@ Every value is recorded; :meth:`ComputedFields.report` tells, per task
 or group, field and expression, the value (per node, the nodes that had
 each value), so an operator sees why a task ran or was skipped. A field
 that fails to compute raises ExpressionFailed naming the document, the
-task or group, the field, the node, the expression and YAQL's message.
+task or group, the field, the node, the expression and YAQL's message,
+and the line (:class:`Origin`): of the text given, or for a design
+revision of the file it was committed from, read only then.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Callable
 from collections.abc import Iterable
 from collections.abc import Mapping
 from collections.abc import Sequence
@@ -40,6 +43,9 @@ from typing import Any
 
 from ironside.common import exception
 from ironside.strategy import expressions
+from ironside.strategy.core.paths import Path
+from ironside.strategy.core.paths import line_of
+from ironside.strategy.expressions.fields import GROUP
 from ironside.strategy.reader import fuel
 from ironside.strategy.reader import shipyard
 from ironside.strategy.reader.action_input import SiteDocument
@@ -53,29 +59,72 @@ PER_NODE_FIELDS = (CONDITION, PARAMETERS)
 
 
 @dataclasses.dataclass(frozen=True)
-class PerNode:
-    """A task's fields computed per node, as the document wrote them."""
+class Origin:
+    """Where a task's or group's fields are: its document and the item's
+    path in it, so that an expression's error names its file, document,
+    task or group, field and line as a commit does."""
 
-    document: str
+    document: SiteDocument
+    # The task's or group's path in the document, e.g. ('data', 'tasks', 3).
+    item: Path
+
+    def locate(self, error: expressions.ExpressionError,
+               lines: Mapping[Path, int]) -> expressions.ExpressionError:
+        path = self.item + tuple(error.path)
+        locate = shipyard.locator(self.document.document) \
+            if self.document.kind == STRATEGY else \
+            fuel.locator(self.document.document)
+        place = locate(path)
+        return dataclasses.replace(
+            error, document=self.document.name, source=self.document.source,
+            owner_kind=GROUP if place.group is not None else None,
+            line=line_of(lines, path))
+
+
+@dataclasses.dataclass(frozen=True)
+class PerNode:
+    """A task's fields computed per node, as the document wrote them (its
+    document is the task's :class:`Origin`)."""
+
     condition: Any = None
     parameters: Any = None
+
+
+# The line map of a document that came without one (a design revision's:
+# its texts are read only to place an error).
+DocumentLines = Callable[[SiteDocument], Mapping[Path, int]]
 
 
 class ComputedFields:
     """The documents of one action with their fields computed."""
 
-    def __init__(self, evaluation: expressions.Evaluation) -> None:
+    def __init__(self, evaluation: expressions.Evaluation,
+                 lines: DocumentLines | None = None) -> None:
         self.evaluation = evaluation
+        self.lines = lines
         self.documents: list[SiteDocument] = []
         # Task id → its fields computed per node.
         self.per_node: dict[str, PerNode] = {}
-        # The document of each task or group (ids are unique in a plan).
-        self.document_of: dict[str, str] = {}
+        # Where each task or group is (ids are unique in a plan).
+        self.origins: dict[str, Origin] = {}
 
-    def _failed(self, exc: exception.ExpressionFailed, document: str
+    def located(self, error: expressions.ExpressionError
+                ) -> expressions.ExpressionError:
+        """The error placed in its document: the task or group, the
+        field and the line, as a commit names them."""
+        origin = self.origins.get(str(error.owner))
+        if origin is None:
+            return error
+        return origin.locate(error, self.lines_of(origin.document))
+
+    def lines_of(self, document: SiteDocument) -> Mapping[Path, int]:
+        if document.lines or self.lines is None:
+            return document.lines
+        return self.lines(document)
+
+    def _failed(self, exc: exception.ExpressionFailed
                 ) -> exception.ExpressionFailed:
-        return exception.ExpressionFailed(dataclasses.replace(
-            exc.error, document=document))
+        return exception.ExpressionFailed(self.located(exc.error))
 
     def nodes_for(self, task: str, candidates: Sequence[str]) -> list[str]:
         """The names, among ``candidates``, a task's condition holds for."""
@@ -86,7 +135,7 @@ class ComputedFields:
             return self.evaluation.select_nodes(fields.condition, task,
                                                 candidates)
         except exception.ExpressionFailed as exc:
-            raise self._failed(exc, fields.document) from None
+            raise self._failed(exc) from None
 
     def parameters_for(self, task: str, node: str) -> dict[str, Any] | None:
         """A task's parameters on one node, when they are computed per
@@ -98,7 +147,7 @@ class ComputedFields:
             return self.evaluation.resolve(fields.parameters, task,
                                            (PARAMETERS,), node=node)
         except exception.ExpressionFailed as exc:
-            raise self._failed(exc, fields.document) from None
+            raise self._failed(exc) from None
 
     def check_per_node(self, nodes: Sequence[str]) -> None:
         """Compute every per-node field on each of ``nodes`` (names),
@@ -113,9 +162,9 @@ class ComputedFields:
                             self.evaluation.evaluate(found.expression, node)
                         except exception.ExpressionFailed as exc:
                             raise exception.ExpressionFailed(
-                                dataclasses.replace(
-                                    exc.error, path=found.path, owner=task,
-                                    document=fields.document)) from None
+                                self.located(dataclasses.replace(
+                                    exc.error, path=found.path,
+                                    owner=task))) from None
 
     def report(self) -> list[dict[str, Any]]:
         """Each expression's value: per task or group, field and
@@ -123,7 +172,8 @@ class ComputedFields:
         computed per node."""
         entries: dict[tuple, dict[str, Any]] = {}
         for result in self.evaluation.results:
-            document = self.document_of.get(result.owner)
+            origin = self.origins.get(result.owner)
+            document = origin.document.name if origin else None
             key = (document, result.owner, result.field, result.expression)
             entry = entries.get(key)
             if entry is None:
@@ -172,17 +222,19 @@ def has_expressions(documents: Sequence[SiteDocument]) -> bool:
 
 
 def compute(documents: Sequence[SiteDocument],
-            evaluation: expressions.Evaluation) -> ComputedFields:
+            evaluation: expressions.Evaluation,
+            lines: DocumentLines | None = None) -> ComputedFields:
     """The documents with every field computed but those a task computes
-    per node (see the module's docstring)."""
-    computed = ComputedFields(evaluation)
+    per node (see the module's docstring); ``lines`` gives the line map
+    of a document that came without one, to place an error."""
+    computed = ComputedFields(evaluation, lines)
     for document in documents:
         try:
-            body = _strategy(document.document, document.name, computed) \
+            body = _strategy(document, computed) \
                 if document.kind == STRATEGY else \
-                _task_graph(document.document, document.name, computed)
+                _task_graph(document, computed)
         except exception.ExpressionFailed as exc:
-            raise computed._failed(exc, document.name) from None
+            raise computed._failed(exc) from None
         if body is not document.document:
             _check_computed(body, document, computed)
         computed.documents.append(
@@ -197,15 +249,22 @@ def _check_computed(body: Any, document: SiteDocument,
     expression may compute what the field can not hold (a number for a
     list of names). InvalidTaskGraph names the place, the line and the
     expression."""
-    if document.kind == STRATEGY:
-        errors = shipyard.check(body, document.lines, document.name)
-    else:
-        errors, _warnings = fuel.check(body, document.lines, document.name,
-                                       expressions=False)
+    errors = _computed_errors(body, document, document.lines)
+    if errors and not document.lines and computed.lines is not None:
+        errors = _computed_errors(body, document, computed.lines(document))
     if errors:
         raise exception.InvalidTaskGraph([
             _with_expression(error, computed.evaluation.results)
             for error in errors])
+
+
+def _computed_errors(body: Any, document: SiteDocument,
+                     lines: Mapping[Path, int]) -> list[DocumentError]:
+    if document.kind == STRATEGY:
+        return shipyard.check(body, lines, document.name)
+    errors, _warnings = fuel.check(body, lines, document.name,
+                                   expressions=False)
+    return errors
 
 
 def _with_expression(error: DocumentError,
@@ -239,7 +298,7 @@ def _once(value: Any, owner: str, field: str,
     return evaluation.resolve(value, owner, (field,))
 
 
-def _item(item: Any, owner_key: str, document: str,
+def _item(item: Any, owner_key: str, origin: Origin,
           computed: ComputedFields, per_node_allowed: bool) -> Any:
     """One task, group or stage with its fields computed; those a task
     computes per node are kept for the plan (``computed.per_node``)."""
@@ -248,7 +307,7 @@ def _item(item: Any, owner_key: str, document: str,
         return item
     evaluation = computed.evaluation
     owner = str(item.get(owner_key))
-    computed.document_of[owner] = document
+    computed.origins[owner] = origin
     result = {}
     kept = {}
     for field, value in item.items():
@@ -261,29 +320,35 @@ def _item(item: Any, owner_key: str, document: str,
         else:
             result[field] = _once(value, owner, field, evaluation)
     if kept:
-        computed.per_node[owner] = PerNode(document, kept.get(CONDITION),
+        computed.per_node[owner] = PerNode(kept.get(CONDITION),
                                            kept.get(PARAMETERS))
     return result
 
 
-def _strategy(body: Any, name: str, computed: ComputedFields) -> Any:
+def _strategy(document: SiteDocument, computed: ComputedFields) -> Any:
+    body = document.document
     groups = (body.get('data') or {}).get('groups') \
         if isinstance(body, Mapping) else None
     if not isinstance(groups, list) or \
             not expressions.find_expressions(groups):
         return body
-    data = dict(body['data'], groups=[_item(g, 'name', name, computed, False)
-                                      for g in groups])
+    data = dict(body['data'], groups=[
+        _item(g, 'name', Origin(document, ('data', 'groups', index)),
+              computed, False)
+        for index, g in enumerate(groups)])
     return dict(body, data=data)
 
 
-def _task_graph(body: Any, name: str, computed: ComputedFields) -> Any:
+def _task_graph(document: SiteDocument, computed: ComputedFields) -> Any:
+    body = document.document
     items = fuel.items_of(body)
     if not expressions.find_expressions(items):
         return body
-    done = [_item(item, 'id', name, computed, isinstance(item, Mapping) and
+    prefix = () if isinstance(body, list) else ('data', 'tasks')
+    done = [_item(item, 'id', Origin(document, prefix + (index,)), computed,
+                  isinstance(item, Mapping) and
                   item.get('type') not in fuel.STRUCTURE_TYPES)
-            for item in items]
+            for index, item in enumerate(items)]
     if isinstance(body, list):
         return done
     return dict(body, data=dict(body['data'], tasks=done))

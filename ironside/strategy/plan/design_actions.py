@@ -41,9 +41,11 @@ from ironside.common import exception
 from ironside.db import models
 from ironside.db import site as site_db
 from ironside.strategy import expressions
+from ironside.strategy.core.paths import Path
 from ironside.strategy.core.selectors import SiteNode
 from ironside.strategy.designs import store
 from ironside.strategy.designs import versions
+from ironside.strategy.designs.checks import LinesOf
 from ironside.strategy.designs.design import Design
 from ironside.strategy.nodes import seam
 from ironside.strategy.plan import computed_fields
@@ -196,7 +198,8 @@ def prepare(nodes: seam.NodeBackend, action: str,
     if computed_fields.has_expressions(documents):
         context = site_context.for_design(nodes, design, rebuilt=only or ())
         computed = computed_fields.compute(
-            documents, expressions.Evaluation(context))
+            documents, expressions.Evaluation(context),
+            _revision_lines(design, revision))
         computed.check_per_node(sorted(design.nodes))
         old = context.old.revision if context.old is not None else None
         log.append(log_entry(
@@ -214,12 +217,37 @@ def prepare(nodes: seam.NodeBackend, action: str,
                     access(design), site_nodes, log, computed)
 
 
+def _revision_lines(design: Design, revision: int
+                    ) -> computed_fields.DocumentLines:
+    """The line map of each of the revision's documents an action runs,
+    from the texts it was committed from: read (slow) only when an error
+    is to be placed, and then once."""
+    strategy = design.strategy()
+    documents = {(TASK_GRAPH, d.name): d
+                 for d in design.documents_of_kind(fuel.KIND.name)}
+    found = design.document(strategy.schema, strategy.name)
+    if found is not None:
+        documents[(STRATEGY, strategy.name)] = found
+    read: list[LinesOf] = []
+
+    def lines(document: SiteDocument) -> Mapping[Path, int]:
+        design_document = documents.get((document.kind, document.name))
+        if design_document is None:
+            return {}
+        if not read:
+            read.append(store.revision_lines(revision))
+        return read[0](design_document)
+    return lines
+
+
 def run_documents(design: Design) -> tuple[SiteDocument, ...]:
     """What an action on the design runs: the strategy its configuration
     names, then every task graph of the design."""
     strategy = design.strategy()
-    return (SiteDocument(STRATEGY, strategy.name, strategy.document),) + \
-        tuple(SiteDocument(TASK_GRAPH, d.name, d.body)
+    found = design.document(strategy.schema, strategy.name)
+    return (SiteDocument(STRATEGY, strategy.name, strategy.document,
+                         source=found.source_name if found else None),) + \
+        tuple(SiteDocument(TASK_GRAPH, d.name, d.body, source=d.source_name)
               for d in design.documents_of_kind(fuel.KIND.name))
 
 

@@ -43,6 +43,8 @@ class SiteDocument:
     # Line numbers, while the text it came from is at hand (not stored).
     lines: Mapping[tuple, int] = dataclasses.field(
         default_factory=dict, compare=False, repr=False)
+    # The file it was read from, when known (a design's; not stored).
+    source: str | None = dataclasses.field(default=None, compare=False)
 
     def as_dict(self) -> dict[str, Any]:
         return {'kind': self.kind, 'name': self.name,

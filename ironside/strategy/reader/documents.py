@@ -89,8 +89,9 @@ class DesignDocument(NamedTuple):
     name: str
     body: Mapping[str, Any]
     hash: str
-    # Where it was staged from, while it is in the buffer: the source's
-    # index in its collection and the document's index in that source.
+    # Where it was staged from (in the buffer) or committed from (in a
+    # revision that kept its texts): the source's index in its
+    # collection and the document's index in that source.
     source: int | None = None
     index: int | None = None
     source_name: str | None = None

@@ -15,6 +15,7 @@ from typing import Any
 from ironside.strategy.core.paths import Path
 from ironside.strategy.core.paths import field_name
 from ironside.strategy.core.paths import line_of
+from ironside.strategy.core.paths import placed
 
 
 @dataclasses.dataclass(frozen=True)
@@ -29,15 +30,8 @@ class DocumentError:
     line: int | None = None
 
     def __str__(self) -> str:
-        where = ['document "%s"' % self.document]
-        if self.group is not None:
-            where.append('group "%s"' % self.group)
-        if self.task is not None:
-            where.append('task "%s"' % self.task)
-        if self.field:
-            where.append('field "%s"' % self.field)
-        line = ' (line %d)' % self.line if self.line else ''
-        return '%s: %s%s' % (', '.join(where), self.message, line)
+        return placed(self.message, self.document, self.group, self.task,
+                      self.field, line=self.line)
 
     def as_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

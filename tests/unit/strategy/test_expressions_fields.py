@@ -83,7 +83,7 @@ def test_check_refuses_a_syntax_error():
     assert error.field == 'condition'
     assert error.expression == 'changed($.configs.nova'
     assert error.message == 'Parse error: unexpected end of statement'
-    assert str(error) == ('"t", field "condition": expression '
+    assert str(error) == ('task "t", field "condition": expression '
                           '"changed($.configs.nova": Parse error: '
                           'unexpected end of statement')
 
@@ -183,9 +183,9 @@ def test_condition_values(condition, expected):
 def test_condition_literal_must_be_a_boolean():
     with pytest.raises(exception.ExpressionFailed) as raised:
         sites.unchanged().condition('false', 'task-a')
-    assert str(raised.value) == ('"task-a", field "condition": a condition '
-                                 "is true, false or a yaql_exp mapping, not "
-                                 "'false'")
+    assert str(raised.value) == ('task "task-a", field "condition": a '
+                                 'condition is true, false or a yaql_exp '
+                                 "mapping, not 'false'")
 
 
 def test_select_nodes_per_node_condition():
@@ -257,8 +257,9 @@ def test_runtime_error_names_task_field_expression_and_message():
     assert (error.owner, error.field, error.node, error.expression,
             error.message) == ('t1', 'parameters.x[1]', None,
                                '$.configs.glance.stores', 'no key "glance"')
-    assert str(raised.value) == ('"t1", field "parameters.x[1]": expression '
-                                 '"$.configs.glance.stores": no key "glance"')
+    assert str(raised.value) == ('task "t1", field "parameters.x[1]": '
+                                 'expression "$.configs.glance.stores": '
+                                 'no key "glance"')
     assert raised.value.code == 400
     assert evaluation.results == []
 
