@@ -50,6 +50,7 @@ from ironside.strategy.reader.errors import DocumentError
 from ironside.strategy.reader.errors import ErrorCollector
 from ironside.strategy.reader.errors import document_name
 from ironside.strategy.reader.registry import Kind
+from ironside.strategy.reader.schema import envelope
 from ironside.strategy.reader.schema import schema_errors
 from ironside.strategy.reader.source import SourceError
 from ironside.strategy.reader.source import read_documents
@@ -97,26 +98,12 @@ _CLUSTER_SCHEMA = {
     'additionalProperties': False,
 }
 
-DOCUMENT_SCHEMA = {
+DOCUMENT_SCHEMA = envelope(list(SCHEMAS), {
     'type': 'object',
-    'required': ['schema', 'metadata', 'data'],
-    'properties': {
-        'schema': {'enum': list(SCHEMAS)},
-        'metadata': {
-            'type': 'object',
-            'required': ['name'],
-            'properties': {'name': _TEXT},
-        },
-        'data': {
-            'type': 'object',
-            'required': ['clusters'],
-            'properties': {'clusters': {'type': 'array',
-                                        'items': _CLUSTER_SCHEMA}},
-            'additionalProperties': False,
-        },
-    },
+    'required': ['clusters'],
+    'properties': {'clusters': {'type': 'array', 'items': _CLUSTER_SCHEMA}},
     'additionalProperties': False,
-}
+})
 
 # Errors are reported as the DeploymentStrategy reader reports its own:
 # one format, and the same YAML line mapping, for every design document.

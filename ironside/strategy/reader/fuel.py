@@ -76,6 +76,7 @@ from ironside.strategy.reader.errors import Place
 from ironside.strategy.reader.errors import document_name
 from ironside.strategy.reader.registry import TASK_GRAPH
 from ironside.strategy.reader.registry import Kind
+from ironside.strategy.reader.schema import envelope
 from ironside.strategy.reader.schema import schema_errors
 from ironside.strategy.reader.source import SourceError
 from ironside.strategy.reader.source import read_documents as source_read
@@ -170,25 +171,12 @@ _TASK_SCHEMA = {
 # own priority when the task gives none.
 STEP_SCHEMA = dict(shipyard.STEP_SCHEMA, required=['interface', 'step'])
 
-_WRAPPER_SCHEMA = {
+_WRAPPER_SCHEMA = envelope([SCHEMA], {
     'type': 'object',
-    'required': ['schema', 'metadata', 'data'],
-    'properties': {
-        'schema': {'enum': [SCHEMA]},
-        'metadata': {
-            'type': 'object',
-            'required': ['name'],
-            'properties': {'name': {'type': 'string', 'minLength': 1}},
-        },
-        'data': {
-            'type': 'object',
-            'required': ['tasks'],
-            'properties': {'tasks': {'type': 'array'}},
-            'additionalProperties': False,
-        },
-    },
+    'required': ['tasks'],
+    'properties': {'tasks': {'type': 'array'}},
     'additionalProperties': False,
-}
+})
 
 _VALIDATORS = {name: jsonschema.Draft202012Validator(schema) for name, schema
                in (('group', _GROUP_SCHEMA), ('stage', _STAGE_SCHEMA),

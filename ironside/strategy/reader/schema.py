@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any
 
 import fastjsonschema
@@ -27,6 +28,27 @@ _TYPE_NAMES = {'object': 'a mapping', 'array': 'a list', 'string': 'a string',
 # What the patterns of the site layer's schemas ask for, in words.
 _PATTERNS = {'^/': 'be an absolute path',
              '^0?[0-7]{3,4}$': 'be an octal mode such as 0644'}
+
+
+def envelope(schemas: Sequence[str], data: dict[str, Any]
+             ) -> dict[str, Any]:
+    """The JSON schema of a design document of one kind: one of its
+    ``schemas``, a named ``metadata``, ``data`` as the kind says, and
+    nothing else at the top."""
+    return {
+        'type': 'object',
+        'required': ['schema', 'metadata', 'data'],
+        'properties': {
+            'schema': {'enum': list(schemas)},
+            'metadata': {
+                'type': 'object',
+                'required': ['name'],
+                'properties': {'name': {'type': 'string', 'minLength': 1}},
+            },
+            'data': data,
+        },
+        'additionalProperties': False,
+    }
 
 
 def describe(value: Any) -> str:

@@ -51,6 +51,7 @@ from ironside.strategy.reader.errors import Place
 from ironside.strategy.reader.errors import document_name
 from ironside.strategy.reader.registry import STRATEGY
 from ironside.strategy.reader.registry import Kind
+from ironside.strategy.reader.schema import envelope
 from ironside.strategy.reader.schema import schema_errors
 from ironside.strategy.reader.source import SourceError
 from ironside.strategy.reader.source import read_documents as source_read
@@ -122,26 +123,12 @@ _GROUP_SCHEMA = {
     'additionalProperties': False,
 }
 
-DOCUMENT_SCHEMA = {
+DOCUMENT_SCHEMA = envelope(list(SCHEMAS), {
     'type': 'object',
-    'required': ['schema', 'metadata', 'data'],
-    'properties': {
-        'schema': {'enum': list(SCHEMAS)},
-        'metadata': {
-            'type': 'object',
-            'required': ['name'],
-            'properties': {'name': {'type': 'string', 'minLength': 1}},
-        },
-        'data': {
-            'type': 'object',
-            'required': ['groups'],
-            'properties': {'groups': {'type': 'array',
-                                      'items': _GROUP_SCHEMA}},
-            'additionalProperties': False,
-        },
-    },
+    'required': ['groups'],
+    'properties': {'groups': {'type': 'array', 'items': _GROUP_SCHEMA}},
     'additionalProperties': False,
-}
+})
 
 _VALIDATOR = jsonschema.Draft202012Validator(DOCUMENT_SCHEMA)
 _SELECTORS_VALIDATOR = jsonschema.Draft202012Validator({
