@@ -8,10 +8,11 @@ most of them aimed at a real node:
 * in-process, the volume (about 20,000 requests in CI): the application
   a real process serves, built by the same function
   (``ironside.cmd.api.application``), over a conductor in this process
-  and the test database (SQLite in a temp dir), called through WSGI
-  without a socket. Its coverage phase (every parameter and body field
-  at its bounds, missing, of the wrong type: about 17,000 requests,
-  the same each run), then requests hypothesis draws. Every answer is
+  and the test database (SQLite in a temp dir by default), called
+  through WSGI without a socket. Its coverage phase (every parameter
+  and body field at its bounds, missing, of the wrong type: about
+  17,000 requests, the same each run), then requests hypothesis draws.
+  Every answer is
   checked for everything: not a 5xx; what /openapi.json says it can be
   (status code, content type, headers, body); if refused, an Ironic
   error that left the node as it was;
