@@ -12,10 +12,9 @@ most of them aimed at a real node:
   through WSGI without a socket. Its coverage phase (every parameter
   and body field at its bounds, missing, of the wrong type: about
   17,000 requests, the same each run), then requests hypothesis draws.
-  Every answer is
-  checked for everything: not a 5xx; what /openapi.json says it can be
-  (status code, content type, headers, body); if refused, an Ironic
-  error that left the node as it was;
+  Every answer is checked for everything: not a 5xx; what /openapi.json
+  says it can be (status code, content type, headers, body); if
+  refused, an Ironic error that left the node as it was;
 * over HTTP, fewer, to a real Ironside process, so that the wire is
   covered too: no 5xx, and refusals leave the node as it was.
 
