@@ -22,14 +22,20 @@ from ironside.conductor import rpcapi as conductor_rpcapi
 LOG = logging.getLogger(__name__)
 
 
+def application(rpcapi: conductor_rpcapi.ConductorAPI) -> auth.WsgiApp:
+    """The WSGI application the API serves: the bare metal API and the
+    site API, behind the configured authentication and the access log."""
+    return auth.wrap(api_app.build_app(
+        rpcapi, extra_apis=[(site_api.DEFAULT_PREFIX, site_api.register)]))
+
+
 def start_api(rpcapi: conductor_rpcapi.ConductorAPI
               ) -> api_server.ApiServer:
     """Check the auth strategy, then serve the API on [api]host_ip:port."""
     auth.check_strategy(CONF.api.host_ip)
-    app = auth.wrap(api_app.build_app(
-        rpcapi, extra_apis=[(site_api.DEFAULT_PREFIX, site_api.register)]))
-    server = api_server.ApiServer(app, CONF.api.host_ip, CONF.api.port,
-                                  CONF.api.threads, CONF.api.backlog,
+    server = api_server.ApiServer(application(rpcapi), CONF.api.host_ip,
+                                  CONF.api.port, CONF.api.threads,
+                                  CONF.api.backlog,
                                   CONF.api.client_socket_timeout)
     server.start()
     return server

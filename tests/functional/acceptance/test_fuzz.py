@@ -1,75 +1,130 @@
 """Malformed and random requests against the served OpenAPI document.
 
-Two runs against one real Ironside:
+schemathesis sends, for every operation of /openapi.json (the bare metal
+API's), valid and invalid requests (wrong types, missing and unknown
+fields, values at and past their bounds, bad headers, other methods),
+most of them aimed at a real node:
 
-* schemathesis generates requests for every operation of /openapi.json,
-  valid and invalid (wrong types, missing and unknown fields, bad
-  headers), half of them aimed at a real node;
-* hypothesis sends the malformations clients really produce to a real
-  node: bad JSON, wrong types, unknown fields, bad JSON-patch paths and
-  ops, oversized bodies.
+* in-process, the volume (about 20,000 requests in CI): the application
+  a real process serves, built by the same function
+  (``ironside.cmd.api.application``), over a conductor in this process
+  and the test database (SQLite in a temp dir by default), called
+  through WSGI without a socket. Its coverage phase (every parameter
+  and body field at its bounds, missing, of the wrong type: about
+  17,000 requests, the same each run), then requests hypothesis draws.
+  Every answer is checked for everything: not a 5xx; what /openapi.json
+  says it can be (status code, content type, headers, body); if
+  refused, an Ironic error that left the node as it was;
+* over HTTP, fewer, to a real Ironside process, so that the wire is
+  covered too: no 5xx, and refusals leave the node as it was.
 
-No answer may be a 5xx, and a refused request must leave the node exactly
-as it was. ``IRONSIDE_FUZZ_EXAMPLES`` sets how many requests each run
-sends (default 1000 each, about 2000 in all, the same ones each time,
-kept small for CI); setting it also draws new requests on each run.
+hypothesis then sends the malformations clients really produce to the
+real process's node: bad JSON, wrong types, unknown fields, bad
+JSON-patch paths and ops, oversized bodies.
+
+``IRONSIDE_FUZZ_EXAMPLES`` sets how many requests hypothesis draws
+in-process (default 3000), ``IRONSIDE_FUZZ_HTTP`` over HTTP (default
+300), ``IRONSIDE_FUZZ_MALFORMED`` the malformations (default 1000);
+setting any draws new requests on each run, otherwise CI sends the same
+ones each time. ``IRONSIDE_FUZZ_REPORT`` names a file the in-process
+runs append their counts and findings to (benchmarks/README.md,
+"Schemathesis at 100,000 requests").
 """
 
 from __future__ import annotations
 
+import collections
 import json
 import os
+from typing import Any
 
 import pytest
 import requests
 import schemathesis
+import werkzeug.test
 from hypothesis import HealthCheck
 from hypothesis import given
 from hypothesis import settings
 from hypothesis import strategies as st
-from schemathesis import checks
 from schemathesis.core import failures as failures_module
 from schemathesis.generation.modes import GenerationMode
 from schemathesis.specs.openapi import checks as openapi_checks
 
+from ironside.cmd import api as api_cmd
+from ironside.conductor import manager as conductor_manager
+from ironside.conductor import rpcapi as conductor_rpcapi
 from tests.functional.fixtures import ironside_process
 
 pytestmark = pytest.mark.functional
 
-EXAMPLES = int(os.environ.get('IRONSIDE_FUZZ_EXAMPLES', '1000'))
+_KNOBS = ('IRONSIDE_FUZZ_EXAMPLES', 'IRONSIDE_FUZZ_HTTP',
+          'IRONSIDE_FUZZ_MALFORMED')
+_ASKED = any(name in os.environ for name in _KNOBS)
+EXAMPLES = int(os.environ.get('IRONSIDE_FUZZ_EXAMPLES', '3000'))
+HTTP_EXAMPLES = int(os.environ.get('IRONSIDE_FUZZ_HTTP', '300'))
+MALFORMED_EXAMPLES = int(os.environ.get('IRONSIDE_FUZZ_MALFORMED', '1000'))
 SEED = 'fuzz-seed'
 # CI sends the same requests each run; a run asked for explores anew.
 FUZZ_SETTINGS = settings(
     max_examples=EXAMPLES, deadline=None, database=None,
-    derandomize='IRONSIDE_FUZZ_EXAMPLES' not in os.environ,
-    suppress_health_check=list(HealthCheck))
+    derandomize=not _ASKED, suppress_health_check=list(HealthCheck))
 # Fields that change without any request (bookkeeping of the conductor).
 VOLATILE = {'updated_at', 'provision_updated_at', 'conductor', 'reservation',
             'links', 'ports', 'portgroups', 'states', 'volume'}
 HEADERS = {'X-OpenStack-Ironic-API-Version': 'latest'}
+# The module's servers refuse bodies past 1 MiB: cheap to exceed.
+MAX_BODY_SIZE = 1024 * 1024
 
 
 class Seed:
-    """A node the fuzzers aim at, recreated whenever a request deletes it."""
+    """A node the fuzzers aim at, recreated whenever a request deletes it.
 
-    def __init__(self, endpoint: str) -> None:
+    Over HTTP to ``endpoint``, or, given ``app``, to that WSGI
+    application in-process.
+    """
+
+    def __init__(self, endpoint: str, app: Any = None) -> None:
         self.endpoint = endpoint
         self.http = requests.Session()
         self.http.headers.update(HEADERS)
+        self.wsgi = None if app is None else werkzeug.test.Client(app)
         self.refusals_checked = 0   # 4xx answers the node was compared for
+        self._known: dict | None = None
 
     def url(self, path: str) -> str:
         return self.endpoint + path
 
+    def _call(self, method: str, path: str, body: Any = None
+              ) -> tuple[int, Any]:
+        if self.wsgi is not None:
+            answer = self.wsgi.open(path, method=method, json=body,
+                                    headers=HEADERS)
+            return answer.status_code, answer.get_json(silent=True)
+        response = self.http.request(method, self.url(path), json=body,
+                                     timeout=30)
+        return response.status_code, \
+            response.json() if response.content else None
+
+    def state(self, refresh: bool = False) -> dict | None:
+        """The node's fields as last seen, unless ``refresh`` or an
+        answer may have changed them (``forget``)."""
+        if refresh or self._known is None:
+            self._known = self.snapshot()
+        return self._known
+
+    def forget(self) -> None:
+        self._known = None
+
     def snapshot(self) -> dict | None:
         """The node's fields, or None if it is gone or busy."""
-        response = self.http.get(self.url('/v1/nodes/%s' % SEED))
-        if response.status_code == 404:
-            self.http.post(self.url('/v1/nodes'), json={
+        path = '/v1/nodes/%s' % SEED
+        status, node = self._call('GET', path)
+        if status == 404:
+            self._call('POST', '/v1/nodes', {
                 'name': SEED, 'driver': 'fake-hardware',
                 'extra': {'keep': 'me'}, 'properties': {'cpus': 1}})
-            response = self.http.get(self.url('/v1/nodes/%s' % SEED))
-        node = response.json()
+            status, node = self._call('GET', path)
+        assert status == 200, (status, node)
         if node.get('target_provision_state') or node.get(
                 'target_power_state') or node.get('reservation'):
             return None
@@ -98,10 +153,10 @@ def check_refusal(seed: Seed, before: dict | None, response) -> None:
 
 @pytest.fixture(scope='module')
 def ironside(tmp_path_factory):
-    """This module's own server: a 1 MiB body limit, cheap to exceed."""
+    """This module's own server process."""
     yield from ironside_process.serve(
         tmp_path_factory.mktemp('ironside'),
-        options={'api': {'max_body_size': 1024 * 1024}})
+        options={'api': {'max_body_size': MAX_BODY_SIZE}})
 
 
 @pytest.fixture(scope='module')
@@ -109,16 +164,49 @@ def seed(ironside) -> Seed:
     return Seed(ironside.endpoint)
 
 
-@pytest.fixture(scope='module')
-def schema(ironside):
+def bare_metal_operations(schema):
     """The bare metal API's operations: the site API (under /site, in
     the same document) starts deployments, which this module's checks of
     nodes and bodies do not cover."""
-    return schemathesis.openapi.from_url(
-        ironside.endpoint + '/openapi.json').exclude(path_regex='^/site')
+    return schema.exclude(path_regex='^/site')
 
 
-def test_schemathesis_no_5xx_no_half_writes(schema, seed):
+@pytest.fixture(scope='module')
+def schema(ironside):
+    return bare_metal_operations(schemathesis.openapi.from_url(
+        ironside.endpoint + '/openapi.json'))
+
+
+@pytest.fixture
+def application(db, conf):
+    """The application ``ironside`` serves (``ironside.cmd.api``'s), as
+    the all-in-one configures it, over a conductor in this process (the
+    all-in-one's ``--single-process``) and the test database (SQLite in
+    a temp dir unless IRONSIDE_TEST_DB says otherwise)."""
+    conf.set(auth_strategy='noauth', host='fuzz-conductor',
+             enabled_hardware_types=['fake-hardware'],
+             rpc_transport='local')
+    conf.set('api', max_body_size=MAX_BODY_SIZE)
+    conf.set('conductor', async_step_poll_interval=0.2,
+             sync_power_state_interval=0, node_locked_retry_interval=0.2)
+    manager = conductor_manager.ConductorManager('fuzz-conductor')
+    manager.init_host()
+    yield api_cmd.application(
+        conductor_rpcapi.ConductorAPI(local_manager=manager))
+    manager.del_host()
+
+
+@pytest.fixture
+def in_process(application) -> tuple[Any, Seed]:
+    """(schema, seed) of the application called in-process."""
+    schema = bare_metal_operations(
+        schemathesis.openapi.from_wsgi('/openapi.json', application))
+    return schema, Seed('', app=application)
+
+
+def test_schemathesis_over_http_no_5xx_no_half_writes(schema, seed):
+    """Generated requests over a real process's socket: no 5xx, and a
+    refused one leaves the node as it was."""
     aimed = {'node_ident': SEED}
     strategy = st.one_of(
         schema.as_strategy(GenerationMode.NEGATIVE),
@@ -126,7 +214,7 @@ def test_schemathesis_no_5xx_no_half_writes(schema, seed):
         schema.as_strategy(GenerationMode.NEGATIVE, path_parameters=aimed),
         schema.as_strategy(GenerationMode.POSITIVE, path_parameters=aimed))
 
-    @FUZZ_SETTINGS
+    @settings(FUZZ_SETTINGS, max_examples=HTTP_EXAMPLES)
     @given(case=strategy)
     def run(case):
         before = seed.snapshot()
@@ -137,47 +225,149 @@ def test_schemathesis_no_5xx_no_half_writes(schema, seed):
     run()
 
 
-CONFORMANCE_CHECKS = (
-    checks.not_a_server_error,
+# In-process: the volume, every answer checked for everything at once.
+
+CONFORMANCE_CHECKS = [
     openapi_checks.status_code_conformance,
     openapi_checks.content_type_conformance,
     openapi_checks.response_headers_conformance,
     openapi_checks.response_schema_conformance,
-)
-CONFORMANCE_EXAMPLES = int(os.environ.get('IRONSIDE_FUZZ_CONFORMANCE',
-                                          str(EXAMPLES)))
+]
+SERVER_ERROR = '5xx'
+CHANGED = 'refused, yet the node changed'
+NOT_IRONIC_ERROR = 'refused without an Ironic error body'
 
 
-def test_schemathesis_conformance(schema, seed):
-    """Every answer is what /openapi.json says it can be: a documented
-    status code, content type, header schema and body schema. Failures
-    are gathered across the whole run, then listed once, one per
-    operation and check."""
+class Findings:
+    """What a run found: requests sent, and failures counted by kind,
+    one example kept for each kind and operation."""
+
+    def __init__(self) -> None:
+        self.requests = 0
+        self.compared = 0   # refusals the node was compared for
+        self.by_kind: collections.Counter[str] = collections.Counter()
+        self.examples: dict[tuple[str, str], str] = {}
+
+    def add(self, kind: str, case, detail: str) -> None:
+        self.by_kind[kind] += 1
+        self.examples.setdefault((kind, case.operation.label), detail[:800])
+
+    def report(self) -> str:
+        return '%d requests, %d refusals compared; %s\n\n%s' % (
+            self.requests, self.compared, dict(self.by_kind), '\n\n'.join(
+                '%s: %s\n%s' % (operation, kind, detail)
+                for (kind, operation), detail in sorted(
+                    self.examples.items())))
+
+
+def _describe(response) -> str:
+    request = response.request
+    return '%s %s (version %s) %r\n-> %d %s' % (
+        request.method, request.url,
+        request.headers.get('X-OpenStack-Ironic-API-Version'), request.body,
+        response.status_code, response.text)
+
+
+def examine(seed: Seed, case, findings: Findings) -> None:
+    """Send ``case`` in-process and check its answer: not a 5xx, what
+    /openapi.json says it can be (status code, content type, headers,
+    body), and, if refused, an Ironic error that left the node as it
+    was."""
+    before = seed.state()
+    # The case's own headers (a version it asks for) win, as they do
+    # over HTTP, where the session's are only defaults.
+    response = case.call(headers={**HEADERS, **(case.headers or {})},
+                         timeout=30)
+    findings.requests += 1
+    if response.status_code >= 500:
+        findings.add(SERVER_ERROR, case, _describe(response))
+    try:
+        case.validate_response(response, checks=CONFORMANCE_CHECKS)
+    except (AssertionError, failures_module.FailureGroup) as exc:
+        for failure in getattr(exc, 'exceptions', None) or [exc]:
+            findings.add(getattr(failure, 'title', type(failure).__name__),
+                         case, '%s\n%s' % (_describe(response), failure))
+    if not 400 <= response.status_code < 500:
+        seed.forget()
+        return
+    if response.status_code != 405 and response.content and \
+            not _is_ironic_error(response):
+        findings.add(NOT_IRONIC_ERROR, case, _describe(response))
+    after = seed.state(refresh=True)
+    if before is not None and after is not None:
+        findings.compared += 1
+        if after != before:
+            findings.add(CHANGED, case, _describe(response))
+
+
+def _is_ironic_error(response) -> bool:
+    try:
+        return bool(json.loads(response.json()['error_message'])[
+            'faultstring'])
+    except (ValueError, KeyError, TypeError):
+        return False
+
+
+def _aimed(case):
+    """The case aimed at the seed node, unless its node is what it
+    varies."""
+    phase = getattr(case.meta, 'phase', None)
+    varied = getattr(getattr(phase, 'data', None), 'parameter', None)
+    if 'node_ident' in (case.path_parameters or {}) and \
+            varied != 'node_ident':
+        case.path_parameters = {**case.path_parameters, 'node_ident': SEED}
+    return case
+
+
+def _write_report(findings: Findings) -> None:
+    path = os.environ.get('IRONSIDE_FUZZ_REPORT')
+    if path:
+        with open(path, 'a') as out:
+            out.write(findings.report() + '\n')
+
+
+def test_schemathesis_coverage(in_process):
+    """schemathesis' coverage phase, in-process: for every operation its
+    deterministic cases (each parameter and body field at its bounds,
+    missing, of the wrong type, unexpected methods), aimed at the seed
+    node. About 17,000 requests."""
+    schema, seed = in_process
+    findings = Findings()
+    for result in schema.get_all_operations():
+        operation = result.ok()
+        for case in schema.iter_coverage_cases(
+                operation, generation_modes=list(GenerationMode),
+                generation_config=schema.config.generation):
+            examine(seed, _aimed(case), findings)
+    assert findings.requests > 15000
+    _write_report(findings)
+    assert not findings.by_kind, findings.report()
+    # Most answers were refusals with the node idle: the check did run.
+    assert findings.compared > findings.requests // 2
+
+
+def test_schemathesis_fuzz(in_process):
+    """schemathesis' generated requests (hypothesis), in-process,
+    valid and invalid, half aimed at the seed node."""
+    schema, seed = in_process
     aimed = {'node_ident': SEED}
     strategy = st.one_of(
         schema.as_strategy(GenerationMode.NEGATIVE),
         schema.as_strategy(GenerationMode.POSITIVE),
+        schema.as_strategy(GenerationMode.NEGATIVE, path_parameters=aimed),
         schema.as_strategy(GenerationMode.POSITIVE, path_parameters=aimed))
-    failures: dict[tuple[str, str], str] = {}
+    findings = Findings()
 
-    @settings(FUZZ_SETTINGS, max_examples=CONFORMANCE_EXAMPLES)
+    @FUZZ_SETTINGS
     @given(case=strategy)
     def run(case):
-        seed.snapshot()
-        try:
-            case.call_and_validate(base_url=seed.endpoint, session=seed.http,
-                                   timeout=30, checks=CONFORMANCE_CHECKS)
-        except (AssertionError, failures_module.FailureGroup) as exc:
-            for failure in getattr(exc, 'exceptions', None) or [exc]:
-                title = getattr(failure, 'title', type(failure).__name__)
-                key = (case.operation.label, title)
-                failures.setdefault(key, str(failure)[:600])
+        examine(seed, case, findings)
 
     run()
-    assert not failures, '%d conformance failures:\n%s' % (
-        len(failures), '\n\n'.join('%s: %s\n%s' % (op, title, text)
-                                   for (op, title), text in
-                                   sorted(failures.items())))
+    _write_report(findings)
+    assert not findings.by_kind, findings.report()
+    # Most answers were refusals with the node idle: the check did run.
+    assert findings.compared > findings.requests // 2
 
 
 # Targeted malformations
@@ -269,7 +459,7 @@ def _malformed_call(draw) -> tuple[str, str, dict]:
 
 
 def test_malformed_requests_leave_the_node_unchanged(seed, ironside):
-    @FUZZ_SETTINGS
+    @settings(FUZZ_SETTINGS, max_examples=MALFORMED_EXAMPLES)
     @given(request=malformed_request())
     def run(request):
         method, path, kwargs, version = request
@@ -283,5 +473,5 @@ def test_malformed_requests_leave_the_node_unchanged(seed, ironside):
     seed.refusals_checked = 0
     run()
     # Most requests were refused with the node idle: the check did run.
-    assert seed.refusals_checked > EXAMPLES // 2
+    assert seed.refusals_checked > MALFORMED_EXAMPLES // 2
     assert 'Traceback' not in ironside.log()

@@ -86,6 +86,28 @@ def test_every_operation_documents_its_errors():
             operation['parameters'], (method, path)
 
 
+# The operations that answer 405 below the microversion that brought
+# them, as Ironic does (their GET answers 404 or lists).
+NEWER_THAN_THE_VERSION = [
+    ('post', '/v1/allocations'),
+    ('patch', '/v1/allocations/{allocation_ident}'),
+    ('post', '/v1/inspection_rules'),
+    ('delete', '/v1/inspection_rules'),
+    ('patch', '/v1/inspection_rules/{rule_uuid}'),
+    ('delete', '/v1/inspection_rules/{rule_uuid}'),
+    ('post', '/v1/runbooks'),
+    ('patch', '/v1/runbooks/{runbook_ident}'),
+    ('delete', '/v1/runbooks/{runbook_ident}'),
+]
+
+
+@pytest.mark.parametrize('method,path', NEWER_THAN_THE_VERSION)
+def test_operations_newer_than_the_version_document_405(method, path):
+    responses = openapi.document()['paths'][path][method]['responses']
+    assert responses['405'] == {
+        '$ref': '#/components/responses/NotAtThisVersion'}
+
+
 def test_the_version_header_takes_only_what_is_accepted():
     schema = openapi.document()['components']['parameters']['Version'][
         'schema']
