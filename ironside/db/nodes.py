@@ -36,6 +36,7 @@ from oslo_db import exception as db_exc
 from oslo_utils import uuidutils
 
 from ironside.common import exception
+from ironside.common import metrics
 from ironside.common import states
 from ironside.common.conf import CONF
 from ironside.db import fast_sqlite
@@ -383,7 +384,10 @@ def merge_node(node_id: int, read: Callable[[], dict[str, Any]],
                     return
         if holder is not None:
             lock_waits += 1
-            if lock_waits > CONF.conductor.node_locked_retry_attempts:
+            refused = lock_waits > CONF.conductor.node_locked_retry_attempts
+            # A conflict with a task's lock, as a task meeting it counts it.
+            metrics.lock_conflict(refused)
+            if refused:
                 raise exception.NodeLocked(node=row['uuid'], host=holder)
             time.sleep(CONF.conductor.node_locked_retry_interval or 0.05)
             continue

@@ -393,11 +393,10 @@ def test_metrics_move_during_a_deploy(ironside):
     during = scrape(ironside)
 
     # A lock conflict, caused for real: nodes in flight are changed by
-    # eight clients at once, each change taking the node's lock while
-    # the others and the deploy want it (a deploy alone holds it only
-    # between its steps, too briefly to be met reliably). Another test
-    # of the module may have caused some already: this one waits for one
-    # more.
+    # eight clients at once, again and again, until one change meets the
+    # deploy's lock (a PATCH of data waits for it as a task would, and
+    # counts the conflict). Another test of the module may have caused
+    # some already: this one waits for one more.
     conflicts = _total(before['ironside_node_lock_conflicts'])
 
     def _poke(name):

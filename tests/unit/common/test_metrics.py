@@ -64,6 +64,27 @@ def test_lock_waits_and_conflicts(conductor, context, make_node):
     assert grew('ironside_node_lock_conflicts_total', result='refused') == 1
 
 
+def test_a_merge_meeting_a_held_node_counts_its_conflicts(conf, make_node):
+    """A PATCH merged without the lock still meets a task's lock: it waits
+    as a task does, and counts as one (the metric operators watch)."""
+    conf.set('conductor', node_locked_retry_attempts=2,
+             node_locked_retry_interval=0.01)
+    held = make_node(extra={})
+    nodes_db.reserve_node('other-host', held.id)
+    grew = Delta(_sample('ironside_node_lock_conflicts_total',
+                         result='retried'),
+                 _sample('ironside_node_lock_conflicts_total',
+                         result='refused'))
+
+    def read():
+        return {'uuid': held.uuid, 'reservation': 'other-host',
+                'row_version': 0}
+    with pytest.raises(exception.NodeLocked, match='other-host'):
+        nodes_db.merge_node(held.id, read, lambda row: {'extra': {}})
+    assert grew('ironside_node_lock_conflicts_total', result='retried') == 2
+    assert grew('ironside_node_lock_conflicts_total', result='refused') == 1
+
+
 def test_transitions_steps_and_rpc(rpc, context, make_node):
     node = make_node(driver_info={'fake_fail_steps': ['deploy.write_image']})
     step = {'flow': 'deploy', 'interface': 'deploy', 'step': 'write_image'}
