@@ -52,6 +52,8 @@ SPLITS = (
     ('disk_boot_to_active', 'power-on from disk → active', 'server'),
 )
 SERVER_SPLITS = tuple(key for key, _, whose in SPLITS if whose == 'server')
+# The server's spans before the write when it boots the agent.
+_BOOT_SERVER_SPLITS = ('to_ramdisk_power_on', 'lookup', 'heartbeat_to_write')
 
 
 @dataclasses.dataclass
@@ -179,12 +181,9 @@ def node_figures(requested: float, active: float | None,
         'off_to_disk_boot': _span(t.powered_off, t.disk_power_on),
         'disk_boot_to_active': _span(t.disk_power_on, active),
     }
-    before_write = ('fast_track_to_write',) if fast_track else (
-        'to_ramdisk_power_on', 'lookup', 'heartbeat_to_write')
-    server = [split[key] for key in SERVER_SPLITS
-              if key in before_write or key not in (
-                  'fast_track_to_write', 'to_ramdisk_power_on', 'lookup',
-                  'heartbeat_to_write')]
+    # The server's share: its spans on the way this deploy took.
+    skipped = _BOOT_SERVER_SPLITS if fast_track else ('fast_track_to_write',)
+    server = [split[key] for key in SERVER_SPLITS if key not in skipped]
     return {
         'deploy_to_active': total,
         'agent_write': write,
