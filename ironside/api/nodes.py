@@ -389,14 +389,19 @@ def _merge_patch(req: falcon.Request, row: dict[str, Any], patch: list[dict],
                  rules: list[str]) -> None:
     """Apply a patch of data fields to the node as it is when written.
 
-    Each attempt reads the node again, authorises, checks and applies
-    the patch to what it holds, so a patch that no longer applies (a
+    The first attempt applies the patch to ``row``, which the caller has
+    just read and authorised; each further one (after another writer
+    came first) reads the node again, authorises, checks and applies the
+    patch to what it holds, so a patch that no longer applies (a
     ``remove`` or ``replace`` of a key another request removed) fails as
     it would have on its first read.
     """
     uuid = row['uuid']
+    first: list[dict[str, Any]] = [row]
 
     def read() -> dict[str, Any]:
+        if first:
+            return first.pop()
         current = node_access.get_node(req, uuid, rules[0])
         for rule in rules[1:]:
             node_access.authorize_node(req, rule, current, uuid)

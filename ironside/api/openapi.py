@@ -56,27 +56,20 @@ def accepted_versions() -> list[str]:
 
 
 def _complete(operation: dict, path: str, method: str) -> None:
-    parameters = operation.setdefault('parameters', [])
-    if VERSION not in parameters:
-        parameters.append(VERSION)
-    responses = operation.setdefault('responses', {})
-    shared = dict(EVERY_OPERATION)
+    """Add what every operation of its API shares: for /v1 the version
+    header and its errors, for the site API (no microversions) its own."""
+    site = path.startswith(SITE_API)
+    if not site:
+        parameters = operation.setdefault('parameters', [])
+        if VERSION not in parameters:
+            parameters.append(VERSION)
+    shared = dict(SITE_OPERATION if site else EVERY_OPERATION)
     if 'requestBody' in operation or method in BODY_METHODS:
         shared['408'] = ERROR
         shared['413'] = ERROR
     if method != 'get' and path.startswith('/v1/nodes/{node_ident}'):
         shared['409'] = ERROR
-    for status, response in shared.items():
-        responses.setdefault(status, response)
-
-
-def _complete_site(operation: dict, path: str, method: str) -> None:
-    """The site API's errors (it has no microversions)."""
     responses = operation.setdefault('responses', {})
-    shared = dict(SITE_OPERATION)
-    if 'requestBody' in operation or method in BODY_METHODS:
-        shared['408'] = ERROR
-        shared['413'] = ERROR
     for status, response in shared.items():
         responses.setdefault(status, response)
 
@@ -95,11 +88,11 @@ def document() -> dict:
         'content': {'application/json': {'schema': {
             '$ref': '#/components/schemas/Error'}}}}
     for path, item in spec['paths'].items():
-        complete = _complete if path.startswith('/v1') else \
-            _complete_site if path.startswith(SITE_API) else None
+        if not path.startswith(('/v1', SITE_API)):
+            continue
         for method in METHODS:
-            if complete is not None and method in item:
-                complete(item[method], path, method)
+            if method in item:
+                _complete(item[method], path, method)
     return spec
 
 

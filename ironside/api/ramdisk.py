@@ -121,10 +121,7 @@ def _addresses(value: list[str] | None) -> list[str]:
 def _find(node_uuid: str | None, macs: list[str]) -> dict[str, Any]:
     """The node an agent asks for, if an agent may run on it now."""
     if node_uuid:
-        try:
-            row = node_views.select_node_dict(node_uuid, _LOOKUP_COLUMNS)
-        except exception.NodeNotFound:
-            raise exception.NodeNotFound(node=node_uuid) from None
+        row = node_views.select_node_dict(node_uuid, _LOOKUP_COLUMNS)
     else:
         found = ports_db.nodes_with_addresses(macs)
         if len(found) != 1:

@@ -15,10 +15,9 @@ from osc_lib.command import command
 
 from ironside.osc import report_text
 from ironside.osc.columns import report_columns
-from ironside.osc.common import file_name
 from ironside.osc.common import load_yaml_file
+from ironside.osc.common import named_documents
 from ironside.osc.common import read_file
-from ironside.osc.common import read_yaml_file
 from ironside.osc.common import site_client
 
 
@@ -105,9 +104,7 @@ class CreateAction(command.ShowOne):
                            if getattr(parsed_args, name)})
         created = client.create_action(
             parsed_args.action, parsed_args.strategy, parameters,
-            documents=[{'name': file_name(path),
-                        'document': read_yaml_file(path)}
-                       for path in parsed_args.task_graphs],
+            documents=named_documents(parsed_args.task_graphs),
             access=_access(parsed_args))
         self.report = created
         if parsed_args.wait:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Sequence
 from typing import IO
 from typing import TYPE_CHECKING
 from typing import Any
@@ -102,3 +103,10 @@ def read_yaml_file(path: str) -> str:
     except yaml.YAMLError as exc:
         raise _not_yaml(path, exc) from None
     return text
+
+
+def named_documents(paths: Sequence[str]) -> list[dict[str, str]]:
+    """Files as the site API takes a list of them: each one's text, read
+    and checked by :func:`read_yaml_file`, under :func:`file_name`."""
+    return [{'name': file_name(path), 'document': read_yaml_file(path)}
+            for path in paths]

@@ -7,8 +7,7 @@ from typing import Any
 
 from osc_lib.command import command
 
-from ironside.osc.common import file_name
-from ironside.osc.common import read_yaml_file
+from ironside.osc.common import named_documents
 from ironside.osc.common import show_validation
 from ironside.osc.common import site_client
 
@@ -38,9 +37,7 @@ class ListTasks(command.Lister):
     def take_action(self, parsed_args: argparse.Namespace
                     ) -> tuple[tuple[str, ...], list[tuple[Any, ...]]]:
         tasks = site_client(self).list_tasks(
-            [{'name': file_name(path),
-              'document': read_yaml_file(path)}
-             for path in parsed_args.files],
+            named_documents(parsed_args.files),
             parsed_args.start, parsed_args.end, parsed_args.design_version)
         rows = [(t['id'], t['type'], t['stage'], ', '.join(t['groups']),
                  ', '.join(t['roles']), ', '.join(t['needs_tasks']))
@@ -64,5 +61,4 @@ class ValidateTaskGraph(command.Command):
         return show_validation(
             self.app.stdout, parsed_args.files,
             site_client(self).validate_task_graphs(
-                [{'name': file_name(path), 'document': read_yaml_file(path)}
-                 for path in parsed_args.files]))
+                named_documents(parsed_args.files)))
