@@ -3,7 +3,7 @@ teardown) for :mod:`.groups`, and says what came of it: made, to be
 asked again later (the node is busy), or refused for good.
 
 A request refused because someone else holds the node's lock is asked
-again until ``[site]node_locked_timeout`` (:class:`.node_flow.LockWait`);
+again until ``[site]node_locked_timeout`` (:class:`LockWait`);
 then the node fails.
 """
 
@@ -15,18 +15,42 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from ironside.common.conf import CONF
 from ironside.db import site_models
 from ironside.strategy.core import model
 from ironside.strategy.core.model import Group
 from ironside.strategy.nodes import seam
 from ironside.strategy.plan.action_plan import ActionPlan
-from ironside.strategy.run import node_flow
 from ironside.strategy.run import task_flow
 
 LOG = logging.getLogger(__name__)
 
 # A deploy's steps and templates.
 DeployRequest = tuple[list[dict[str, Any]], list[str]]
+
+
+class LockWait:
+    """How long each node's requests have been refused because someone
+    else holds its lock, in this runner (one that takes the action over
+    waits afresh). A lock held longer than ``[site]node_locked_timeout``
+    is not someone's passing step: the node fails, and the group's
+    success criteria judge it, rather than the phase timing out."""
+
+    def __init__(self) -> None:
+        self._since: dict[str, datetime.datetime] = {}
+
+    def given_up(self, uuid: str, now: datetime.datetime, verb: str,
+                 error: Exception) -> str | None:
+        """Why the node fails now, or None to ask again later."""
+        since = self._since.setdefault(uuid, now)
+        waited = (now - since).total_seconds()
+        if waited < CONF.site.node_locked_timeout:
+            return None
+        return '%s not made: the node is still locked after %d seconds: %s' \
+            % (verb, waited, error)
+
+    def forget(self, uuid: str) -> None:
+        self._since.pop(uuid, None)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -46,7 +70,7 @@ class Requests:
                  clock: Callable[[], datetime.datetime]) -> None:
         self.backend = backend
         self.clock = clock
-        self.locks = node_flow.LockWait()
+        self.locks = LockWait()
 
     def send(self, uuid: str, name: str, verb: str,
              deploy: Callable[[], DeployRequest]) -> Sent:
