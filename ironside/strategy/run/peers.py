@@ -47,7 +47,8 @@ def from_config(action: site_models.SiteAction) -> Peers:
     revision = action.revision_id
     if revision is None:
         raise _failed('The action names no design revision')
-    documents = store.design(revision).documents
+    # The documents alone: the design's models are not needed here.
+    _, documents = store.documents(revision)
     declared = clusters.kubernetes_documents(documents)
     problem = clusters.missing_kubeconfig(revision, declared)
     if problem is not None:
