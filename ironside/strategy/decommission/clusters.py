@@ -77,7 +77,9 @@ def missing_kubeconfig(revision: int, declared: Sequence[str]
             'on the API and the conductors' % (revision, ', '.join(declared)))
 
 
-def _failed(text: str) -> exception.DecommissionFailed:
+def failed(text: str) -> exception.DecommissionFailed:
+    """The error of a decommission that can not reach the peers the
+    design declares (DisassociateStepFailure)."""
     return exception.DecommissionFailed(
         st.failure(st.DISASSOCIATE_STEP_FAILURE, text))
 
@@ -91,10 +93,10 @@ def etcd_document(documents: Sequence[DesignDocument], revision: int
     if not found:
         return None
     if len(found) > 1:
-        raise _failed('Design revision %d has %d EtcdClusters documents; '
+        raise failed('Design revision %d has %d EtcdClusters documents; '
                       'it needs one' % (revision, len(found)))
     try:
         return etcd_clusters.load(dict(found[0].body), found[0].name)
     except exception.InvalidDesignDocument as exc:
-        raise _failed('The EtcdClusters document of design revision %d is '
+        raise failed('The EtcdClusters document of design revision %d is '
                       'invalid: %s' % (revision, exc)) from None

@@ -165,12 +165,16 @@ def apply_inventory(nodes: seam.NodeBackend, design: Design,
 
 def prepare(nodes: seam.NodeBackend, action: str,
             params: Mapping[str, Any],
-            only: Collection[str] | None = None) -> Prepared:
+            only: Collection[str] | None = None,
+            design: Design | None = None) -> Prepared:
     """Check and apply a design revision for ``action``; raises before
     changing anything when the action must not start. With ``only``
     (redeploy_server), only those inventory nodes are applied and
-    planned."""
-    revision = target_revision(params)
+    planned. ``design``: the revision's design, when the caller has
+    already loaded it to check the action (read once, and the revision
+    checked is the one run)."""
+    revision = design.revision if design is not None and \
+        design.revision is not None else target_revision(params)
     log = [log_entry('Runs design revision %d (target-revision %s)' % (
         revision, params.get(action_parameters.TARGET_REVISION,
                              versions.COMMITTED)))]
@@ -187,7 +191,8 @@ def prepare(nodes: seam.NodeBackend, action: str,
         log.append(log_entry(skipped))
     else:
         versions.check_intermediate_commits(revision)
-    design = store.design(revision)
+    if design is None or design.revision != revision:
+        design = store.design(revision)
     strategy = design.strategy()
     if not design.nodes:
         raise exception.DesignIncomplete(

@@ -211,7 +211,8 @@ def plan_action(nodes: seam.NodeBackend,
     if problem is not None:
         raise exception.DecommissionFailed(st.failure(st.BAD_REQUEST,
                                                       problem))
-    prepared = design_actions.prepare(nodes, ACTION, params, only=[name])
+    prepared = design_actions.prepare(nodes, ACTION, params, only=[name],
+                                      design=design)
     plan = build_plan(ActionInput(prepared.documents,
                                   RunOptions.of({'nodes': [name]}),
                                   prepared.access), nodes,

@@ -452,16 +452,6 @@ VERBS = {'requires': 'requires', 'required_for': 'is required for',
           model.CROSS_DEPENDED_BY: 'is cross-depended on by'}
 
 
-def validate(source: str | Any, name: str = '<input>'
-             ) -> tuple[list[DocumentError], list[DocumentError]]:
-    """Errors and warnings of a task graph given as text or parsed."""
-    try:
-        document, lines = read(source, name)
-    except exception.InvalidTaskGraph as exc:
-        return list(exc.errors), []
-    return check(document, lines, name)
-
-
 # The model
 
 def build(document: Any, lines: Mapping[Path, int] | None = None,

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
 
+from ironside.strategy.core.paths import placed
 from ironside.strategy.reader import fuel
 from ironside.strategy.reader import shipyard
 from ironside.strategy.reader.errors import DocumentError
@@ -35,10 +36,11 @@ class FileIssue:
     error: DocumentError
 
     def __str__(self) -> str:
-        text = str(self.error)
-        if self.source is None or self.error.document == self.source:
-            return text
-        return 'file "%s", %s' % (self.source, text)
+        error = self.error
+        source = None if self.source == error.document else self.source
+        return placed(error.message, error.document, error.group,
+                      error.task, error.field, line=error.line,
+                      source=source)
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.error.as_dict(), source=self.source,

@@ -26,7 +26,8 @@ The rules (spec 000's Process, and the task graph spec's):
 - a node a former action left failed is taken back by prepare
   (:mod:`.node_flow`), which the action's log says node by node;
 - a request refused because someone else holds the node's lock is made
-  again until ``[site]node_locked_timeout``; then the node fails;
+  again until ``[site]node_locked_timeout``; then the node fails
+  (:mod:`.submission`);
 - a prepare or deploy phase that outlives its timeout fails the group;
   its nodes still in flight fail (a task has its own timeout);
 - a failed task fails its node, with the task's reason, and nothing
@@ -67,6 +68,7 @@ from ironside.strategy.plan.action_plan import ActionPlan
 from ironside.strategy.run import abort
 from ironside.strategy.run import action_record
 from ironside.strategy.run import node_flow
+from ironside.strategy.run import submission
 from ironside.strategy.run import task_flow
 from ironside.strategy.run.in_flight import InFlight
 
@@ -109,7 +111,7 @@ class GroupPhases:
         self.progress = action.progress
         self.abort = abort_watch
         self.action_record = action_record.ActionRecord(action, changed)
-        self.locks = node_flow.LockWait()
+        self.requests = submission.Requests(nodes, clock)
         node_rows = site_db.action_nodes(action.id)
         task_rows = site_db.action_tasks(action.id)
         node_tasks: dict[str, list[str]] = {}
@@ -457,53 +459,21 @@ class GroupPhases:
                 decision: node_flow.Decision) -> bool:
         verb = decision.verb
         assert verb is not None  # a SUBMIT decision names its request
-        try:
-            if verb == seam.DEPLOY:
-                steps, templates = self._deploy_steps(group, record.uuid)
-                self.backend.start_deploy(record.uuid, steps, templates)
-            elif verb == seam.TEARDOWN:
-                self.backend.start_teardown(record.uuid)
-            else:
-                self.backend.start_prepare(record.uuid, verb)
-        except seam.Busy as exc:
-            # Someone else's lock is waited out only so long (node_flow).
-            reason = self.locks.given_up(record.uuid, self.clock(), verb,
-                                         exc) \
-                if isinstance(exc, seam.Locked) else None
-            if reason is None:
-                LOG.debug('Node %s is busy, %s retried later: %s',
-                          record.name, verb, exc)
-                return False
-            self._end(record, site_models.FAILURE, reason)
+        sent = self.requests.send(
+            record.uuid, record.name, verb,
+            lambda: submission.deploy_request(
+                self.plan, self.flow, self.holding, group, record.uuid))
+        if sent.failure is not None:
+            self._end(record, site_models.FAILURE, sent.failure)
             return True
-        except seam.Rejected as exc:
-            self._end(record, site_models.FAILURE, '%s refused: %s'
-                      % (verb, exc))
-            return True
-        self.locks.forget(record.uuid)
+        if not sent.made:
+            return False
         record.request = verb
         self._dirty[record.uuid] = record
         self.action_record.changed()
         if decision.note:
             self.action_record.log('node %s %s' % (record.name, decision.note))
         return True
-
-    def _deploy_steps(self, group: Group, uuid: str
-                      ) -> tuple[list[dict], list[str]]:
-        """The group's deploy steps and templates (for a stage's group,
-        those of the node's first group that has any), then the node's
-        ``step`` tasks in graph order."""
-        holding = [self.plan.group(name) for name in self.holding.get(
-            (uuid, model.DEPLOYMENT), ())]
-        source = next((g for g in [group] + holding
-                       if g.deploy_steps or g.deploy_templates), group)
-        steps = list(source.deploy_steps)
-        for record in self.flow.rows(uuid):
-            task = self.flow.task(record)
-            if task.type == model.STEP and \
-                    record.status == site_models.PENDING:
-                steps.append(dict(task.parameters))
-        return steps, list(source.deploy_templates)
 
     def _end(self, record: node_flow.NodeRecord, status: str,
              reason: str | None) -> None:
@@ -516,7 +486,7 @@ class GroupPhases:
         record.phase = None
         record.request = None
         self._dirty[record.uuid] = record
-        self.locks.forget(record.uuid)
+        self.requests.forget(record.uuid)
         if status == site_models.FAILURE:
             self.flow.node_failed(record.uuid, reason)
             LOG.info('Site action %s: node %s failed: %s', self.uuid,

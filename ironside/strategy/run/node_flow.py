@@ -26,7 +26,6 @@ transitional state are waited for, never asked again.
 from __future__ import annotations
 
 import dataclasses
-import datetime
 from typing import Any
 
 from ironside.common import states
@@ -162,30 +161,6 @@ def deploy(node: seam.NodeState | None, request: str | None) -> Decision:
     if state == states.DEPLOYFAIL:
         return _failed(_error('deploy failed', node))
     return _unexpected(node, request, DEPLOY)
-
-
-class LockWait:
-    """How long each node's requests have been refused because someone
-    else holds its lock, in this runner (one that takes the action over
-    waits afresh). A lock held longer than ``[site]node_locked_timeout``
-    is not someone's passing step: the node fails, and the group's
-    success criteria judge it, rather than the phase timing out."""
-
-    def __init__(self) -> None:
-        self._since: dict[str, datetime.datetime] = {}
-
-    def given_up(self, uuid: str, now: datetime.datetime, verb: str,
-                 error: Exception) -> str | None:
-        """Why the node fails now, or None to ask again later."""
-        since = self._since.setdefault(uuid, now)
-        waited = (now - since).total_seconds()
-        if waited < CONF.site.node_locked_timeout:
-            return None
-        return '%s not made: the node is still locked after %d seconds: %s' \
-            % (verb, waited, error)
-
-    def forget(self, uuid: str) -> None:
-        self._since.pop(uuid, None)
 
 
 # Pause between reads of node states while they change; doubles up to

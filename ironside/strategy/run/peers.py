@@ -9,13 +9,11 @@ from __future__ import annotations
 
 import dataclasses
 
-from ironside.common import exception
 from ironside.common.conf import CONF
 from ironside.db import site_models
 from ironside.strategy.decommission import clusters
 from ironside.strategy.decommission import etcd
 from ironside.strategy.decommission import k8s
-from ironside.strategy.decommission import status as st
 from ironside.strategy.designs import store
 
 
@@ -25,18 +23,13 @@ class Peers:
     etcd: etcd.EtcdMembership | None
 
 
-def _failed(text: str) -> exception.DecommissionFailed:
-    return exception.DecommissionFailed(
-        st.failure(st.DISASSOCIATE_STEP_FAILURE, text))
-
-
 def _kubernetes() -> k8s.KubernetesApi:
     try:
         return k8s.KubernetesApi.from_kubeconfig(
             CONF.redeploy.kubeconfig, CONF.redeploy.kubernetes_context,
             poll_interval=CONF.redeploy.kubernetes_poll_interval)
     except Exception as exc:
-        raise _failed('The kubeconfig %s cannot be used: %s' % (
+        raise clusters.failed('The kubeconfig %s cannot be used: %s' % (
             CONF.redeploy.kubeconfig, type(exc).__name__)) from None
 
 
@@ -46,12 +39,13 @@ def from_config(action: site_models.SiteAction) -> Peers:
     (DisassociateStepFailure) when it cannot."""
     revision = action.revision_id
     if revision is None:
-        raise _failed('The action names no design revision')
-    documents = store.design(revision).documents
+        raise clusters.failed('The action names no design revision')
+    # The documents alone: the design's models are not needed here.
+    _, documents = store.documents(revision)
     declared = clusters.kubernetes_documents(documents)
     problem = clusters.missing_kubeconfig(revision, declared)
     if problem is not None:
-        raise _failed(problem)
+        raise clusters.failed(problem)
     document = clusters.etcd_document(documents, revision)
     return Peers(_kubernetes() if declared else None,
                  etcd.EtcdGateway(document) if document else None)

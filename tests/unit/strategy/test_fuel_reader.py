@@ -8,25 +8,34 @@ from ironside.common import exception
 from ironside.strategy.core import model
 from ironside.strategy.core.selectors import Selector
 from ironside.strategy.reader import fuel
+from ironside.strategy.reader import graph_files
 from tests.unit.strategy import fuel_examples as fx
 
 
+def validated(text, name):
+    """The errors and warnings of one file, as ``openstack site task
+    validate`` finds them (:func:`.graph_files.validate`)."""
+    found = graph_files.validate([(name, text)])
+    return ([str(e.error) for e in found.errors],
+            [str(w.error) for w in found.warnings])
+
+
 def errors(text, name='tasks.yaml'):
-    found, _warnings = fuel.validate(text, name)
-    return [str(e) for e in found]
+    found, _warnings = validated(text, name)
+    return found
 
 
 def warnings(text, name='tasks.yaml'):
-    found, warned = fuel.validate(text, name)
+    found, warned = validated(text, name)
     assert found == []
-    return [str(w) for w in warned]
+    return warned
 
 
 # The spec's examples, as written
 
 @pytest.mark.parametrize('text', [fx.USAGE, fx.USAGE_GROUPS])
 def test_usage_example_loads_clean(text):
-    assert fuel.validate(text, 'usage') == ([], [])
+    assert validated(text, 'usage') == ([], [])
 
 
 def test_usage_tasks_alone_name_the_groups_they_need():
@@ -241,8 +250,16 @@ def test_a_task_can_not_come_before_its_own_stage():
     assert 'late' in found[0] and 'pre_deployment' in found[0]
 
 
+def load_errors(text, name='tasks.yaml'):
+    with pytest.raises(exception.InvalidTaskGraph) as err:
+        fuel.load(text, name)
+    return [str(e) for e in err.value.errors]
+
+
 def test_not_a_task_graph():
-    assert errors('{a: 1}') == [
+    # graph_files refuses a document no kind recognises before the
+    # reader checks it; the reader's own errors show where it loads.
+    assert load_errors('{a: 1}') == [
         'document "tasks.yaml", field "schema": missing required field '
         '(line 1)',
         'document "tasks.yaml", field "metadata": missing required field '
@@ -250,10 +267,10 @@ def test_not_a_task_graph():
         'document "tasks.yaml", field "data": missing required field '
         '(line 1)',
         'document "tasks.yaml", field "a": unknown field (line 1)']
-    assert errors('just text') == [
+    assert load_errors('just text') == [
         'document "tasks.yaml": a task graph is a list of tasks, or a '
         'document with schema ironside/TaskGraph/v1 (line 1)']
-    assert errors('- [') == [
+    assert load_errors('- [') == [
         'document "tasks.yaml": not valid YAML or JSON: expected the node '
         'content, but found \'<stream end>\' (line 1)']
 

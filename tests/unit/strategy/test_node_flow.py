@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import datetime
-
 import pytest
 
 from ironside.common import states
@@ -131,24 +129,6 @@ def test_maintenance_alone_is_left_to_the_conductor():
     decision = node_flow.prepare(seam.NodeState(
         'u', states.ENROLL, maintenance=True), None)
     assert (decision.kind, decision.verb) == ('submit', 'manage')
-
-
-def test_a_lock_is_waited_out_for_so_long(conf):
-    conf.set('site', node_locked_timeout=30)
-    locks = node_flow.LockWait()
-    start = datetime.datetime(2026, 1, 1)
-    error = seam.Locked('node n1 is locked by host other')
-    assert locks.given_up('u', start, 'manage', error) is None
-    assert locks.given_up('u', start + datetime.timedelta(seconds=29),
-                          'manage', error) is None
-    assert locks.given_up('u', start + datetime.timedelta(seconds=30),
-                          'manage', error) == (
-        'manage not made: the node is still locked after 30 seconds: '
-        'node n1 is locked by host other')
-    # A request made in between starts the wait afresh.
-    locks.forget('u')
-    assert locks.given_up('u', start + datetime.timedelta(seconds=40),
-                          'manage', error) is None
 
 
 def test_missing_node_fails():
