@@ -304,9 +304,6 @@ def await_callback(task: Task) -> Wait:
     return Wait(poll=False)
 
 
-WAIT_STATES = {kind: wait for kind, (_, wait) in FLOW_STATES.items()}
-
-
 def flow_of(node: Any) -> str:
     """Which step flow a node is running: deploy, clean or service."""
     for kind, flow_states in FLOW_STATES.items():
