@@ -25,6 +25,7 @@ from ironside.common import exception
 from ironside.common import secrets
 from ironside.common.conf import CONF
 from ironside.drivers import base
+from ironside.drivers import step_defs
 from ironside.drivers.modules.agent import client
 from ironside.drivers.modules.agent import ramdisk
 
@@ -108,7 +109,7 @@ def refresh(task: base.Task, kind: str) -> None:
 
 
 def _priority_override(kind: str, name: str) -> int | None:
-    if kind != base.CLEAN:
+    if kind != step_defs.CLEAN:
         return None
     if name == 'erase_devices':
         return CONF.deploy.erase_devices_priority
@@ -118,17 +119,17 @@ def _priority_override(kind: str, name: str) -> int | None:
 
 
 def cached_steps(node: Any, kind: str, interface: str
-                 ) -> list[base.StepInfo]:
+                 ) -> list[step_defs.StepInfo]:
     """The agent's steps of ``kind`` for ``interface``, as step records."""
     cached = (node.driver_internal_info or {}).get(CACHE_KEY % kind) or {}
     steps = []
     for step in cached.get(interface, ()):
         priority = _priority_override(kind, step['step'])
-        info: base.StepInfo = {
+        info: step_defs.StepInfo = {
             'interface': interface, 'step': step['step'],
             'priority': step['priority'] if priority is None else priority,
             'argsinfo': step.get('argsinfo')}
-        if kind in (base.CLEAN, base.SERVICE):
+        if kind in (step_defs.CLEAN, step_defs.SERVICE):
             info['abortable'] = bool(step.get('abortable', False))
         steps.append(info)
     return steps
@@ -138,7 +139,8 @@ def knows_steps(node: Any, kind: str) -> bool:
     return (CACHE_KEY % kind) in (node.driver_internal_info or {})
 
 
-def execute(task: base.Task, kind: str, step: dict[str, Any]) -> base.Wait:
+def execute(task: base.Task, kind: str, step: dict[str, Any]
+            ) -> step_defs.Wait:
     """Send an in-band step to the agent; the engine then polls it."""
     node = task.node
     agent = client.AgentClient(node)
@@ -156,7 +158,7 @@ def execute(task: base.Task, kind: str, step: dict[str, Any]) -> base.Wait:
     if result.get('command_status') == client.FAILED:
         _raise_failed(node, step, result)
     command_id = result.get('id')
-    return base.Wait(poll=True, interval=CONF.agent.step_poll_interval,
+    return step_defs.Wait(poll=True, interval=CONF.agent.step_poll_interval,
                      watch=agent.watcher(command_id) if command_id else None)
 
 
