@@ -81,8 +81,7 @@ class RedfishVirtualMediaBoot(base.BootInterface):
                        (node.driver_info or {}).get(key))
         _check_url(node.uuid, 'instance_info boot_iso',
                    (node.instance_info or {}).get('boot_iso'))
-        if getattr(task.driver.deploy, 'needs_ramdisk', False) and \
-                not ready_made_iso(node):
+        if task.driver.deploy.needs_ramdisk and not ready_made_iso(node):
             self.validate_ramdisk(task)
 
     def validate_ramdisk(self, task: base.Task,
