@@ -158,8 +158,9 @@ def execute(task: base.Task, kind: str, step: dict[str, Any]
     if result.get('command_status') == client.FAILED:
         _raise_failed(node, step, result)
     command_id = result.get('id')
-    return step_defs.Wait(poll=True, interval=CONF.agent.step_poll_interval,
-                     watch=agent.watcher(command_id) if command_id else None)
+    return step_defs.Wait(
+        poll=True, interval=CONF.agent.step_poll_interval,
+        watch=agent.watcher(command_id) if command_id else None)
 
 
 def _raise_failed(node: Any, step: dict[str, Any],
