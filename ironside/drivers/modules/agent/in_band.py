@@ -129,7 +129,7 @@ def cached_steps(node: Any, kind: str, interface: str
             'interface': interface, 'step': step['step'],
             'priority': step['priority'] if priority is None else priority,
             'argsinfo': step.get('argsinfo')}
-        if kind in (step_defs.CLEAN, step_defs.SERVICE):
+        if kind in step_defs.ABORTABLE_KINDS:
             info['abortable'] = bool(step.get('abortable', False))
         steps.append(info)
     return steps
