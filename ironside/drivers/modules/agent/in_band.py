@@ -163,11 +163,17 @@ def execute(task: base.Task, kind: str, step: dict[str, Any]
         watch=agent.watcher(command_id) if command_id else None)
 
 
+def _step_failed(node: Any, step: dict[str, Any], error: str
+                 ) -> exception.AgentCommandFailed:
+    """The agent's ``step`` failed, for ``error``."""
+    return exception.AgentCommandFailed(
+        node=node.uuid, command='%s.%s' % (step['interface'], step['step']),
+        error=error)
+
+
 def _raise_failed(node: Any, step: dict[str, Any],
                   result: dict[str, Any]) -> None:
-    error = exception.AgentCommandFailed(
-        node=node.uuid, command='%s.%s' % (step['interface'], step['step']),
-        error=client.command_error(result))
+    error = _step_failed(node, step, client.command_error(result))
     error.failure_reason = client.command_error_type(result)
     raise error
 
@@ -194,11 +200,8 @@ def poll(task: base.Task, kind: str, step: dict[str, Any]) -> bool:
     wanted = 'execute_%s_step' % kind
     mine = [c for c in commands if c.get('command_name') == wanted]
     if not mine:
-        raise exception.AgentCommandFailed(
-            node=node.uuid, command='%s.%s' % (step['interface'],
-                                               step['step']),
-            error='the agent restarted while the step ran (it knows no '
-                  'such command)')
+        raise _step_failed(node, step, 'the agent restarted while the step '
+                           'ran (it knows no such command)')
     last = mine[-1]
     status = last.get('command_status')
     if status == client.RUNNING:
@@ -206,23 +209,16 @@ def poll(task: base.Task, kind: str, step: dict[str, Any]) -> bool:
     if status == client.FAILED:
         _raise_failed(node, step, last)
     if status in client.VERSION_MISMATCH:
-        raise exception.AgentCommandFailed(
-            node=node.uuid, command='%s.%s' % (step['interface'],
-                                               step['step']),
-            error='the agent\'s hardware managers changed since the steps '
-                  'were read; run the operation again')
+        raise _step_failed(node, step, 'the agent\'s hardware managers '
+                           'changed since the steps were read; run the '
+                           'operation again')
     if status != client.SUCCEEDED:
-        raise exception.AgentCommandFailed(
-            node=node.uuid, command='%s.%s' % (step['interface'],
-                                               step['step']),
-            error='unknown command status %r' % status)
+        raise _step_failed(node, step,
+                           'unknown command status %r' % status)
     reported = (last.get('command_result') or {}).get('%s_step' % kind)
     if not _same_step(reported, step):
-        raise exception.AgentCommandFailed(
-            node=node.uuid, command='%s.%s' % (step['interface'],
-                                               step['step']),
-            error='the agent reports it last ran %r, not this step'
-                  % (reported,))
+        raise _step_failed(node, step, 'the agent reports it last ran %r, '
+                           'not this step' % (reported,))
     node.driver_internal_info.pop(STARTED_KEY, None)
     return True
 
