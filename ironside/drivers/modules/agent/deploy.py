@@ -187,11 +187,8 @@ class AgentDeploy(base.DeployInterface):
             'root_uuid': root, 'efi_system_part_uuid': None,
             'prep_boot_part_uuid': None, 'target_boot_mode': 'uefi'})
         if result.get('command_status') != client.SUCCEEDED:
-            error = exception.AgentCommandFailed(
-                node=task.node.uuid, command='image.install_bootloader',
-                error=client.command_error(result))
-            error.failure_reason = client.command_error_type(result)
-            raise error
+            raise client.command_failed(
+                task.node.uuid, 'image.install_bootloader', result)
 
     @step_defs.deploy_step(priority=40)
     def tear_down_agent(self, task: base.Task) -> None:

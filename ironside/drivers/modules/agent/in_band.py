@@ -173,9 +173,8 @@ def _step_failed(node: Any, step: dict[str, Any], error: str
 
 def _raise_failed(node: Any, step: dict[str, Any],
                   result: dict[str, Any]) -> None:
-    error = _step_failed(node, step, client.command_error(result))
-    error.failure_reason = client.command_error_type(result)
-    raise error
+    raise client.command_failed(
+        node.uuid, '%s.%s' % (step['interface'], step['step']), result)
 
 
 def _same_step(reported: Any, step: dict[str, Any]) -> bool:

@@ -49,11 +49,8 @@ class AgentRescue(base.RescueInterface):
             'rescue.finalize_rescue',
             {'rescue_password': password, 'hashed': False}, wait=True)
         if result.get('command_status') != client.SUCCEEDED:
-            error = exception.AgentCommandFailed(
-                node=node.uuid, command='rescue.finalize_rescue',
-                error=client.command_error(result))
-            error.failure_reason = client.command_error_type(result)
-            raise error
+            raise client.command_failed(node.uuid, 'rescue.finalize_rescue',
+                                        result)
         task.driver.boot.clean_up_ramdisk(task)
         return True
 
