@@ -60,14 +60,14 @@ _POWER_OFF_POLL = 0.25
 _BOOT_POLL = 10.0
 
 
-def _boot_wait() -> step_defs.Wait:
+def _boot_agent(task: base.Task) -> step_defs.Wait:
+    """Boot the machine into the agent's ramdisk, or, with fast track,
+    use the agent that runs: polled at once, its steps read then, as
+    after a boot."""
+    if ramdisk.fast_track_agent(task):
+        return step_defs.Wait(poll=True, interval=0.0, refresh_steps=True)
+    ramdisk.boot_ramdisk(task)
     return step_defs.Wait(poll=True, interval=_BOOT_POLL, refresh_steps=True)
-
-
-def _running_agent_wait() -> step_defs.Wait:
-    """An agent already runs (fast track): polled at once, its steps read
-    then, as after a boot."""
-    return step_defs.Wait(poll=True, interval=0.0, refresh_steps=True)
 
 
 class AgentDeploy(base.DeployInterface):
@@ -140,10 +140,7 @@ class AgentDeploy(base.DeployInterface):
         """Boot the machine into the agent's ramdisk."""
         if not task.driver.storage.should_write_image(task):
             return None
-        if ramdisk.fast_track_agent(task):
-            return _running_agent_wait()
-        ramdisk.boot_ramdisk(task)
-        return _boot_wait()
+        return _boot_agent(task)
 
     @step_defs.deploy_step(priority=80)
     def write_image(self, task: base.Task) -> step_defs.Wait | None:
@@ -273,10 +270,7 @@ class AgentDeploy(base.DeployInterface):
 
     def _boot_for(self, task: base.Task) -> step_defs.Wait:
         ramdisk.check_ports(task)
-        if ramdisk.fast_track_agent(task):
-            return _running_agent_wait()
-        ramdisk.boot_ramdisk(task)
-        return _boot_wait()
+        return _boot_agent(task)
 
     def _end_ramdisk(self, task: base.Task) -> None:
         ramdisk.power_off(task)
