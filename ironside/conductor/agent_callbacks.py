@@ -86,11 +86,12 @@ def give_token(task: TaskManager, seen_state: str | None = None) -> str:
     return token
 
 
-def check_heartbeat(node: models.Node, callback_url: str,
-                    agent_token: str | None, agent_version: str | None,
-                    agent_status: str | None) -> None:
+def check_heartbeat(node: models.Node, fields: dict[str, Any]) -> None:
     """Refuse a heartbeat that must not change anything."""
-    if agent_version is None and agent_status is None:
+    callback_url = fields['callback_url']
+    agent_token = fields.get('agent_token')
+    if fields.get('agent_version') is None and \
+            fields.get('agent_status') is None:
         raise exception.InvalidParameterValue(
             err='The agent sent no version; it is too old for this API')
     token = (node.driver_internal_info or {}).get(client.AGENT_TOKEN)
@@ -134,10 +135,7 @@ def process_heartbeat(task: TaskManager, fields: dict[str, Any]) -> None:
     for the agent."""
     node = task.node
     try:
-        check_heartbeat(node, fields['callback_url'],
-                        fields.get('agent_token'),
-                        fields.get('agent_version'),
-                        fields.get('agent_status'))
+        check_heartbeat(node, fields)
     except exception.IronsideException as exc:
         LOG.info('Heartbeat of node %s dropped: %s', node.uuid, exc.message)
         return
@@ -171,10 +169,7 @@ def take_heartbeat(manager: Any, context: Any, node_id: str,
     in a worker (202)."""
     with manager.acquire(context, node_id, shared=True,
                          purpose='agent heartbeat') as task:
-        check_heartbeat(task.node, fields['callback_url'],
-                        fields.get('agent_token'),
-                        fields.get('agent_version'),
-                        fields.get('agent_status'))
+        check_heartbeat(task.node, fields)
         node_uuid = task.node.uuid
 
     def _work() -> None:

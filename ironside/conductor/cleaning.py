@@ -23,7 +23,7 @@ from ironside.conductor import step_flow
 from ironside.conductor import steps
 from ironside.conductor import utils
 from ironside.db import models
-from ironside.drivers import base
+from ironside.drivers import step_defs
 
 if TYPE_CHECKING:
     from ironside.conductor.task_manager import TaskManager
@@ -47,7 +47,7 @@ def _tear_down_cleaning(task: TaskManager) -> None:
 
 def _clean_done(task: TaskManager) -> None:
     manual = _manual(task.node)
-    steps.keep_user_steps(task, base.CLEAN, None)
+    steps.keep_user_steps(task, step_defs.CLEAN, None)
     _tear_down_cleaning(task)
     firmware.cache_components(task)
     utils.clear_failure(task.node)
@@ -76,12 +76,12 @@ def fail_cleaning(task: TaskManager, message: str, reason: str,
 def _clean_steps(task: TaskManager) -> list[dict]:
     if _manual(task.node):
         return steps.manual_clean_steps_for(
-            task, steps.user_steps(task, base.CLEAN) or [])
+            task, steps.user_steps(task, step_defs.CLEAN) or [])
     return steps.automated_clean_steps_for(task)
 
 
 CLEAN_FLOW = step_flow.register(step_flow.StepFlow(
-    kind=base.CLEAN, event_type='cleaning',
+    kind=step_defs.CLEAN, event_type='cleaning',
     on_done=_clean_done, on_fail=fail_cleaning,
     callback_timeout=lambda: CONF.conductor.clean_callback_timeout,
     prepare=lambda task: task.driver.deploy.prepare_cleaning(task),
@@ -119,7 +119,7 @@ def start_manual_clean(task: TaskManager, clean_steps: Sequence[dict],
     task.check_transition('clean', verb)
     _validate(task, True)
     step_list = steps.manual_clean_steps_for(task, clean_steps)
-    steps.keep_user_steps(task, base.CLEAN, clean_steps)
+    steps.keep_user_steps(task, step_defs.CLEAN, clean_steps)
     task.record('Manual cleaning requested with %d steps' % len(step_list),
                 'cleaning')
     task.process_event('clean', callback=run_cleaning,
@@ -134,7 +134,7 @@ def run_cleaning(task: TaskManager, step_list: list[dict] | None) -> None:
     utils.clear_failure(node)
     node.clean_step = {}
     if step_list is None:
-        steps.keep_user_steps(task, base.CLEAN, None)
+        steps.keep_user_steps(task, step_defs.CLEAN, None)
         if not automated_clean_enabled(node):
             task.record('Automated cleaning is disabled', 'cleaning')
             task.process_event(retirement.cleaned_event(node, False),

@@ -23,7 +23,7 @@ from ironside.conductor import steps
 from ironside.conductor import utils
 from ironside.conductor.step_state import StepState
 from ironside.db import allocations as allocations_db
-from ironside.drivers import base
+from ironside.drivers import step_defs
 
 if TYPE_CHECKING:
     from ironside.conductor.task_manager import TaskManager
@@ -36,7 +36,7 @@ DEPLOY_VALIDATION = ('power', 'management', 'boot', 'deploy', 'storage')
 
 def _deploy_done(task: TaskManager) -> None:
     utils.clear_failure(task.node)
-    steps.keep_user_steps(task, base.DEPLOY, None)
+    steps.keep_user_steps(task, step_defs.DEPLOY, None)
     task.record('Deploy finished', 'deploying')
     task.process_event('done', save=False)  # written as the lock goes
 
@@ -60,11 +60,12 @@ def _prepare_deploy(task: TaskManager) -> None:
 
 
 def _deploy_steps(task: TaskManager) -> list[dict]:
-    return steps.deploy_steps_for(task, steps.user_steps(task, base.DEPLOY))
+    return steps.deploy_steps_for(
+        task, steps.user_steps(task, step_defs.DEPLOY))
 
 
 DEPLOY_FLOW = step_flow.register(step_flow.StepFlow(
-    kind=base.DEPLOY, event_type='deploying',
+    kind=step_defs.DEPLOY, event_type='deploying',
     on_done=_deploy_done, on_fail=fail_deploy,
     callback_timeout=lambda: CONF.conductor.deploy_callback_timeout,
     abort_waiting_step=True, prepare=_prepare_deploy,
@@ -92,7 +93,7 @@ def start_deploy(task: TaskManager, event: str = 'deploy',
     validate_interfaces(task, DEPLOY_VALIDATION)
     step_list = steps.deploy_steps_for(task, deploy_steps)
     node = task.node
-    steps.keep_user_steps(task, base.DEPLOY, deploy_steps)
+    steps.keep_user_steps(task, step_defs.DEPLOY, deploy_steps)
     if configdrive is not None:
         node.instance_info['configdrive'] = configdrive
     utils.clear_failure(node)
@@ -151,8 +152,8 @@ def _do_node_tear_down(task: TaskManager) -> None:
     node.instance_name = None
     node.allocation_id = None
     node.deploy_step = {}
-    StepState(base.DEPLOY).save_to(node)
-    steps.keep_user_steps(task, base.DEPLOY, None)
+    StepState(step_defs.DEPLOY).save_to(node)
+    steps.keep_user_steps(task, step_defs.DEPLOY, None)
     utils.clear_failure(node)
     task.record('Tear down finished', 'deleting')
     task.process_event('clean')

@@ -32,6 +32,7 @@ from ironside.db import models
 from ironside.db import nodes as nodes_db
 from ironside.db import ports as ports_db
 from ironside.drivers import base
+from ironside.drivers import step_defs
 
 if TYPE_CHECKING:
     from ironside.conductor.task_manager import TaskManager
@@ -69,7 +70,7 @@ def _do_inspect(task: TaskManager) -> None:
     node.inspection_finished_at = None
     try:
         found = task.driver.inspect.inspect_hardware(task)
-        if isinstance(found, base.Wait):
+        if isinstance(found, step_defs.Wait):
             task.record('Inspection waits for the agent\'s inventory',
                         'inspecting')
             task.process_event('wait', save=False)

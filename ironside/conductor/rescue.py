@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from ironside.common import exception
 from ironside.conductor import utils
-from ironside.drivers import base
+from ironside.drivers import step_defs
 
 if TYPE_CHECKING:
     from ironside.conductor.task_manager import TaskManager
@@ -49,7 +49,7 @@ def _do_rescue(task: TaskManager) -> None:
         fail_rescue(task, 'Rescue failed: %s' % utils.describe(exc),
                     utils.reason_of(exc))
         return
-    if isinstance(wait, base.Wait):
+    if isinstance(wait, step_defs.Wait):
         task.record('Rescue waits for the agent', 'rescuing')
         task.process_event('wait', save=False)
         return

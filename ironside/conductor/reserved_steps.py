@@ -22,7 +22,7 @@ from typing import Any
 from ironside.common import exception
 from ironside.common import states
 from ironside.common.conf import CONF
-from ironside.drivers import base
+from ironside.drivers import step_defs
 
 if TYPE_CHECKING:
     from ironside.conductor.task_manager import TaskManager
@@ -77,6 +77,6 @@ def execute(task: TaskManager, step: dict[str, Any]) -> object:
         return HOLD
     seconds = (step.get('args') or {}).get('seconds')
     if seconds is None:
-        return base.await_callback(task)
-    return base.poll_later(
+        return step_defs.await_callback(task)
+    return step_defs.poll_later(
         task, min(seconds, CONF.conductor.max_wait_step_seconds))

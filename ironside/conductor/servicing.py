@@ -21,7 +21,7 @@ from ironside.conductor import firmware
 from ironside.conductor import step_flow
 from ironside.conductor import steps
 from ironside.conductor import utils
-from ironside.drivers import base
+from ironside.drivers import step_defs
 
 if TYPE_CHECKING:
     from ironside.conductor.task_manager import TaskManager
@@ -32,7 +32,7 @@ SERVICE_VALIDATION = ('power', 'management')
 
 
 def _service_done(task: TaskManager) -> None:
-    steps.keep_user_steps(task, base.SERVICE, None)
+    steps.keep_user_steps(task, step_defs.SERVICE, None)
     _tear_down_service(task)
     utils.clear_failure(task.node)
     firmware.cache_components(task)
@@ -47,8 +47,9 @@ def fail_servicing(task: TaskManager, message: str, reason: str,
 
 
 def _service_steps(task: TaskManager) -> list[dict]:
-    return steps.validate_steps(task, base.SERVICE,
-                                steps.user_steps(task, base.SERVICE) or [])
+    return steps.validate_steps(
+        task, step_defs.SERVICE,
+        steps.user_steps(task, step_defs.SERVICE) or [])
 
 
 def _tear_down_service(task: TaskManager) -> None:
@@ -60,7 +61,7 @@ def _tear_down_service(task: TaskManager) -> None:
 
 
 SERVICE_FLOW = step_flow.register(step_flow.StepFlow(
-    kind=base.SERVICE, event_type='servicing',
+    kind=step_defs.SERVICE, event_type='servicing',
     on_done=_service_done, on_fail=fail_servicing,
     callback_timeout=lambda: CONF.conductor.service_callback_timeout,
     abort_waiting_step=True,
@@ -78,8 +79,8 @@ def start_servicing(task: TaskManager, service_steps: Sequence[dict],
             err='Servicing needs service_steps')
     for name in SERVICE_VALIDATION:
         task.driver.interfaces[name].validate(task)
-    step_list = steps.validate_steps(task, base.SERVICE, service_steps)
-    steps.keep_user_steps(task, base.SERVICE, service_steps)
+    step_list = steps.validate_steps(task, step_defs.SERVICE, service_steps)
+    steps.keep_user_steps(task, step_defs.SERVICE, service_steps)
     task.record('Servicing requested with %d steps' % len(step_list),
                 'servicing')
     task.process_event('service', callback=run_servicing,

@@ -13,7 +13,7 @@ Before each step the node records the step (``deploy_step`` /
 step list, the step's index, what a waiting step asked for: a
 :class:`~.step_state.StepState`), so any conductor can report it or
 resume after it. A step says what it wants by what it returns: None
-when it is done, a :class:`~ironside.drivers.base.Wait` when it goes on.
+when it is done, a :class:`~ironside.drivers.step_defs.Wait` when it goes on.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from ironside.conductor import utils
 from ironside.conductor.step_state import StepState
 from ironside.db import models
 from ironside.drivers import base
+from ironside.drivers import step_defs
 
 if TYPE_CHECKING:
     from ironside.conductor.task_manager import TaskManager
@@ -44,7 +45,7 @@ LOG = logging.getLogger(__name__)
 
 @dataclasses.dataclass(frozen=True)
 class StepFlow:
-    kind: str                       # base.DEPLOY, CLEAN or SERVICE
+    kind: str                       # step_defs.DEPLOY, CLEAN or SERVICE
     event_type: str                 # history event type
     # Called when the last step is done, with the lock held.
     on_done: Callable
@@ -63,15 +64,15 @@ class StepFlow:
     # lock held; if it raises, the flow fails before any step runs. A
     # Wait it returns holds the flow in its wait state, with no step yet,
     # until the deploy interface's poll_prepared says it is ready.
-    prepare: Callable[[TaskManager], base.Wait | None] | None = None
+    prepare: Callable[[TaskManager], step_defs.Wait | None] | None = None
 
     @property
     def working_state(self) -> str:
-        return base.FLOW_STATES[self.kind][0]
+        return step_defs.FLOW_STATES[self.kind][0]
 
     @property
     def wait_state(self) -> str:
-        return base.FLOW_STATES[self.kind][1]
+        return step_defs.FLOW_STATES[self.kind][1]
 
     @property
     def hold_state(self) -> str:
@@ -82,13 +83,14 @@ class StepFlow:
         return '%s_step' % self.kind
 
     def execute(self, iface: base.BaseInterface, task: TaskManager,
-                step: dict) -> base.Wait | str | None:
+                step: dict) -> step_defs.Wait | str | None:
         return iface.execute_step(task, self.kind, step)
 
 
 _FLOWS: dict[str, StepFlow] = {}
-HOLD_STATES = {base.DEPLOY: states.DEPLOYHOLD, base.CLEAN: states.CLEANHOLD,
-               base.SERVICE: states.SERVICEHOLD}
+HOLD_STATES = {step_defs.DEPLOY: states.DEPLOYHOLD,
+               step_defs.CLEAN: states.CLEANHOLD,
+               step_defs.SERVICE: states.SERVICEHOLD}
 
 
 def register(flow: StepFlow) -> StepFlow:
@@ -97,7 +99,7 @@ def register(flow: StepFlow) -> StepFlow:
 
 
 def flow_for(node: models.Node) -> StepFlow:
-    return _FLOWS[base.flow_of(node)]
+    return _FLOWS[step_defs.flow_of(node)]
 
 
 def current_step(task: TaskManager, flow: StepFlow) -> dict:
@@ -134,7 +136,7 @@ def start(task: TaskManager, flow: StepFlow, step_list: list[dict]) -> None:
 
 
 def _wait(task: TaskManager, flow: StepFlow, state: StepState,
-          wait: base.Wait, what: str) -> None:
+          wait: step_defs.Wait, what: str) -> None:
     """Leave the flow waiting for ``what`` (a step's name)."""
     node = task.node
     task.record('%s %s is running asynchronously'
@@ -154,14 +156,14 @@ def _wait(task: TaskManager, flow: StepFlow, state: StepState,
         task.conductor.watch_step(node.uuid, wait.watch)
 
 
-def _wait_of(result: Any, flow: StepFlow) -> base.Wait | None:
+def _wait_of(result: Any, flow: StepFlow) -> step_defs.Wait | None:
     """What a step's return value asks for; a plugin written before
-    :class:`~ironside.drivers.base.Wait` returns the flow's wait state,
+    :class:`~ironside.drivers.step_defs.Wait` returns the flow's wait state,
     which waits for a callback."""
-    if isinstance(result, base.Wait):
+    if isinstance(result, step_defs.Wait):
         return result
     if result == flow.wait_state:
-        return base.Wait(poll=False)
+        return step_defs.Wait(poll=False)
     return None
 
 

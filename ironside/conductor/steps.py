@@ -36,12 +36,13 @@ from ironside.conductor import reserved_steps
 from ironside.db import deploy_templates as templates_db
 from ironside.db import nodes as nodes_db
 from ironside.drivers import base
+from ironside.drivers import step_defs
 
 if TYPE_CHECKING:
     from ironside.conductor.task_manager import TaskManager
 
-DEPLOY = base.DEPLOY
-CLEAN = base.CLEAN
+DEPLOY = step_defs.DEPLOY
+CLEAN = step_defs.CLEAN
 
 
 def step_name(step: dict) -> str:
@@ -49,7 +50,7 @@ def step_name(step: dict) -> str:
 
 
 def _interface_rank(interface: str) -> tuple[int, str]:
-    order = base.STEP_INTERFACE_ORDER
+    order = step_defs.STEP_INTERFACE_ORDER
     if interface in order:
         return (order.index(interface), '')
     return (len(order), interface)

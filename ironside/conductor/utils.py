@@ -121,7 +121,7 @@ def power_off_after_failure(task: FlowTask) -> None:
     half-written runs; a failure to do so is recorded, not raised."""
     node = task.node
     try:
-        task.driver.power.set_power_state(task, states.POWER_OFF)
+        agent_ramdisk.power_off(task)
     except Exception as exc:
         LOG.warning('Could not power off node %s after its failure: %s',
                     node.uuid, describe(exc))
@@ -129,9 +129,6 @@ def power_off_after_failure(task: FlowTask) -> None:
                     % describe(exc), EVENT_TYPES.get(node.provision_state,
                                                      'provisioning'),
                     severity=history_db.ERROR)
-        return
-    node.power_state = states.POWER_OFF
-    agent_ramdisk.forget_agent(node)
 
 
 def fail_unexpectedly(task: FlowTask, exc: BaseException) -> None:

@@ -126,11 +126,13 @@ def wait_for_power_state(read: Callable[[], str], target: str,
         if remaining <= 0:
             raise exception.PowerStateFailure(
                 'BMC %s did not reach power state "%s" within %ss (last '
-                'seen: "%s")' % (bmc, target, _seconds(timeout), current))
+                'seen: "%s")'
+                % (bmc, target, format_seconds(timeout), current))
         time.sleep(min(interval, remaining))
 
 
-def _seconds(value: float) -> str:
+def format_seconds(value: float) -> str:
+    """Seconds as errors name them: ``5``, or ``2.50`` when not whole."""
     return ('%d' % value) if float(value).is_integer() else ('%.2f' % value)
 
 

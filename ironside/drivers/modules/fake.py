@@ -49,6 +49,7 @@ from ironside.common import exception
 from ironside.common import states
 from ironside.drivers import base
 from ironside.drivers import indicators
+from ironside.drivers import step_defs
 from ironside.drivers.modules import local_storage
 
 PROPERTIES = {
@@ -107,7 +108,7 @@ def step_delay(task: base.Task, name: str) -> float:
     return _number(task, 'fake_step_delay', info.get('fake_step_delay', 0))
 
 
-def start_async_step(task: base.Task, name: str) -> base.Wait:
+def start_async_step(task: base.Task, name: str) -> step_defs.Wait:
     """Begin an asynchronous fake step that lasts its delay.
 
     It finishes when polled after the delay, or, with
@@ -116,11 +117,11 @@ def start_async_step(task: base.Task, name: str) -> base.Wait:
     delay = step_delay(task, name)
     task.node.driver_internal_info['fake_async_until'] = time.time() + delay
     if task.node.driver_info.get('fake_async_callback'):
-        return base.await_callback(task)
-    return base.poll_later(task, interval=delay or 0.01)
+        return step_defs.await_callback(task)
+    return step_defs.poll_later(task, interval=delay or 0.01)
 
 
-def poll_async_fake_step(task: base.Task, step: base.StepInfo) -> bool:
+def poll_async_fake_step(task: base.Task, step: step_defs.StepInfo) -> bool:
     """Whether an asynchronous fake step's delay is over (then run it)."""
     until = task.node.driver_internal_info.get('fake_async_until')
     if until is not None and time.time() < until:
@@ -287,7 +288,7 @@ class FakeManagement(FakeInterfaceMixin, base.ManagementInterface):
         return [{'device_type': kind, 'image': media.get(kind),
                  'inserted': kind in media} for kind in base.VMEDIA_DEVICES]
 
-    @base.clean_step(priority=0, argsinfo=local_storage.ARGSINFO)
+    @step_defs.clean_step(priority=0, argsinfo=local_storage.ARGSINFO)
     def wipe_local_storage(self, task: base.Task,
                            preserve_local_storage: bool = False) -> None:
         """Wipe every disk, or only the OS disk (see local_storage)."""
@@ -327,40 +328,41 @@ class FakeBoot(FakeInterfaceMixin, base.BootInterface):
 class FakeDeploy(FakeInterfaceMixin, base.DeployInterface):
     """A deploy shaped like Ironic's agent deploy, without the agent."""
 
-    @base.deploy_step(priority=100)
+    @step_defs.deploy_step(priority=100)
     def deploy(self, task: base.Task) -> None:
         """Boot the deployment ramdisk."""
         run_fake_step(task, 'deploy.deploy')
 
-    @base.deploy_step(priority=80)
-    def write_image(self, task: base.Task) -> base.Wait:
+    @step_defs.deploy_step(priority=80)
+    def write_image(self, task: base.Task) -> step_defs.Wait:
         """Write the image; asynchronous."""
         return start_async_step(task, 'deploy.write_image')
 
-    @base.deploy_step(priority=60)
+    @step_defs.deploy_step(priority=60)
     def prepare_instance_boot(self, task: base.Task) -> None:
         """Make the node boot from its disk."""
         run_fake_step(task, 'deploy.prepare_instance_boot')
         task.driver.management.set_boot_device(task, base.BootDevice.DISK,
                                                persistent=True)
 
-    @base.deploy_step(priority=20)
+    @step_defs.deploy_step(priority=20)
     def boot_instance(self, task: base.Task) -> None:
         """Power the node on into the deployed instance."""
         run_fake_step(task, 'deploy.boot_instance')
         task.driver.power.set_power_state(task, states.POWER_ON)
 
-    @base.clean_step(priority=99)
+    @step_defs.clean_step(priority=99)
     def erase_devices_metadata(self, task: base.Task) -> None:
         """Wipe partition tables and signatures."""
         run_fake_step(task, 'deploy.erase_devices_metadata')
 
-    @base.clean_step(priority=0, abortable=True)
-    def erase_devices(self, task: base.Task) -> base.Wait:
+    @step_defs.clean_step(priority=0, abortable=True)
+    def erase_devices(self, task: base.Task) -> step_defs.Wait:
         """Overwrite whole disks; asynchronous and abortable."""
         return start_async_step(task, 'deploy.erase_devices')
 
-    def poll_async_step(self, task: base.Task, step: base.StepInfo) -> bool:
+    def poll_async_step(self, task: base.Task,
+                        step: step_defs.StepInfo) -> bool:
         return poll_async_fake_step(task, step)
 
     def tear_down(self, task: base.Task) -> None:
@@ -405,7 +407,7 @@ class FakeInspect(FakeInterfaceMixin, base.InspectInterface):
 
 
 class FakeRescue(FakeInterfaceMixin, base.RescueInterface):
-    def rescue(self, task: base.Task) -> base.Wait | None:
+    def rescue(self, task: base.Task) -> step_defs.Wait | None:
         return None
 
     def unrescue(self, task: base.Task) -> None:
@@ -427,8 +429,8 @@ class FakeBIOS(FakeInterfaceMixin, base.BIOSInterface):
         },
     }
 
-    @base.clean_step(priority=0, argsinfo=SETTINGS_ARGSINFO)
-    @base.deploy_step(priority=0, argsinfo=SETTINGS_ARGSINFO)
+    @step_defs.clean_step(priority=0, argsinfo=SETTINGS_ARGSINFO)
+    @step_defs.deploy_step(priority=0, argsinfo=SETTINGS_ARGSINFO)
     def apply_configuration(self, task: base.Task, settings: list[dict]
                            ) -> None:
         run_fake_step(task, 'bios.apply_configuration')
@@ -442,8 +444,8 @@ class FakeBIOS(FakeInterfaceMixin, base.BIOSInterface):
             base.BIOS_SETTINGS_KEY, {})
         current.update({s['name']: s['value'] for s in settings})
 
-    @base.clean_step(priority=0)
-    @base.deploy_step(priority=0)
+    @step_defs.clean_step(priority=0)
+    @step_defs.deploy_step(priority=0)
     def factory_reset(self, task: base.Task) -> None:
         run_fake_step(task, 'bios.factory_reset')
         task.node.driver_internal_info[base.BIOS_SETTINGS_KEY] = {}
@@ -471,8 +473,8 @@ class FakeFirmware(FakeInterfaceMixin, base.FirmwareInterface):
                           or {})
         return components
 
-    @base.clean_step(priority=0, argsinfo=UPDATE_ARGSINFO)
-    @base.service_step(priority=0, argsinfo=UPDATE_ARGSINFO)
+    @step_defs.clean_step(priority=0, argsinfo=UPDATE_ARGSINFO)
+    @step_defs.service_step(priority=0, argsinfo=UPDATE_ARGSINFO)
     def update(self, task: base.Task, settings: list[dict]) -> None:
         run_fake_step(task, 'firmware.update')
         known = self.read_components(task)
@@ -490,22 +492,23 @@ class FakeFirmware(FakeInterfaceMixin, base.FirmwareInterface):
 
 
 class FakeRAID(FakeInterfaceMixin, base.RAIDInterface):
-    @base.clean_step(priority=0)
-    def create_configuration(self, task: base.Task) -> base.Wait:
+    @step_defs.clean_step(priority=0)
+    def create_configuration(self, task: base.Task) -> step_defs.Wait:
         """Build the target RAID configuration; asynchronous and, like real
         controllers, not abortable once started."""
         task.node.raid_config = dict(task.node.target_raid_config or {})
         return start_async_step(task, 'raid.create_configuration')
 
-    def poll_async_step(self, task: base.Task, step: base.StepInfo) -> bool:
+    def poll_async_step(self, task: base.Task,
+                        step: step_defs.StepInfo) -> bool:
         return poll_async_fake_step(task, step)
 
-    @base.clean_step(priority=0)
+    @step_defs.clean_step(priority=0)
     def delete_configuration(self, task: base.Task) -> None:
         run_fake_step(task, 'raid.delete_configuration')
         task.node.raid_config = {}
 
-    @base.deploy_step(priority=0, argsinfo={
+    @step_defs.deploy_step(priority=0, argsinfo={
         'raid_config': {'description': 'The RAID configuration to apply.',
                         'required': True},
         'delete_existing': {'description': 'Delete the existing '

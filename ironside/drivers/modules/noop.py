@@ -14,6 +14,7 @@ from ironside.common.vifs import EXTRA_KEY
 from ironside.common.vifs import INTERNAL_KEY
 from ironside.common.vifs import vif_of
 from ironside.drivers import base
+from ironside.drivers import step_defs
 
 
 def _unsupported(task: base.Task, what: str) -> NoReturn:
@@ -62,7 +63,7 @@ class NoRAID(_Refusing, base.RAIDInterface):
 
 
 class NoRescue(_Refusing, base.RescueInterface):
-    def rescue(self, task: base.Task) -> base.Wait | None:
+    def rescue(self, task: base.Task) -> step_defs.Wait | None:
         _unsupported(task, 'rescue')
 
     def unrescue(self, task: base.Task) -> None:

@@ -109,7 +109,7 @@ class PXEBoot(base.BootInterface):
 
     def validate(self, task: base.Task) -> None:
         instance_boot_device(task)
-        if getattr(task.driver.deploy, 'needs_ramdisk', False):
+        if task.driver.deploy.needs_ramdisk:
             self.validate_ramdisk(task)
 
     def validate_ramdisk(self, task: base.Task,

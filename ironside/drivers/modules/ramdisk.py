@@ -24,6 +24,7 @@ from __future__ import annotations
 
 from ironside.common import states
 from ironside.drivers import base
+from ironside.drivers import step_defs
 
 
 class RamdiskDeploy(base.DeployInterface):
@@ -33,18 +34,18 @@ class RamdiskDeploy(base.DeployInterface):
     def validate(self, task: base.Task) -> None:
         """Nothing of its own: power, management and boot validate."""
 
-    @base.deploy_step(priority=100)
+    @step_defs.deploy_step(priority=100)
     def deploy(self, task: base.Task) -> None:
         """Power the node off before it is configured."""
         task.driver.power.set_power_state(task, states.POWER_OFF)
         task.node.power_state = states.POWER_OFF
 
-    @base.deploy_step(priority=60)
+    @step_defs.deploy_step(priority=60)
     def prepare_instance_boot(self, task: base.Task) -> None:
         """Point the node's boot at its instance (boot interface)."""
         task.driver.boot.prepare_instance(task)
 
-    @base.deploy_step(priority=20)
+    @step_defs.deploy_step(priority=20)
     def boot_instance(self, task: base.Task) -> None:
         """Power the node on (or cycle it) and wait until it is on."""
         power = task.driver.power

@@ -10,6 +10,7 @@ from ironside.conductor import steps
 from ironside.db import deploy_templates as templates_db
 from ironside.db import nodes as nodes_db
 from ironside.drivers import base
+from ironside.drivers import step_defs
 from tests import utils
 
 
@@ -163,21 +164,22 @@ class TestDecorators:
     def test_negative_priority_refused_at_import(self):
         with pytest.raises(exception.InvalidParameterValue,
                            match='priority of step f'):
-            @base.deploy_step(priority=-1)
+            @step_defs.deploy_step(priority=-1)
             def f(self, task):
                 pass
 
     def test_argsinfo_needs_description(self):
         with pytest.raises(exception.InvalidParameterValue,
                            match='needs a "description"'):
-            @base.clean_step(priority=1, argsinfo={'x': {'required': True}})
+            @step_defs.clean_step(priority=1,
+                                  argsinfo={'x': {'required': True}})
             def f(self, task, x):
                 pass
 
     def test_argsinfo_must_name_real_arguments(self):
         with pytest.raises(exception.InvalidParameterValue,
                            match='does not accept argument y'):
-            @base.deploy_step(priority=1, argsinfo={
+            @step_defs.deploy_step(priority=1, argsinfo={
                 'y': {'description': 'why'}})
             def f(self, task, x=None):
                 pass
@@ -190,8 +192,8 @@ class TestDecorators:
             def validate(self, task):
                 pass
 
-            @base.deploy_step(priority=5)
-            @base.clean_step(priority=7, abortable=True)
+            @step_defs.deploy_step(priority=5)
+            @step_defs.clean_step(priority=7, abortable=True)
             def both(self, task):
                 pass
 

@@ -62,6 +62,16 @@ def command_error_type(result: dict[str, Any]) -> str:
     return exception.AgentCommandFailed.failure_reason
 
 
+def command_failed(node_uuid: str, command: str, result: dict[str, Any]
+                   ) -> exception.AgentCommandFailed:
+    """The error of a command that failed on the agent, with the agent's
+    class of error as its failure reason."""
+    error = exception.AgentCommandFailed(
+        node=node_uuid, command=command, error=command_error(result))
+    error.failure_reason = command_error_type(result)
+    return error
+
+
 def _ca_file(pem: str) -> str:
     """A file holding ``pem``, for requests' ``verify``; one per
     certificate, shared by every node whose agent sent it."""

@@ -43,6 +43,7 @@ from ironside.common import exception
 from ironside.common import states
 from ironside.common.conf import CONF
 from ironside.drivers import base
+from ironside.drivers import step_defs
 from ironside.drivers.modules import boot_files
 from ironside.drivers.modules.agent import client
 from ironside.drivers.modules.agent import images
@@ -59,14 +60,14 @@ _POWER_OFF_POLL = 0.25
 _BOOT_POLL = 10.0
 
 
-def _boot_wait() -> base.Wait:
-    return base.Wait(poll=True, interval=_BOOT_POLL, refresh_steps=True)
-
-
-def _running_agent_wait() -> base.Wait:
-    """An agent already runs (fast track): polled at once, its steps read
-    then, as after a boot."""
-    return base.Wait(poll=True, interval=0.0, refresh_steps=True)
+def _boot_agent(task: base.Task) -> step_defs.Wait:
+    """Boot the machine into the agent's ramdisk, or, with fast track,
+    use the agent that runs: polled at once, its steps read then, as
+    after a boot."""
+    if ramdisk.fast_track_agent(task):
+        return step_defs.Wait(poll=True, interval=0.0, refresh_steps=True)
+    ramdisk.boot_ramdisk(task)
+    return step_defs.Wait(poll=True, interval=_BOOT_POLL, refresh_steps=True)
 
 
 class AgentDeploy(base.DeployInterface):
@@ -99,30 +100,31 @@ class AgentDeploy(base.DeployInterface):
     def accepts_unknown_steps(self, task: base.Task, kind: str) -> bool:
         return not in_band.knows_steps(task.node, kind)
 
-    def get_deploy_steps(self, task: base.Task) -> list[base.StepInfo]:
+    def get_deploy_steps(self, task: base.Task) -> list[step_defs.StepInfo]:
         own = super().get_deploy_steps(task)
         names = {step['step'] for step in own}
         return own + [step for step in in_band.cached_steps(
-            task.node, base.DEPLOY, self.interface_type)
+            task.node, step_defs.DEPLOY, self.interface_type)
             if step['step'] not in names]
 
-    def get_clean_steps(self, task: base.Task) -> list[base.StepInfo]:
+    def get_clean_steps(self, task: base.Task) -> list[step_defs.StepInfo]:
         return super().get_clean_steps(task) + in_band.cached_steps(
-            task.node, base.CLEAN, self.interface_type)
+            task.node, step_defs.CLEAN, self.interface_type)
 
-    def get_service_steps(self, task: base.Task) -> list[base.StepInfo]:
+    def get_service_steps(self, task: base.Task) -> list[step_defs.StepInfo]:
         return super().get_service_steps(task) + in_band.cached_steps(
-            task.node, base.SERVICE, self.interface_type)
+            task.node, step_defs.SERVICE, self.interface_type)
 
-    def execute_step(self, task: base.Task, kind: str, step: base.StepInfo
-                     ) -> base.Wait | None:
+    def execute_step(self, task: base.Task, kind: str, step: step_defs.StepInfo
+                     ) -> step_defs.Wait | None:
         if self._own_step(dict(step), kind):
             return super().execute_step(task, kind, step)
         return in_band.execute(task, kind, dict(step))
 
-    def poll_async_step(self, task: base.Task, step: base.StepInfo) -> bool:
-        kind = base.flow_of(task.node)
-        if kind == base.DEPLOY and step.get('step') == 'deploy':
+    def poll_async_step(self, task: base.Task,
+                        step: step_defs.StepInfo) -> bool:
+        kind = step_defs.flow_of(task.node)
+        if kind == step_defs.DEPLOY and step.get('step') == 'deploy':
             return self._agent_ready(task, kind)
         return in_band.poll(task, kind, dict(step))
 
@@ -133,18 +135,15 @@ class AgentDeploy(base.DeployInterface):
         in_band.refresh(task, kind)
         return True
 
-    @base.deploy_step(priority=100)
-    def deploy(self, task: base.Task) -> base.Wait | None:
+    @step_defs.deploy_step(priority=100)
+    def deploy(self, task: base.Task) -> step_defs.Wait | None:
         """Boot the machine into the agent's ramdisk."""
         if not task.driver.storage.should_write_image(task):
             return None
-        if ramdisk.fast_track_agent(task):
-            return _running_agent_wait()
-        ramdisk.boot_ramdisk(task)
-        return _boot_wait()
+        return _boot_agent(task)
 
-    @base.deploy_step(priority=80)
-    def write_image(self, task: base.Task) -> base.Wait | None:
+    @step_defs.deploy_step(priority=80)
+    def write_image(self, task: base.Task) -> step_defs.Wait | None:
         """Have the agent write the image and the config drive."""
         if not task.driver.storage.should_write_image(task):
             return None
@@ -157,9 +156,9 @@ class AgentDeploy(base.DeployInterface):
         step = {'interface': 'deploy', 'step': 'write_image',
                 'args': {'image_info': info, 'configdrive': configdrive}}
         node.driver_internal_info['is_whole_disk_image'] = True
-        return in_band.execute(task, base.DEPLOY, step)
+        return in_band.execute(task, step_defs.DEPLOY, step)
 
-    @base.deploy_step(priority=60)
+    @step_defs.deploy_step(priority=60)
     def prepare_instance_boot(self, task: base.Task) -> None:
         """Point the machine's boot at what the agent wrote."""
         node = task.node
@@ -185,13 +184,10 @@ class AgentDeploy(base.DeployInterface):
             'root_uuid': root, 'efi_system_part_uuid': None,
             'prep_boot_part_uuid': None, 'target_boot_mode': 'uefi'})
         if result.get('command_status') != client.SUCCEEDED:
-            error = exception.AgentCommandFailed(
-                node=task.node.uuid, command='image.install_bootloader',
-                error=client.command_error(result))
-            error.failure_reason = client.command_error_type(result)
-            raise error
+            raise client.command_failed(
+                task.node.uuid, 'image.install_bootloader', result)
 
-    @base.deploy_step(priority=40)
+    @step_defs.deploy_step(priority=40)
     def tear_down_agent(self, task: base.Task) -> None:
         """Have the agent power the machine off (the BMC if it will not)."""
         node = task.node
@@ -218,7 +214,7 @@ class AgentDeploy(base.DeployInterface):
                         CONF.agent.power_off_timeout)
         ramdisk.power_off(task)
 
-    @base.deploy_step(priority=30)
+    @step_defs.deploy_step(priority=30)
     def switch_to_tenant_network(self, task: base.Task) -> None:
         """The network interface moves the node to its tenant network."""
         network = task.driver.interfaces.get('network')
@@ -226,7 +222,7 @@ class AgentDeploy(base.DeployInterface):
         if hook is not None:
             hook(task)
 
-    @base.deploy_step(priority=20)
+    @step_defs.deploy_step(priority=20)
     def boot_instance(self, task: base.Task) -> None:
         """Power the machine on: it boots the deployed image."""
         task.driver.power.set_power_state(task, states.POWER_ON)
@@ -250,7 +246,7 @@ class AgentDeploy(base.DeployInterface):
     def take_over(self, task: base.Task) -> None:
         """The agent is reached through the node's record: nothing to do."""
 
-    def prepare_cleaning(self, task: base.Task) -> base.Wait | None:
+    def prepare_cleaning(self, task: base.Task) -> step_defs.Wait | None:
         return self._boot_for(task)
 
     def tear_down_cleaning(self, task: base.Task) -> None:
@@ -259,7 +255,7 @@ class AgentDeploy(base.DeployInterface):
             return
         self._end_ramdisk(task)
 
-    def prepare_service(self, task: base.Task) -> base.Wait | None:
+    def prepare_service(self, task: base.Task) -> step_defs.Wait | None:
         return self._boot_for(task)
 
     def tear_down_service(self, task: base.Task) -> None:
@@ -272,12 +268,9 @@ class AgentDeploy(base.DeployInterface):
     def poll_prepared(self, task: base.Task, kind: str) -> bool:
         return self._agent_ready(task, kind)
 
-    def _boot_for(self, task: base.Task) -> base.Wait:
+    def _boot_for(self, task: base.Task) -> step_defs.Wait:
         ramdisk.check_ports(task)
-        if ramdisk.fast_track_agent(task):
-            return _running_agent_wait()
-        ramdisk.boot_ramdisk(task)
-        return _boot_wait()
+        return _boot_agent(task)
 
     def _end_ramdisk(self, task: base.Task) -> None:
         ramdisk.power_off(task)

@@ -25,6 +25,7 @@ from ironside.common import exception
 from ironside.common import secrets
 from ironside.common.conf import CONF
 from ironside.drivers import base
+from ironside.drivers import step_defs
 from ironside.drivers.modules.agent import client
 from ironside.drivers.modules.agent import ramdisk
 
@@ -108,7 +109,7 @@ def refresh(task: base.Task, kind: str) -> None:
 
 
 def _priority_override(kind: str, name: str) -> int | None:
-    if kind != base.CLEAN:
+    if kind != step_defs.CLEAN:
         return None
     if name == 'erase_devices':
         return CONF.deploy.erase_devices_priority
@@ -118,17 +119,17 @@ def _priority_override(kind: str, name: str) -> int | None:
 
 
 def cached_steps(node: Any, kind: str, interface: str
-                 ) -> list[base.StepInfo]:
+                 ) -> list[step_defs.StepInfo]:
     """The agent's steps of ``kind`` for ``interface``, as step records."""
     cached = (node.driver_internal_info or {}).get(CACHE_KEY % kind) or {}
     steps = []
     for step in cached.get(interface, ()):
         priority = _priority_override(kind, step['step'])
-        info: base.StepInfo = {
+        info: step_defs.StepInfo = {
             'interface': interface, 'step': step['step'],
             'priority': step['priority'] if priority is None else priority,
             'argsinfo': step.get('argsinfo')}
-        if kind in (base.CLEAN, base.SERVICE):
+        if kind in step_defs.ABORTABLE_KINDS:
             info['abortable'] = bool(step.get('abortable', False))
         steps.append(info)
     return steps
@@ -138,7 +139,8 @@ def knows_steps(node: Any, kind: str) -> bool:
     return (CACHE_KEY % kind) in (node.driver_internal_info or {})
 
 
-def execute(task: base.Task, kind: str, step: dict[str, Any]) -> base.Wait:
+def execute(task: base.Task, kind: str, step: dict[str, Any]
+            ) -> step_defs.Wait:
     """Send an in-band step to the agent; the engine then polls it."""
     node = task.node
     agent = client.AgentClient(node)
@@ -156,17 +158,23 @@ def execute(task: base.Task, kind: str, step: dict[str, Any]) -> base.Wait:
     if result.get('command_status') == client.FAILED:
         _raise_failed(node, step, result)
     command_id = result.get('id')
-    return base.Wait(poll=True, interval=CONF.agent.step_poll_interval,
-                     watch=agent.watcher(command_id) if command_id else None)
+    return step_defs.Wait(
+        poll=True, interval=CONF.agent.step_poll_interval,
+        watch=agent.watcher(command_id) if command_id else None)
+
+
+def _step_failed(node: Any, step: dict[str, Any], error: str
+                 ) -> exception.AgentCommandFailed:
+    """The agent's ``step`` failed, for ``error``."""
+    return exception.AgentCommandFailed(
+        node=node.uuid, command='%s.%s' % (step['interface'], step['step']),
+        error=error)
 
 
 def _raise_failed(node: Any, step: dict[str, Any],
                   result: dict[str, Any]) -> None:
-    error = exception.AgentCommandFailed(
-        node=node.uuid, command='%s.%s' % (step['interface'], step['step']),
-        error=client.command_error(result))
-    error.failure_reason = client.command_error_type(result)
-    raise error
+    raise client.command_failed(
+        node.uuid, '%s.%s' % (step['interface'], step['step']), result)
 
 
 def _same_step(reported: Any, step: dict[str, Any]) -> bool:
@@ -191,11 +199,8 @@ def poll(task: base.Task, kind: str, step: dict[str, Any]) -> bool:
     wanted = 'execute_%s_step' % kind
     mine = [c for c in commands if c.get('command_name') == wanted]
     if not mine:
-        raise exception.AgentCommandFailed(
-            node=node.uuid, command='%s.%s' % (step['interface'],
-                                               step['step']),
-            error='the agent restarted while the step ran (it knows no '
-                  'such command)')
+        raise _step_failed(node, step, 'the agent restarted while the step '
+                           'ran (it knows no such command)')
     last = mine[-1]
     status = last.get('command_status')
     if status == client.RUNNING:
@@ -203,23 +208,16 @@ def poll(task: base.Task, kind: str, step: dict[str, Any]) -> bool:
     if status == client.FAILED:
         _raise_failed(node, step, last)
     if status in client.VERSION_MISMATCH:
-        raise exception.AgentCommandFailed(
-            node=node.uuid, command='%s.%s' % (step['interface'],
-                                               step['step']),
-            error='the agent\'s hardware managers changed since the steps '
-                  'were read; run the operation again')
+        raise _step_failed(node, step, 'the agent\'s hardware managers '
+                           'changed since the steps were read; run the '
+                           'operation again')
     if status != client.SUCCEEDED:
-        raise exception.AgentCommandFailed(
-            node=node.uuid, command='%s.%s' % (step['interface'],
-                                               step['step']),
-            error='unknown command status %r' % status)
+        raise _step_failed(node, step,
+                           'unknown command status %r' % status)
     reported = (last.get('command_result') or {}).get('%s_step' % kind)
     if not _same_step(reported, step):
-        raise exception.AgentCommandFailed(
-            node=node.uuid, command='%s.%s' % (step['interface'],
-                                               step['step']),
-            error='the agent reports it last ran %r, not this step'
-                  % (reported,))
+        raise _step_failed(node, step, 'the agent reports it last ran %r, '
+                           'not this step' % (reported,))
     node.driver_internal_info.pop(STARTED_KEY, None)
     return True
 

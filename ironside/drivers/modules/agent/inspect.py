@@ -19,6 +19,7 @@ from typing import Any
 from ironside.common import exception
 from ironside.common.conf import CONF
 from ironside.drivers import base
+from ironside.drivers import step_defs
 from ironside.drivers.modules import boot_files
 from ironside.drivers.modules.agent import ramdisk
 
@@ -67,7 +68,7 @@ class AgentInspect(base.InspectInterface):
         task.driver.boot.validate_ramdisk(task)
         ramdisk.api_url()
 
-    def inspect_hardware(self, task: base.Task) -> base.Wait:
+    def inspect_hardware(self, task: base.Task) -> step_defs.Wait:
         # A running agent (fast track) boots again all the same: only a
         # booting agent posts its inventory.
         # The node is named in the callback: a machine with no port yet
@@ -76,7 +77,7 @@ class AgentInspect(base.InspectInterface):
             'ipa-inspection-callback-url':
                 '%s/v1/continue_inspection?node_uuid=%s'
                 % (ramdisk.api_url(), task.node.uuid)})
-        return base.await_callback(task)
+        return step_defs.await_callback(task)
 
     def continue_inspection(self, task: base.Task, inventory: dict[str, Any],
                             plugin_data: dict[str, Any]) -> base.Inspected:

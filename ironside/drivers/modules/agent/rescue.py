@@ -14,6 +14,7 @@ from __future__ import annotations
 from ironside.common import exception
 from ironside.common import states
 from ironside.drivers import base
+from ironside.drivers import step_defs
 from ironside.drivers.modules import boot_files
 from ironside.drivers.modules.agent import client
 from ironside.drivers.modules.agent import ramdisk
@@ -31,9 +32,9 @@ class AgentRescue(base.RescueInterface):
         ramdisk.check_ports(task)
         ramdisk.api_url()
 
-    def rescue(self, task: base.Task) -> base.Wait:
+    def rescue(self, task: base.Task) -> step_defs.Wait:
         ramdisk.boot_ramdisk(task, boot_files.RESCUE)
-        return base.await_callback(task)
+        return step_defs.await_callback(task)
 
     def poll_rescue(self, task: base.Task) -> bool:
         node = task.node
@@ -48,11 +49,8 @@ class AgentRescue(base.RescueInterface):
             'rescue.finalize_rescue',
             {'rescue_password': password, 'hashed': False}, wait=True)
         if result.get('command_status') != client.SUCCEEDED:
-            error = exception.AgentCommandFailed(
-                node=node.uuid, command='rescue.finalize_rescue',
-                error=client.command_error(result))
-            error.failure_reason = client.command_error_type(result)
-            raise error
+            raise client.command_failed(node.uuid, 'rescue.finalize_rescue',
+                                        result)
         task.driver.boot.clean_up_ramdisk(task)
         return True
 

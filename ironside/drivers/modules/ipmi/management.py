@@ -7,6 +7,7 @@ from typing import Any
 
 from ironside.common import exception
 from ironside.drivers import base
+from ironside.drivers import step_defs
 from ironside.drivers.modules.ipmi import common
 from ironside.drivers.modules.ipmi import operations
 
@@ -61,7 +62,7 @@ class IPMIManagement(base.ManagementInterface):
             return None
         return 'uefi' if result.get('uefimode') else 'bios'
 
-    @base.clean_step(priority=0)
+    @step_defs.clean_step(priority=0)
     def reset_bmc(self, task: base.Task) -> None:
         """Cold reset the BMC itself (where it allows).
 

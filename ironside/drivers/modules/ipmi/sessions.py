@@ -206,7 +206,7 @@ class Sessions:
                         bmc=bmc.name,
                         reason='%s failed after %d attempt(s) in %ss: %s'
                                % (action, attempt,
-                                  bmc_common._seconds(budget), exc)
+                                  bmc_common.format_seconds(budget), exc)
                     ) from None
                 LOG.info('BMC %s did not answer %s (attempt %d): %s; '
                          'retrying', bmc.name, action, attempt, exc)

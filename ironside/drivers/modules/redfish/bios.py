@@ -15,6 +15,7 @@ from ironside.common import exception
 from ironside.common import states
 from ironside.common.conf import CONF
 from ironside.drivers import base
+from ironside.drivers import step_defs
 from ironside.drivers.modules.redfish import common
 from ironside.drivers.modules.redfish import power
 
@@ -60,10 +61,10 @@ class RedfishBIOS(base.BIOSInterface):
         """The BIOS settings in effect now."""
         return _read(task)[0]
 
-    @base.clean_step(priority=0, argsinfo=SETTINGS_ARGSINFO)
-    @base.deploy_step(priority=0, argsinfo=SETTINGS_ARGSINFO)
+    @step_defs.clean_step(priority=0, argsinfo=SETTINGS_ARGSINFO)
+    @step_defs.deploy_step(priority=0, argsinfo=SETTINGS_ARGSINFO)
     def apply_configuration(self, task: base.Task, settings: list[dict]
-                            ) -> base.Wait:
+                            ) -> step_defs.Wait:
         """Write BIOS settings, reboot, wait until they are in effect."""
         attributes = _attributes(settings)
         common.call(task, 'write BIOS settings',
@@ -71,8 +72,8 @@ class RedfishBIOS(base.BIOSInterface):
         return self._reboot_and_wait(task, {'kind': 'apply',
                                             'attributes': attributes})
 
-    @base.clean_step(priority=0)
-    @base.deploy_step(priority=0)
+    @step_defs.clean_step(priority=0)
+    @step_defs.deploy_step(priority=0)
     def factory_reset(self, task: base.Task) -> str:
         """Reset BIOS settings to the vendor's defaults, reboot, wait."""
         common.call(task, 'reset BIOS settings',
@@ -83,9 +84,10 @@ class RedfishBIOS(base.BIOSInterface):
         task.node.driver_internal_info[WAIT_KEY] = wait
         power.change_power_state(task, states.REBOOT)
         task.node.power_state = states.POWER_ON
-        return base.poll_later(task, CONF.redfish.task_poll_interval)
+        return step_defs.poll_later(task, CONF.redfish.task_poll_interval)
 
-    def poll_async_step(self, task: base.Task, step: base.StepInfo) -> bool:
+    def poll_async_step(self, task: base.Task,
+                        step: step_defs.StepInfo) -> bool:
         info = task.node.driver_internal_info
         wait = info.get(WAIT_KEY)
         if not wait:

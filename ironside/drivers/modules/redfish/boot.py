@@ -68,6 +68,13 @@ def _iso_path(node_uuid: str) -> str:
                         'boot-%s.iso' % node_uuid)
 
 
+def _remove_ramdisk_files(node_uuid: str) -> None:
+    """The ISO built for the node's ramdisk and the files it was built
+    from: the ramdisk is done with once it is ejected or replaced."""
+    boot_files.remove(_iso_path(node_uuid))
+    boot_files.remove(boot_files.node_dir(node_uuid))
+
+
 class RedfishVirtualMediaBoot(base.BootInterface):
     def get_properties(self) -> dict[str, str]:
         return dict(common.PROPERTIES, **PROPERTIES,
@@ -81,8 +88,7 @@ class RedfishVirtualMediaBoot(base.BootInterface):
                        (node.driver_info or {}).get(key))
         _check_url(node.uuid, 'instance_info boot_iso',
                    (node.instance_info or {}).get('boot_iso'))
-        if getattr(task.driver.deploy, 'needs_ramdisk', False) and \
-                not ready_made_iso(node):
+        if task.driver.deploy.needs_ramdisk and not ready_made_iso(node):
             self.validate_ramdisk(task)
 
     def validate_ramdisk(self, task: base.Task,
@@ -111,13 +117,11 @@ class RedfishVirtualMediaBoot(base.BootInterface):
 
     def clean_up_ramdisk(self, task: base.Task) -> None:
         eject_cds(task)
-        boot_files.remove(_iso_path(task.node.uuid))
-        boot_files.remove(boot_files.node_dir(task.node.uuid))
+        _remove_ramdisk_files(task.node.uuid)
 
     def prepare_instance(self, task: base.Task) -> None:
         iso = (task.node.instance_info or {}).get('boot_iso')
-        boot_files.remove(_iso_path(task.node.uuid))
-        boot_files.remove(boot_files.node_dir(task.node.uuid))
+        _remove_ramdisk_files(task.node.uuid)
         if iso:
             insert_cd(task, iso)
             device = base.BootDevice.CDROM

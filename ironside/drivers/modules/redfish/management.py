@@ -21,6 +21,7 @@ from ironside.common import exception
 from ironside.common.conf import CONF
 from ironside.drivers import base
 from ironside.drivers import indicators
+from ironside.drivers import step_defs
 from ironside.drivers.modules import local_storage
 from ironside.drivers.modules.redfish import common
 from ironside.drivers.modules.redfish import vmedia
@@ -158,10 +159,10 @@ class RedfishManagement(base.ManagementInterface):
         common.call(task, 'inject NMI',
                     lambda system: system.reset_system(sushy.ResetType.NMI))
 
-    @base.clean_step(priority=0, argsinfo=local_storage.ARGSINFO)
+    @step_defs.clean_step(priority=0, argsinfo=local_storage.ARGSINFO)
     def wipe_local_storage(self, task: base.Task,
                            preserve_local_storage: bool = False
-                          ) -> base.Wait | None:
+                          ) -> step_defs.Wait | None:
         """Secure-erase every drive, or only the OS disk."""
         def _erase(system: Any) -> tuple[list, list[str]]:
             drives = _drives(system)
@@ -195,11 +196,12 @@ class RedfishManagement(base.ManagementInterface):
             info[ERASING_KEY] = {'disks': [d.as_dict() for d in chosen],
                                  'os_disk_only': local_storage.as_bool(
                                      preserve_local_storage)}
-            return base.poll_later(task, CONF.redfish.task_poll_interval)
+            return step_defs.poll_later(task, CONF.redfish.task_poll_interval)
         local_storage.record(task.node, chosen, preserve_local_storage)
         return None
 
-    def poll_async_step(self, task: base.Task, step: base.StepInfo) -> bool:
+    def poll_async_step(self, task: base.Task,
+                        step: step_defs.StepInfo) -> bool:
         if not common.tasks_done(task, ERASE_TASKS_KEY, 'drive erase task'):
             return False
         info = task.node.driver_internal_info

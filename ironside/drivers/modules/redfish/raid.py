@@ -17,6 +17,7 @@ from typing import Any
 from ironside.common import exception
 from ironside.common.conf import CONF
 from ironside.drivers import base
+from ironside.drivers import step_defs
 from ironside.drivers.modules.redfish import common
 
 TASKS_KEY = 'redfish_raid_tasks'
@@ -123,21 +124,21 @@ class RedfishRAID(base.RAIDInterface):
             check_logical_disks(task.node.target_raid_config)
 
     def _start(self, task: base.Task, func: Callable[..., Any]
-              ) -> base.Wait | None:
+              ) -> step_defs.Wait | None:
         uris = common.call(task, 'configure RAID', func)
         if uris:
             task.node.driver_internal_info[TASKS_KEY] = uris
-            return base.poll_later(task, CONF.redfish.task_poll_interval)
+            return step_defs.poll_later(task, CONF.redfish.task_poll_interval)
         self._record(task)
         return None
 
-    @base.clean_step(priority=0, argsinfo=CREATE_ARGSINFO)
-    @base.deploy_step(priority=0, argsinfo=CREATE_ARGSINFO)
+    @step_defs.clean_step(priority=0, argsinfo=CREATE_ARGSINFO)
+    @step_defs.deploy_step(priority=0, argsinfo=CREATE_ARGSINFO)
     def create_configuration(self, task: base.Task,
                              create_root_volume: bool = True,
                              create_nonroot_volumes: bool = True,
                              delete_existing: bool = False
-                            ) -> base.Wait | None:
+                            ) -> step_defs.Wait | None:
         """Create the volumes of target_raid_config."""
         disks = check_logical_disks(task.node.target_raid_config)
         disks = [d for d in disks
@@ -156,23 +157,24 @@ class RedfishRAID(base.RAIDInterface):
 
         return self._start(task, _create)
 
-    @base.clean_step(priority=0)
-    @base.deploy_step(priority=0)
-    def delete_configuration(self, task: base.Task) -> base.Wait | None:
+    @step_defs.clean_step(priority=0)
+    @step_defs.deploy_step(priority=0)
+    def delete_configuration(self, task: base.Task) -> step_defs.Wait | None:
         """Delete every volume of the system's storage."""
         return self._start(task, _delete_all)
 
-    @base.deploy_step(priority=0, argsinfo=APPLY_ARGSINFO)
+    @step_defs.deploy_step(priority=0, argsinfo=APPLY_ARGSINFO)
     def apply_configuration(self, task: base.Task, raid_config: dict,
                             delete_existing: bool = True
-                            ) -> base.Wait | None:
+                            ) -> step_defs.Wait | None:
         """Make raid_config the target and create it."""
         check_logical_disks(raid_config)
         task.node.target_raid_config = dict(raid_config)
         return self.create_configuration(task,
                                          delete_existing=delete_existing)
 
-    def poll_async_step(self, task: base.Task, step: base.StepInfo) -> bool:
+    def poll_async_step(self, task: base.Task,
+                        step: step_defs.StepInfo) -> bool:
         if not common.tasks_done(task, TASKS_KEY, 'RAID task'):
             return False
         self._record(task)
