@@ -31,8 +31,16 @@ from ironside.common.conf.default import INTERFACE_TYPES
 from ironside.drivers import boot_modes
 from ironside.drivers import indicators
 from ironside.drivers import step_defs
-from ironside.drivers.step_defs import StepInfo
-from ironside.drivers.step_defs import Wait
+
+# The step plugin API stays where plugins written as for Ironic look
+# for it (ironic.drivers.base); the steps are declared in step_defs.
+from ironside.drivers.step_defs import StepInfo as StepInfo
+from ironside.drivers.step_defs import Wait as Wait
+from ironside.drivers.step_defs import await_callback as await_callback
+from ironside.drivers.step_defs import clean_step as clean_step
+from ironside.drivers.step_defs import deploy_step as deploy_step
+from ironside.drivers.step_defs import poll_later as poll_later
+from ironside.drivers.step_defs import service_step as service_step
 
 # Drivers name it base.Task, beside the interfaces it is handed to.
 from ironside.drivers.task import Task as Task

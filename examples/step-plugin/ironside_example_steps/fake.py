@@ -6,12 +6,12 @@ the decorator makes the method a step. Every step of the parent class is
 inherited, so the deploy still writes the image and boots it.
 """
 
-from ironside.drivers import step_defs
+from ironside.drivers import base
 from ironside.drivers.modules import fake
 
 
 class ExampleFakeDeploy(fake.FakeDeploy):
-    @step_defs.deploy_step(priority=70, argsinfo={
+    @base.deploy_step(priority=70, argsinfo={
         'message': {'description': 'Text to leave in the node\'s '
                                    'extra["motd"].',
                     'required': False},

@@ -10,7 +10,7 @@ redfish interfaces' retries and error messages.
 import sushy
 
 from ironside.common import exception
-from ironside.drivers import step_defs
+from ironside.drivers import base
 from ironside.drivers.modules.redfish import vendor
 
 LED_STATES = {'lit': sushy.IndicatorLED.LIT,
@@ -19,7 +19,7 @@ LED_STATES = {'lit': sushy.IndicatorLED.LIT,
 
 
 class ExampleRedfishVendor(vendor.RedfishVendor):
-    @step_defs.deploy_step(priority=10, argsinfo={
+    @base.deploy_step(priority=10, argsinfo={
         'state': {'description': 'LED state: "lit", "blinking" or "off". '
                                  'Default "blinking".',
                   'required': False},
