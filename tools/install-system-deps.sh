@@ -35,6 +35,7 @@ parted parted
 xorriso xorriso
 mcopy mtools
 mkfs.vfat dosfstools
+mkfs.ext4 e2fsprogs
 udevadm udev
 lshw lshw
 hexdump bsdextrautils

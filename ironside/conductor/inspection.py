@@ -23,6 +23,7 @@ from oslo_utils import netutils
 from requests import adapters
 from urllib3.util import retry
 
+from ironside.common import capabilities
 from ironside.common import exception
 from ironside.common import inspection_rules as rules
 from ironside.common.conf import CONF
@@ -297,17 +298,12 @@ def _fail(task: TaskManager, plugin_data: dict[str, Any], msg: Any) -> None:
 
 
 def _capabilities(task: TaskManager) -> dict[str, str]:
-    text = (task.node.properties or {}).get('capabilities') or ''
-    if isinstance(text, dict):
-        return {str(k): str(v) for k, v in text.items()}
-    pairs = (item.split(':', 1) for item in text.split(',') if item)
-    return {pair[0]: pair[1] if len(pair) > 1 else '' for pair in pairs}
+    return capabilities.parse(
+        (task.node.properties or {}).get('capabilities'))
 
 
-def _save_capabilities(task: TaskManager, capabilities: dict[str, str]
-                      ) -> None:
-    task.node.properties['capabilities'] = ','.join(
-        '%s:%s' % item for item in capabilities.items())
+def _save_capabilities(task: TaskManager, found: dict[str, str]) -> None:
+    task.node.properties['capabilities'] = capabilities.format(found)
 
 
 def _set_capability(task: TaskManager, plugin_data: dict[str, Any], name: str,
@@ -317,9 +313,9 @@ def _set_capability(task: TaskManager, plugin_data: dict[str, Any], name: str,
 
 def _unset_capability(task: TaskManager, plugin_data: dict[str, Any], name: str
                      ) -> None:
-    capabilities = _capabilities(task)
-    capabilities.pop(name, None)
-    _save_capabilities(task, capabilities)
+    found = _capabilities(task)
+    found.pop(name, None)
+    _save_capabilities(task, found)
 
 
 def _remove_trait(task: TaskManager, plugin_data: dict[str, Any], name: str

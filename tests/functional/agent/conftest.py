@@ -54,13 +54,16 @@ AGENT_OPTIONS: dict[str, dict[str, Any]] = {
 
 @dataclasses.dataclass
 class Images:
-    """Disk images served over HTTP: a raw and a qcow2 one."""
+    """Disk images served over HTTP: a raw and a qcow2 whole-disk one,
+    and a qcow2 partition image."""
 
     server: file_server.FileServer
     raw: disk_image.DiskImage
     qcow2: disk_image.DiskImage
+    partition: disk_image.PartitionImage
 
-    def url(self, image: disk_image.DiskImage) -> str:
+    def url(self, image: disk_image.DiskImage | disk_image.PartitionImage
+            ) -> str:
         return '%s/%s' % (self.server.url, image.path.name)
 
     def instance_info(self, image: disk_image.DiskImage, **more: Any
@@ -102,8 +105,10 @@ def images(tmp_path_factory) -> Iterator[Images]:
                                      size=IMAGE_SIZE, seed=1)
     qcow2 = disk_image.make_disk_image(directory / 'disk.qcow2', 'qcow2',
                                        size=IMAGE_SIZE, seed=2)
+    partition = disk_image.make_partition_image(
+        directory / 'root.qcow2', 'qcow2', size=IMAGE_SIZE // 2, seed=3)
     with file_server.FileServer(directory) as server:
-        yield Images(server, raw, qcow2)
+        yield Images(server, raw, qcow2, partition)
 
 
 def start_site(workdir: pathlib.Path, deployment: str, images: Images,

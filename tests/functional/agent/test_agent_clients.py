@@ -2,12 +2,15 @@
 
 metalsmith provisions an HTTP whole-disk image (its checksum given, as
 metalsmith's HttpWholeDiskImage takes it) with its config drive of SSH
-keys; the replay of Nova's Ironic driver calls (tests/functional/
-acceptance/test_nova_replay.py shows where each comes from) spawns an
-instance with a real config drive as Nova builds one (a gzipped ISO
-9660, base64). Nova would name a Glance image; no Glance runs here, so
-its instance_info carries the HTTP URL and the hash Ironic would have
-read off Glance. Both images reach the simulated disks.
+keys, and an HTTP partition image (HttpPartitionImage: a kernel and a
+ramdisk beside it, the root partition's size from the node), which the
+agent writes to a root partition of its own making. The replay of
+Nova's Ironic driver calls (tests/functional/acceptance/
+test_nova_replay.py shows where each comes from) spawns an instance with
+a real config drive as Nova builds one (a gzipped ISO 9660, base64).
+Nova would name a Glance image; no Glance runs here, so its
+instance_info carries the HTTP URL and the hash Ironic would have read
+off Glance. The images reach the simulated disks.
 """
 
 from __future__ import annotations
@@ -41,17 +44,27 @@ pytestmark = [pytest.mark.functional,
 @pytest.fixture(scope='module')
 def site(tmp_path_factory, images):
     specs = [MachineSpec(bmc='redfish', disk_size=2 ** 30),
-             MachineSpec(bmc='ipmi', disk_size=2 ** 30)]
+             MachineSpec(bmc='ipmi', disk_size=2 ** 30),
+             MachineSpec(bmc='redfish', disk_size=3 * 2 ** 30)]
+    # ironic-python-agent installs no boot loader into a partition image
+    # it cannot chroot into (and none for BIOS at all since CVE-2026-43003
+    # unless told to): the simulated firmware finds the OS on whichever
+    # partition holds it, as firmware that searches the disk for boot
+    # loaders does, which is what this agent option is for.
+    options = {'pxe': {'kernel_append_params':
+                       agent_conftest.AGENT_OPTIONS['pxe'][
+                           'kernel_append_params'] +
+                       ' ipa-ignore-bootloader-failure=1'}}
     yield from agent_conftest.start_site(
         tmp_path_factory.mktemp('clients'), agent_conftest.SQLITE, images,
-        specs)
+        specs, options=options)
 
 
-def _enroll(sdk, site, machine):
+def _enroll(sdk, site, machine, local_gb: int = 1):
     node = sdk.baremetal.create_node(**site.node_values(
         machine, boot_interface='ipxe',
         properties={'cpus': machine.cpus, 'memory_mb': machine.memory_mb,
-                    'local_gb': 1, 'cpu_arch': machine.cpu_arch}))
+                    'local_gb': local_gb, 'cpu_arch': machine.cpu_arch}))
     for mac in machine.macs:
         sdk.baremetal.create_port(node_id=node.id, address=mac)
     for verb, state in (('manage', 'manageable'), ('provide', 'available')):
@@ -149,3 +162,40 @@ def test_metalsmith_and_nova_write_their_images(site, tmp_path):
         (tmp_path / 'nova').mkdir()
         _nova(site, site.machines[1], tmp_path / 'nova')
         with_metalsmith.result()
+
+
+def test_metalsmith_writes_a_partition_image(site, tmp_path):
+    machine = site.machines[2]
+    sdk = sdk_connection(site.endpoint)
+    # metalsmith sizes the root partition local_gb - 1: 2 GiB of 3.
+    node = _enroll(sdk, site, machine, local_gb=3)
+    provisioner = metalsmith.Provisioner(cloud_region=sdk.config)
+    reserved = provisioner.reserve_node('baremetal', candidates=[node.id],
+                                        hostname='db-1')
+    image = site.images.partition
+    config = instance_config.GenericConfig(
+        ssh_keys=['ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIMs db'])
+    instance = provisioner.provision_node(
+        reserved, sources.HttpPartitionImage(
+            site.images.url(image), kernel_url=site.images.server.url +
+            '/vmlinuz', ramdisk_url=site.images.server.url + '/initrd',
+            checksum=image.file_sha256),
+        config=config, hostname='db-1', wait=180)
+    assert instance.state == metalsmith.InstanceState.ACTIVE
+    deployed = sdk.baremetal.get_node(node.id)
+    assert deployed.instance_info['root_gb'] == 2
+    assert deployed.driver_internal_info['is_whole_disk_image'] is False
+    root = image.root_partition(machine.read_disk)
+    assert root is not None, 'the image is on no partition of the disk'
+    assert root.size == 2 * 2 ** 30
+    meta = disk_image.read_config_drive(machine.read_disk, tmp_path)
+    assert meta is not None and meta['hostname'] == 'db-1'
+    assert meta['partition'] != root.number
+    # The agent named the root file system's UUID; the machine booted
+    # the OS it found on that partition.
+    assert deployed.driver_internal_info['root_uuid_or_disk_id'] == \
+        image.fs_uuid
+    wait_for(lambda: 'booting %s' % image.name in machine.console_log(),
+             timeout=60, interval=0.2, what='the OS booted from the disk')
+    provisioner.unprovision_node('db-1', wait=180)
+    assert sdk.baremetal.get_node(node.id).provision_state == 'available'

@@ -113,7 +113,10 @@ def _failed(site, uuid: str, machine, step: str, reason: str,
     assert node['failure_reason'] == reason, node
     assert message in node['last_error'], node['last_error']
     assert node['power_state'] == 'power off'
-    assert machine.state()['power'] == 'off'
+    # The BMC said off; the machine behind it follows (its state file is
+    # written once the firmware has stopped what ran).
+    wait_for(lambda: machine.state()['power'] == 'off', timeout=30,
+             interval=0.2, what='%s off' % machine.name)
     return node
 
 

@@ -155,16 +155,30 @@ def test_config_drive_from_an_object(tmp_path):
       'image_os_hash_value': 'x'}, 'must be one of'),
     ({'image_source': 'http://i/disk.raw', 'image_checksum': 'abc',
       'image_disk_format': 'iso9660'}, 'image_disk_format'),
+    ({'image_source': 'http://i/root.img', 'image_checksum': 'abc',
+      'image_type': 'lvm'}, 'Invalid image_type "lvm"'),
+    ({'image_source': 'http://i/root.img', 'image_checksum': 'abc',
+      'image_type': 'partition'}, 'missing root_gb'),
+    ({'image_source': 'http://i/root.img', 'image_checksum': 'abc',
+      'kernel': 'http://i/vmlinuz', 'ramdisk': 'http://i/initrd',
+      'root_gb': 'ten'}, "root_gb must be a whole number, not 'ten'"),
+    ({'image_source': 'http://i/root.img', 'image_checksum': 'abc',
+      'image_type': 'partition', 'root_gb': 0}, 'root_gb must be at least'),
+    ({'image_source': 'http://i/root.img', 'image_checksum': 'abc',
+      'image_type': 'partition', 'root_gb': 4, 'swap_mb': -1},
+     'swap_mb must be a whole number'),
 ])
 def test_image_checks(instance_info, message):
-    node = types.SimpleNamespace(uuid=UUID, instance_info=instance_info)
+    node = types.SimpleNamespace(uuid=UUID, instance_info=instance_info,
+                                 properties={}, boot_mode=None)
     with pytest.raises(exception.InvalidParameterValue) as error:
         images.validate(node)
     assert message in str(error.value)
 
 
 def test_image_info():
-    node = types.SimpleNamespace(uuid=UUID, instance_info={
+    node = types.SimpleNamespace(uuid=UUID, properties={}, boot_mode=None,
+                                 instance_info={
         'image_source': 'http://i/images/disk.qcow2',
         'image_os_hash_algo': 'sha256', 'image_os_hash_value': 'ab' * 32,
         'image_disk_format': 'qcow2'})
@@ -174,6 +188,45 @@ def test_image_info():
     assert info['id'] == 'disk.qcow2'
     assert (info['os_hash_algo'], info['disk_format']) == ('sha256', 'qcow2')
     assert 'checksum' not in info
+    assert 'image_type' not in info and 'root_mb' not in info
+
+
+@pytest.mark.parametrize('partition_image', [
+    {'image_type': 'partition'},
+    # Ironic's rule for an image outside Glance: a kernel or a ramdisk
+    # beside it (as metalsmith's HttpPartitionImage sets them).
+    {'kernel': 'http://i/vmlinuz', 'ramdisk': 'http://i/initrd'},
+    {'kernel': 'http://i/vmlinuz'},
+])
+def test_partition_image_info(partition_image):
+    node = types.SimpleNamespace(
+        uuid=UUID, boot_mode='bios',
+        properties={'capabilities': 'boot_mode:bios,disk_label:msdos'},
+        instance_info=dict(partition_image,
+                           image_source='http://i/images/root.img',
+                           image_checksum='abc', image_disk_format='raw',
+                           root_gb=2, swap_mb=256, ephemeral_gb=1,
+                           preserve_ephemeral='false',
+                           capabilities={'boot_mode': 'uefi'}))
+    images.validate(node)
+    assert not images.is_whole_disk(node)
+    info = images.image_info(node)
+    assert {key: info[key] for key in (
+        'image_type', 'root_mb', 'swap_mb', 'ephemeral_mb',
+        'ephemeral_format', 'preserve_ephemeral', 'boot_option',
+        'deploy_boot_mode', 'disk_label')} == {
+        'image_type': 'partition', 'root_mb': 2048, 'swap_mb': 256,
+        'ephemeral_mb': 1024, 'ephemeral_format': 'ext4',
+        'preserve_ephemeral': False, 'boot_option': 'local',
+        # The instance's capability before the node's, as Ironic reads.
+        'deploy_boot_mode': 'uefi', 'disk_label': 'msdos'}
+
+
+def test_image_type_says_whole_disk_over_a_kernel():
+    node = types.SimpleNamespace(uuid=UUID, instance_info={
+        'image_source': 'http://i/disk.raw', 'image_type': 'whole-disk',
+        'kernel': 'http://i/vmlinuz'})
+    assert images.is_whole_disk(node)
 
 
 def test_boot_files_are_whole_or_absent(tmp_path, http_root):

@@ -155,12 +155,15 @@ class AgentDeploy(base.DeployInterface):
             info['configdrive'] = configdrive
         step = {'interface': 'deploy', 'step': 'write_image',
                 'args': {'image_info': info, 'configdrive': configdrive}}
-        node.driver_internal_info['is_whole_disk_image'] = True
+        node.driver_internal_info['is_whole_disk_image'] = \
+            images.is_whole_disk(node)
         return in_band.execute(task, step_defs.DEPLOY, step)
 
     @step_defs.deploy_step(priority=60)
     def prepare_instance_boot(self, task: base.Task) -> None:
-        """Point the machine's boot at what the agent wrote."""
+        """Point the machine's boot at what the agent wrote: a partition
+        image (or a whole disk booted by UEFI) has its boot loader
+        installed by the agent first."""
         node = task.node
         if task.driver.storage.should_write_image(task):
             agent = client.AgentClient(node)
@@ -173,16 +176,28 @@ class AgentDeploy(base.DeployInterface):
             root = uuids.get('root uuid')
             if root:
                 node.driver_internal_info['root_uuid_or_disk_id'] = root
-            if node.boot_mode == 'uefi':
-                self._install_boot_loader(task, agent, root)
+            whole_disk = node.driver_internal_info.get(
+                'is_whole_disk_image', True)
+            mode = images.boot_mode(node)
+            if not whole_disk and not root:
+                # As Ironic: no boot loader can be installed, but the
+                # image is written and firmware may find it.
+                LOG.error('The agent of node %s found no root file system '
+                          'UUID on the partition image it wrote (%s); no '
+                          'boot loader is installed and the machine may '
+                          'not boot it', node.uuid, uuids)
+            elif not whole_disk or mode == 'uefi':
+                efi = None if whole_disk or mode != 'uefi' else \
+                    uuids.get('efi system partition uuid')
+                self._install_boot_loader(task, agent, root, efi, mode)
         task.driver.boot.prepare_instance(task)
 
     def _install_boot_loader(self, task: base.Task,
-                             agent: client.AgentClient,
-                             root: str | None) -> None:
+                             agent: client.AgentClient, root: str | None,
+                             efi: str | None, mode: str) -> None:
         result = agent.run_and_wait('image.install_bootloader', {
-            'root_uuid': root, 'efi_system_part_uuid': None,
-            'prep_boot_part_uuid': None, 'target_boot_mode': 'uefi'})
+            'root_uuid': root, 'efi_system_part_uuid': efi,
+            'prep_boot_part_uuid': None, 'target_boot_mode': mode})
         if result.get('command_status') != client.SUCCEEDED:
             raise client.command_failed(
                 task.node.uuid, 'image.install_bootloader', result)

@@ -6,8 +6,15 @@ downloads itself, with ``image_os_hash_algo`` and ``image_os_hash_value``
 (or ``image_checksum``) to verify it, and ``image_disk_format`` (``raw``
 is streamed to the disk; anything else, qcow2 included, is converted by
 qemu-img on the machine; unset, it is read off the image's first bytes).
-Whole-disk images only: the image holds its
-own partition table and boot loader.
+
+A whole-disk image holds its own partition table and boot loader. A
+partition image (``instance_info['image_type'] = 'partition'``, or, as
+Ironic reads an image outside Glance, a ``kernel`` or ``ramdisk`` given
+beside it) is the root file system only: the agent partitions the disk
+(``root_gb``, and ``swap_mb``, ``ephemeral_gb`` with
+``ephemeral_format``), writes the image to the root partition and the
+config drive to a partition of its own, and the boot loader is installed
+afterwards (``prepare_instance_boot``).
 
 The config drive is what the deploy request carried
 (``instance_info['configdrive']``): a gzipped, base64-encoded ISO 9660
@@ -32,16 +39,73 @@ from urllib import parse
 
 import requests
 
+from ironside.common import capabilities
 from ironside.common import exception
 
 HASH_ALGOS = ('md5', 'sha1', 'sha256', 'sha384', 'sha512')
 DISK_FORMATS = ('raw', 'qcow2', 'vmdk', 'vdi', 'vhd', 'vhdx', 'qed')
+IMAGE_TYPES = ('whole-disk', 'partition')
+PARTITION = 'partition'
+# Ironic's [pxe]default_ephemeral_format: an ephemeral partition asked
+# for without a file system gets this one.
+DEFAULT_EPHEMERAL_FORMAT = 'ext4'
 CONFIG_DRIVE_LABEL = 'config-2'
 
 
 def _bad(node: Any, reason: str) -> exception.ImageInvalid:
     return exception.ImageInvalid(
         image=(node.instance_info or {}).get('image_source'), reason=reason)
+
+
+def is_whole_disk(node: Any) -> bool:
+    """Whether the image holds a whole disk, by Ironic's rule for an image
+    outside Glance: ``image_type`` says; without it, an image given with
+    a kernel or a ramdisk is a partition image."""
+    info = node.instance_info or {}
+    image_type = info.get('image_type')
+    if image_type:
+        return bool(image_type != PARTITION)
+    return not info.get('kernel') and not info.get('ramdisk')
+
+
+def partition_layout(node: Any) -> dict[str, Any]:
+    """The disk layout of a partition image, as the agent takes it
+    (sizes in MiB), from ``instance_info``; raises what Ironic raises
+    for a missing or non-integer size."""
+    info = node.instance_info or {}
+    if info.get('root_gb') in (None, ''):
+        raise exception.MissingParameterValue(
+            err="Node %s: instance_info is missing root_gb, the size of "
+                "the root partition a partition image is written to"
+                % node.uuid)
+    sizes = {}
+    for name in ('root_gb', 'swap_mb', 'ephemeral_gb'):
+        value = info.get(name, 0)
+        try:
+            number = int(value)
+        except (TypeError, ValueError):
+            number = -1
+        if number < 0 or isinstance(value, bool):
+            raise exception.InvalidParameterValue(
+                err='Node %s: instance_info %s must be a whole number, '
+                    'not %r' % (node.uuid, name, value))
+        sizes[name] = number
+    if sizes['root_gb'] < 1:
+        raise exception.InvalidParameterValue(
+            err='Node %s: instance_info root_gb must be at least 1'
+                % node.uuid)
+    preserve = info.get('preserve_ephemeral', False)
+    if not isinstance(preserve, bool):
+        preserve = str(preserve).strip().lower() in ('1', 'true', 'yes',
+                                                      'on', 'y', 't')
+    ephemeral_format = info.get('ephemeral_format')
+    if sizes['ephemeral_gb'] and not ephemeral_format:
+        ephemeral_format = DEFAULT_EPHEMERAL_FORMAT
+    return {'root_mb': 1024 * sizes['root_gb'],
+            'swap_mb': sizes['swap_mb'],
+            'ephemeral_mb': 1024 * sizes['ephemeral_gb'],
+            'ephemeral_format': ephemeral_format,
+            'preserve_ephemeral': preserve}
 
 
 def validate(node: Any) -> None:
@@ -76,6 +140,15 @@ def validate(node: Any) -> None:
             err='Node %s: instance_info image_disk_format must be one of '
                 '%s, not %r' % (node.uuid, ', '.join(DISK_FORMATS),
                                 disk_format))
+    image_type = info.get('image_type')
+    if image_type and image_type not in IMAGE_TYPES:
+        raise exception.InvalidParameterValue(
+            err='Invalid image_type "%s", valid are %s'
+                % (image_type, ', '.join(IMAGE_TYPES)))
+    if not is_whole_disk(node):
+        # A whole-disk image ignores the layout (Nova sends swap_mb "0"
+        # with every instance).
+        partition_layout(node)
     configdrive = info.get('configdrive')
     if configdrive is not None and not isinstance(configdrive, (str, dict)):
         raise exception.InvalidParameterValue(
@@ -126,7 +199,30 @@ def image_info(node: Any, stream_raw: bool = True) -> dict[str, Any]:
         result['os_hash_value'] = info['image_os_hash_value']
     if info.get('image_checksum'):
         result['checksum'] = info['image_checksum']
+    if not is_whole_disk(node):
+        # The agent partitions the disk for the boot mode and label it
+        # reads off the node; these say which, as Ironic sends them.
+        result.update(partition_layout(node), image_type=PARTITION,
+                      deploy_boot_mode=boot_mode(node), boot_option='local')
+        label = disk_label(node)
+        if label is not None:
+            result['disk_label'] = label
     return result
+
+
+def _capability(node: Any, name: str) -> str | None:
+    return capabilities.lookup(name, node.instance_info, node.properties)
+
+
+def boot_mode(node: Any) -> str:
+    """The boot mode the instance boots in: its capability, the node's
+    own, else BIOS."""
+    return _capability(node, 'boot_mode') or node.boot_mode or 'bios'
+
+
+def disk_label(node: Any) -> str | None:
+    """The partition table asked for (``disk_label`` capability), if any."""
+    return _capability(node, 'disk_label')
 
 
 def config_drive(node: Any) -> str | None:

@@ -18,6 +18,7 @@ import sushy
 from oslo_utils import netutils
 from sushy import exceptions as sushy_exc
 
+from ironside.common import capabilities
 from ironside.common import exception
 from ironside.drivers import base
 from ironside.drivers.modules.redfish import common
@@ -155,18 +156,7 @@ class RedfishInspect(base.InspectInterface):
         if inventory['cpu']['count']:
             properties['cpus'] = inventory['cpu']['count']
         if 'boot' in inventory:
-            properties['capabilities'] = _with_boot_mode(
-                properties.get('capabilities'),
+            properties['capabilities'] = capabilities.with_default(
+                properties.get('capabilities'), 'boot_mode',
                 inventory['boot']['current_boot_mode'])
         return {'inventory': inventory, 'plugin_data': {}}
-
-
-def _with_boot_mode(capabilities: Any, mode: str) -> Any:
-    """The capabilities with ``boot_mode``, unless one is set already."""
-    if isinstance(capabilities, dict):
-        return dict({'boot_mode': mode}, **capabilities)
-    text = capabilities or ''
-    if any(item.split(':', 1)[0] == 'boot_mode'
-           for item in text.split(',') if item):
-        return text
-    return ','.join(filter(None, (text, 'boot_mode:%s' % mode)))
