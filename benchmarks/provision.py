@@ -106,6 +106,7 @@ def run_one(server_name: str, count: int, args: argparse.Namespace,
     result['load_average_before'] = os.getloadavg()
     with server:
         result['version'] = server.version()
+        result['memory_at_start'] = server.memory()
         api = Api(server.base_url)
         result['api_version'] = api.version
         workload = Workload(api, server, workers=args.workers,
@@ -130,6 +131,7 @@ def run_one(server_name: str, count: int, args: argparse.Namespace,
         log('timing list and show')
         result['latency'] = workload.latencies(uuids, args.latency_seconds)
         result['server_cpu_seconds'] = server.cpu_seconds()
+        result['memory'] = server.memory()
         result['load_average_after'] = os.getloadavg()
         if args.keep_state:
             result['state_dir'] = str(server.state_dir)

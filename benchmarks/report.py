@@ -82,6 +82,13 @@ def _rows(run: dict) -> list[tuple[str, str, float | None, bool]]:
         if key == 'list_detail' and stats.get('p95') is not None:
             rows.append(('%s p95 ms' % label, _num(stats['p95']),
                          stats['p95'], False))
+    # Sums over the server's processes (the all-in-one has two).
+    for key, label, field in (
+            ('memory_at_start', 'RSS after start, MiB', 'rss_mib'),
+            ('memory', 'RSS at the end, MiB', 'rss_mib'),
+            ('memory', 'peak RSS, MiB', 'peak_rss_mib')):
+        mib = (run.get(key) or {}).get(field)
+        rows.append((label, _num(mib), mib, False))
     # Other work on the machine shows here; compare with care when high.
     before = run.get('load_average_before')
     after = run.get('load_average_after')

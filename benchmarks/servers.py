@@ -191,6 +191,37 @@ class Server:
                     if int(fields[3]) == self.process.pid)
         return total / ticks
 
+    def memory(self) -> dict[str, object]:
+        """Resident memory of the server's processes (every live process
+        of its session, as cpu_seconds counts them), in MiB: now
+        (``VmRSS``) and the most each has held since it started
+        (``VmHWM``), per process and summed. The peak of the sum is at
+        most the sum of the peaks."""
+        if self.process is None:
+            return {}
+        processes = []
+        for pid, fields in sorted(process.process_stats().items()):
+            if int(fields[3]) != self.process.pid:
+                continue
+            try:
+                status = Path('/proc/%d/status' % pid).read_text()
+                command = Path('/proc/%d/cmdline' % pid).read_bytes()
+            except OSError:
+                continue
+            values = dict(line.split(':', 1) for line in status.splitlines()
+                          if ':' in line)
+            processes.append({
+                'pid': pid, 'parent': int(fields[1]),
+                'command': command.replace(b'\0', b' ').decode(
+                    errors='replace').strip()[:200],
+                'rss_mib': _kib_to_mib(values.get('VmRSS')),
+                'peak_rss_mib': _kib_to_mib(values.get('VmHWM'))})
+        return {
+            'rss_mib': round(sum(p['rss_mib'] for p in processes), 1),
+            'peak_rss_mib': round(sum(p['peak_rss_mib']
+                                      for p in processes), 1),
+            'processes': processes}
+
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:
             pgid = self.process.pid
@@ -214,6 +245,14 @@ class Server:
 
     def __exit__(self, *exc_info) -> None:
         self.stop()
+
+
+def _kib_to_mib(value: str | None) -> float:
+    """A ``/proc/<pid>/status`` size ("12345 kB") in MiB; 0 when absent
+    (a kernel thread, or a process that just ended)."""
+    if not value:
+        return 0.0
+    return round(int(value.split()[0]) / 1024, 1)
 
 
 def merge_sections(sections: Sections, overrides: Sections) -> Sections:

@@ -25,11 +25,10 @@ import logging
 import os
 import signal
 import sys
+from typing import TYPE_CHECKING
 
 from oslo_config import cfg
 
-from ironside.api import server as api_server
-from ironside.cmd import api as api_cmd
 from ironside.cmd import conductor as conductor_cmd
 from ironside.cmd import fake_nodes
 from ironside.common import exception
@@ -42,6 +41,9 @@ from ironside.conductor import service as conductor_service
 from ironside.db import migration
 from ironside.db import session as db_session
 from ironside.strategy import service as site_service
+
+if TYPE_CHECKING:
+    from ironside.api import server as api_server
 
 LOG = logging.getLogger(__name__)
 
@@ -134,6 +136,19 @@ class _Conductor:
         self.conductor.stop()
 
 
+def _start_api(rpcapi: conductor_rpcapi.ConductorAPI
+               ) -> api_server.ApiServer:
+    """Serve the API, calling the conductor through ``rpcapi``.
+
+    The API's modules (Falcon, the node views, the policies, the site
+    API) are imported here, when the API starts, not when this module
+    is: the conductor process forks the API process before it, and
+    would otherwise hold all of them (tens of MiB) without using any.
+    """
+    from ironside.cmd import api as api_cmd
+    return api_cmd.start_api(rpcapi)
+
+
 def _serving(server: api_server.ApiServer) -> None:
     service.freeze_start_up_objects()
     print('Ironside is serving the Ironic API at http://%s:%d'
@@ -143,7 +158,7 @@ def _serving(server: api_server.ApiServer) -> None:
 def _serve_in_one_process() -> None:
     side = _Conductor()
     try:
-        server = api_cmd.start_api(side.start())
+        server = _start_api(side.start())
     except exception.ConfigInvalid as exc:
         side.stop()
         sys.exit(str(exc))
@@ -151,7 +166,7 @@ def _serve_in_one_process() -> None:
         side.stop()
         raise
     _serving(server)
-    api_cmd.wait_for_signal()
+    service.wait_for_signal()
     server.stop()
     side.stop()
 
@@ -210,12 +225,12 @@ def _api_process(ready_read: int) -> None:
         rpcapi = conductor_rpcapi.ConductorAPI(
             json_rpc_address=lambda _host: (LOOPBACK, port))
         try:
-            server = api_cmd.start_api(rpcapi)
+            server = _start_api(rpcapi)
         except exception.ConfigInvalid as exc:
             print(str(exc), file=sys.stderr, flush=True)
             os._exit(2)
         _serving(server)
-        api_cmd.wait_for_signal(alive=lambda: os.getppid() == parent)
+        service.wait_for_signal(alive=lambda: os.getppid() == parent)
         server.stop()
     except BaseException:
         LOG.exception('The API process failed')
@@ -236,7 +251,7 @@ def _wait_for_signal_or_child(child: int) -> int | None:
             ended.append(status)
         return not ended
 
-    api_cmd.wait_for_signal(api_alive, gone='the API process ended')
+    service.wait_for_signal(api_alive, gone='the API process ended')
     return ended[0] or None if ended else None
 
 

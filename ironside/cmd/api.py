@@ -2,12 +2,7 @@
 
 from __future__ import annotations
 
-import logging
-import signal
 import sys
-import threading
-from collections.abc import Callable
-from types import FrameType
 
 from ironside.api import app as api_app
 from ironside.api import auth
@@ -18,8 +13,6 @@ from ironside.common import rpc
 from ironside.common import service
 from ironside.common.conf import CONF
 from ironside.conductor import rpcapi as conductor_rpcapi
-
-LOG = logging.getLogger(__name__)
 
 
 def application(rpcapi: conductor_rpcapi.ConductorAPI) -> auth.WsgiApp:
@@ -41,25 +34,6 @@ def start_api(rpcapi: conductor_rpcapi.ConductorAPI
     return server
 
 
-def wait_for_signal(alive: Callable[[], bool] = lambda: True,
-                    gone: str = 'the process this one serves for ended'
-                    ) -> None:
-    """Block until SIGTERM or SIGINT, or until ``alive()`` is false
-    (asked every half second; ``gone`` says why that stops this one)."""
-    stop = threading.Event()
-
-    def _handle(signum: int, _frame: FrameType | None) -> None:
-        LOG.info('Signal %d received, stopping', signum)
-        stop.set()
-
-    signal.signal(signal.SIGTERM, _handle)
-    signal.signal(signal.SIGINT, _handle)
-    while not stop.wait(0.5):
-        if not alive():
-            LOG.warning('Stopping: %s', gone)
-            return
-
-
 def main() -> None:
     service.prepare_service()
     if CONF.rpc_transport == 'local':
@@ -71,6 +45,6 @@ def main() -> None:
     except exception.ConfigInvalid as exc:
         sys.exit(str(exc))
     service.freeze_start_up_objects()
-    wait_for_signal()
+    service.wait_for_signal()
     server.stop()
     rpc.cleanup()

@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 import gc
+import logging
+import signal
 import sys
+import threading
+from collections.abc import Callable
+from types import FrameType
 
 from oslo_log import log
 
 from ironside.common import log_escaping
 from ironside.common.conf import CONF
+
+LOG = logging.getLogger(__name__)
 
 _LOG_LEVELS = ['amqp=WARN', 'amqplib=WARN', 'kombu=WARN',
                'oslo_messaging=INFO', 'sqlalchemy=WARN', 'stevedore=INFO',
@@ -51,3 +58,22 @@ def freeze_start_up_objects() -> None:
     gc.collect()
     gc.freeze()
     gc.set_threshold(50000, 20, 20)
+
+
+def wait_for_signal(alive: Callable[[], bool] = lambda: True,
+                    gone: str = 'the process this one serves for ended'
+                    ) -> None:
+    """Block until SIGTERM or SIGINT, or until ``alive()`` is false
+    (asked every half second; ``gone`` says why that stops this one)."""
+    stop = threading.Event()
+
+    def _handle(signum: int, _frame: FrameType | None) -> None:
+        LOG.info('Signal %d received, stopping', signum)
+        stop.set()
+
+    signal.signal(signal.SIGTERM, _handle)
+    signal.signal(signal.SIGINT, _handle)
+    while not stop.wait(0.5):
+        if not alive():
+            LOG.warning('Stopping: %s', gone)
+            return

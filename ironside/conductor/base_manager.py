@@ -26,7 +26,6 @@ from ironside.conductor import periodics as conductor_periodics
 from ironside.conductor import power as conductor_power
 from ironside.conductor import step_watchers
 from ironside.conductor import task_manager
-from ironside.conductor import utils as conductor_utils
 from ironside.db import conductors as conductors_db
 from ironside.db import models
 from ironside.drivers import factory
@@ -39,7 +38,7 @@ class BaseConductorManager:
         self.host = host or CONF.host
         self.conductor_id: int | None = None
         self.ring = hash_ring.HashRingManager(
-            conductor_utils.live_conductors)
+            conductors_db.live_conductors)
         self.drivers: factory.DriverFactory | None = None
         self._executor: futurist.ThreadPoolExecutor | None = None
         self._slots: threading.BoundedSemaphore | None = None

@@ -28,8 +28,8 @@ from ironside.common import metrics
 from ironside.common import rpc
 from ironside.common.conf import CONF
 from ironside.common.context import RequestContext
-from ironside.conductor import utils as conductor_utils
 from ironside.db import allocations as allocations_db
+from ironside.db import conductors as conductors_db
 from ironside.db import nodes as nodes_db
 from ironside.db import portgroups as portgroups_db
 from ironside.db import ports as ports_db
@@ -90,7 +90,7 @@ class ConductorAPI:
         """``json_rpc_address``: where each conductor (by host name)
         serves JSON-RPC; by default its host name, [json_rpc]port."""
         self.ring = hash_ring.HashRingManager(
-            conductor_utils.live_conductors)
+            conductors_db.live_conductors)
         if CONF.rpc_transport == 'local':
             if local_manager is None:
                 raise exception.ConfigInvalid(
@@ -410,7 +410,7 @@ class ConductorAPI:
     # Allocations
 
     def _any_host(self) -> str:
-        hosts = [c.hostname for c in conductor_utils.live_conductors()]
+        hosts = [c.hostname for c in conductors_db.live_conductors()]
         if not hosts:
             raise exception.NoValidHost(reason='no conductor is alive')
         return random.choice(hosts)

@@ -17,8 +17,6 @@ import oslo_messaging as messaging
 
 from ironside.common import exception
 from ironside.common import states
-from ironside.common.conf import CONF
-from ironside.db import conductors as conductors_db
 from ironside.db import history as history_db
 from ironside.db import models
 from ironside.db import session as db_session
@@ -171,9 +169,3 @@ def rpc_endpoint(func: Callable) -> Callable:
             raise
     return messaging.expected_exceptions(exception.IronsideException)(
         wrapper)
-
-
-def live_conductors() -> list[Any]:
-    """The conductors a hash ring spreads nodes over: online, with a
-    heartbeat newer than ``[conductor]heartbeat_timeout``."""
-    return conductors_db.live_conductors(CONF.conductor.heartbeat_timeout)

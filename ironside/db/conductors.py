@@ -10,6 +10,7 @@ import sqlalchemy as sa
 
 from ironside.common import exception
 from ironside.common import process_identity
+from ironside.common.conf import CONF
 from ironside.db import models
 from ironside.db import session as db_session
 
@@ -111,8 +112,13 @@ def list_conductors(limit: int | None = None, marker: str | None = None,
         return list(session.scalars(query))
 
 
-def live_conductors(heartbeat_timeout: float) -> list[models.Conductor]:
-    """Conductors online with a heartbeat newer than the timeout."""
+def live_conductors(heartbeat_timeout: float | None = None
+                    ) -> list[models.Conductor]:
+    """Conductors online with a heartbeat newer than the timeout
+    (``[conductor]heartbeat_timeout`` unless given): those a hash ring
+    spreads nodes over."""
+    if heartbeat_timeout is None:
+        heartbeat_timeout = CONF.conductor.heartbeat_timeout
     with db_session.reader() as session:
         return list(session.scalars(
             sa.select(models.Conductor)

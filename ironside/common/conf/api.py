@@ -38,6 +38,13 @@ opts = [
                     'between list answers, each sent again while its row '
                     'is unchanged (about 5 KiB each for a whole node). 0 '
                     'renders every node of every answer.'),
+    cfg.IntOpt('rendered_node_cache_mib', default=64, min=0,
+               help='MiB that the node renderings an API process keeps '
+                    'between list answers may take at most (their JSON '
+                    'and what keeps it); the oldest go first. Together '
+                    'with rendered_node_cache_size, whichever bound is '
+                    'reached first. 0 renders every node of every '
+                    'answer.'),
     cfg.BoolOpt('restrict_lookup', default=True,
                 help='Answer an agent\'s lookup only for nodes in a state '
                      'in which an agent is expected to run (deploying, '

@@ -9,7 +9,7 @@ What a ``redeploy_server`` action calls:
   etcd clusters), and whether this Ironside can reach its Kubernetes;
 - :class:`.sequence.DecommissionOptions` ``.from_parameters(params)``:
   the spec's timeouts from the action's parameters (BadRequest first);
-- :meth:`.k8s.KubernetesApi.from_kubeconfig` and its
+- :meth:`.k8s_client.KubernetesApi.from_kubeconfig` and its
   ``remove_from_cluster(node)``: the Kubernetes side, and deleting the
   node after the server is destroyed;
 - :func:`..reader.etcd_clusters.load` and :class:`.etcd.EtcdGateway`: the

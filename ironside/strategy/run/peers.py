@@ -23,9 +23,13 @@ class Peers:
     etcd: etcd.EtcdMembership | None
 
 
-def _kubernetes() -> k8s.KubernetesApi:
+def _kubernetes() -> k8s.KubernetesNodes:
+    # The ``kubernetes`` client (several MiB) is loaded by the first
+    # decommission of a site that declares Kubernetes, not by every
+    # conductor.
+    from ironside.strategy.decommission import k8s_client
     try:
-        return k8s.KubernetesApi.from_kubeconfig(
+        return k8s_client.KubernetesApi.from_kubeconfig(
             CONF.redeploy.kubeconfig, CONF.redeploy.kubernetes_context,
             poll_interval=CONF.redeploy.kubernetes_poll_interval)
     except Exception as exc:

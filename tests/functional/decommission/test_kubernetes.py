@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from ironside.strategy.decommission import k8s
+from ironside.strategy.decommission import k8s_client
 from tests.functional.fixtures import services
 from tests.functional.fixtures.k8s_emulator import KubernetesEmulator
 
@@ -32,8 +32,8 @@ def kubeconfig(emulator, tmp_path):
 
 @pytest.fixture
 def api(kubeconfig):
-    return k8s.KubernetesApi.from_kubeconfig(kubeconfig, poll_interval=0.05,
-                                             request_timeout=5)
+    return k8s_client.KubernetesApi.from_kubeconfig(
+        kubeconfig, poll_interval=0.05, request_timeout=5)
 
 
 @pytest.fixture

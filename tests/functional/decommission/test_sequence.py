@@ -5,7 +5,7 @@ emulator (an emulator, not a real API server: none runs here) and a real
 from __future__ import annotations
 
 from ironside.strategy.decommission import etcd
-from ironside.strategy.decommission import k8s
+from ironside.strategy.decommission import k8s_client
 from ironside.strategy.decommission.sequence import Decommission
 from ironside.strategy.decommission.sequence import DecommissionOptions
 from ironside.strategy.reader import etcd_clusters
@@ -21,7 +21,7 @@ def test_decommission_a_control_node_hosting_an_etcd_member(tmp_path):
                 'site/role': 'control', 'kubernetes.io/hostname': name})
         emulator.add_pod('api', 'node-0')
         emulator.add_pod('agent', 'node-0', owner='DaemonSet')
-        kube = k8s.KubernetesApi.from_kubeconfig(
+        kube = k8s_client.KubernetesApi.from_kubeconfig(
             emulator.kubeconfig(tmp_path / 'kubeconfig'),
             poll_interval=0.05)
         gateway = etcd.EtcdGateway(etcd_clusters.load(

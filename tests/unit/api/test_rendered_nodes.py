@@ -117,7 +117,7 @@ def test_pages_follow_each_other_from_kept_renderings(api, create_node):
 
 
 def test_the_cache_keeps_at_most_its_capacity():
-    cache = rendered_nodes.RenderedNodes(2)
+    cache = rendered_nodes.RenderedNodes(2, 2 ** 20)
     view, other = cache.view_id(('1.99', None)), cache.view_id(('1.1', None))
     assert view != other
     assert cache.view_id(('1.99', None)) == view
@@ -131,14 +131,14 @@ def test_the_cache_keeps_at_most_its_capacity():
     cache.put(view, 'c', ('fp-new',), b'new')
     assert cache.get(view, 'c', ('fp-new',)) == b'new'
     assert cache.get(view, 'c', ('fp-c',)) is None
-    empty = rendered_nodes.RenderedNodes(0)
+    empty = rendered_nodes.RenderedNodes(0, 2 ** 20)
     empty.put(view, 'a', ('fp',), b'a')
     assert len(empty) == 0
 
 
 def test_views_without_end_start_the_cache_afresh(monkeypatch):
     monkeypatch.setattr(rendered_nodes, 'MAX_VIEWS', 3)
-    cache = rendered_nodes.RenderedNodes(100)
+    cache = rendered_nodes.RenderedNodes(100, 2 ** 20)
     first = cache.view_id('fields=a')
     cache.put(first, 'node', ('fp',), b'a')
     ids = {cache.view_id('fields=%d' % n) for n in range(2)}
@@ -147,3 +147,53 @@ def test_views_without_end_start_the_cache_afresh(monkeypatch):
     assert renumbered not in ids | {first}
     assert cache.get(first, 'node', ('fp',)) is None
     assert cache.view_id('fields=a') not in ids | {first, renumbered}
+
+
+def _entry(name: str, size: int) -> tuple[str, tuple, bytes]:
+    """A node ``name`` whose kept rendering takes ``size`` bytes."""
+    source = ('fp-' + name,)
+    fixed = rendered_nodes.entry_size(name, source, b'')
+    return name, source, b'x' * (size - fixed)
+
+
+def test_the_cache_keeps_at_most_its_bytes():
+    cache = rendered_nodes.RenderedNodes(100, 10000)
+    view = cache.view_id(('1.99', None))
+    for name in ('a', 'b', 'c'):
+        cache.put(view, *_entry(name, 4000))
+    # a went first: three would take 12,000 bytes.
+    assert len(cache) == 2 and cache.bytes == 8000
+    assert cache.get(view, *_entry('a', 4000)[:2]) is None
+    assert cache.get(view, *_entry('c', 4000)[:2]) is not None
+    # One big rendering pushes out as many of the oldest as it needs.
+    cache.put(view, *_entry('d', 9000))
+    assert len(cache) == 1 and cache.bytes == 9000
+    # A rendering bigger than the whole bound is not kept, nor does it
+    # push anything out.
+    cache.put(view, *_entry('e', 10001))
+    assert cache.get(view, *_entry('e', 10001)[:2]) is None
+    assert len(cache) == 1 and cache.bytes == 9000
+
+
+def test_a_node_rendered_again_counts_once_and_as_the_newest():
+    cache = rendered_nodes.RenderedNodes(100, 10000)
+    view = cache.view_id(('1.99', None))
+    cache.put(view, *_entry('a', 3000))
+    cache.put(view, *_entry('b', 3000))
+    cache.put(view, 'a', ('fp-a2',), _entry('a', 3000)[2][:-3] + b'new')
+    # Replaced, not added: its new fingerprint is one character longer.
+    assert len(cache) == 2 and cache.bytes == 6001
+    cache.put(view, *_entry('c', 4000))
+    # b is now the oldest: it goes, the new a stays.
+    assert cache.get(view, *_entry('b', 3000)[:2]) is None
+    assert cache.get(view, 'a', ('fp-a2',)).endswith(b'new')
+    assert cache.bytes == 7001
+
+
+def test_the_bytes_bound_is_configured(conf):
+    conf.set('api', rendered_node_cache_mib=1)
+    assert rendered_nodes.cache().max_bytes == 2 ** 20
+    conf.set('api', rendered_node_cache_mib=0)
+    cache = rendered_nodes.cache()
+    cache.put(cache.view_id('v'), 'a', ('fp',), b'{}')
+    assert len(cache) == 0

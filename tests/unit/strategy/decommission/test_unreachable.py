@@ -10,7 +10,7 @@ import socket
 import pytest
 
 from ironside.strategy.decommission import etcd
-from ironside.strategy.decommission import k8s
+from ironside.strategy.decommission import k8s_client
 from ironside.strategy.decommission import status as st
 from ironside.strategy.reader import etcd_clusters
 
@@ -39,7 +39,7 @@ def _kubeconfig(port: int) -> dict:
 
 
 def test_kubernetes_that_does_not_answer_is_named(closed_port):
-    api = k8s.KubernetesApi.from_kubeconfig(_kubeconfig(closed_port),
+    api = k8s_client.KubernetesApi.from_kubeconfig(_kubeconfig(closed_port),
                                             request_timeout=5)
     status = api.drain('ctl01', timeout=10, grace_period=1)
     assert (status.reason, status.code) == ('DrainNodeError', 500)

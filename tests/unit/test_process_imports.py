@@ -1,0 +1,51 @@
+"""Each process imports what it uses: the API no BMC or cluster client,
+the conductor no web framework nor API module.
+
+Every module a process imports stays resident in it (and, in the
+all-in-one, in both of its processes when the conductor process holds
+it before forking the API process). Checked in a fresh interpreter,
+from ``sys.modules`` after importing the module a process starts from.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+# The drivers' libraries (IPMI, Redfish, SSH, the agent's HTTP client is
+# ironside's own) and the Kubernetes client a decommission uses.
+CONDUCTOR_ONLY = ('pyghmi', 'sushy', 'paramiko', 'asyncssh', 'kubernetes',
+                  'ironside.drivers.modules', 'ironside.conductor.manager')
+API_ONLY = ('falcon', 'webob', 'oslo_middleware', 'ironside.api')
+
+
+def _loaded(module: str) -> list[str]:
+    code = 'import sys, %s; print("\\n".join(sorted(sys.modules)))' % module
+    return subprocess.run([sys.executable, '-c', code], check=True,
+                          capture_output=True, text=True,
+                          cwd=ROOT).stdout.split()
+
+
+def _among(loaded: list[str], packages: tuple[str, ...]) -> list[str]:
+    return sorted({name.split('.')[0] if not name.startswith('ironside')
+                   else package
+                   for name in loaded for package in packages
+                   if name == package or name.startswith(package + '.')})
+
+
+@pytest.mark.parametrize('module', ['ironside.api.app', 'ironside.cmd.api'])
+def test_the_api_loads_no_driver_library(module):
+    assert _among(_loaded(module), CONDUCTOR_ONLY) == []
+
+
+@pytest.mark.parametrize('module', ['ironside.cmd.conductor',
+                                    'ironside.cmd.all_in_one'])
+def test_a_conductor_loads_no_api_module(module):
+    """The all-in-one's module is its conductor process's: the API
+    process loads the API's modules after the fork."""
+    assert _among(_loaded(module), API_ONLY + ('kubernetes',)) == []
