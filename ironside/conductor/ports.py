@@ -104,7 +104,14 @@ def update_portgroup(task: TaskManager, portgroup_uuid: str,
             and ports_db.list_ports({'portgroup_id': portgroup['id']},
                                     limit=1):
         raise exception.PortgroupNotEmpty(portgroup=portgroup_uuid)
-    return portgroups_db.update(portgroup['id'], values, expected)['uuid']
+    uuid = portgroups_db.update(portgroup['id'], values, expected)['uuid']
+    if 'physical_network' in values:
+        # As Ironic: the group's ports follow its physical network.
+        for port in ports_db.list_ports({'portgroup_id': portgroup['id']}):
+            if port['physical_network'] != values['physical_network']:
+                ports_db.update(port['id'], {
+                    'physical_network': values['physical_network']})
+    return uuid
 
 
 def destroy_portgroup(task: TaskManager, portgroup_uuid: str) -> None:

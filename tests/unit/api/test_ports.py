@@ -245,11 +245,17 @@ def test_ports_of_a_portgroup_share_its_physical_network(api, node):
                                                    'a')
     same = _create_port(api, node, address='52:54:00:00:00:03',
                         portgroup_uuid='bond2', physical_network='a')
-    # A member may not move to another network, nor an outsider join.
-    response = api.patch('/v1/ports/%s' % same['uuid'], [
-        {'op': 'replace', 'path': '/physical_network', 'value': 'b'}])
+    # A member may not move to another network (from 1.102, the group's
+    # network is changed on the group), nor an outsider join.
+    move = [{'op': 'replace', 'path': '/physical_network', 'value': 'b'}]
+    response = api.patch('/v1/ports/%s' % same['uuid'], move,
+                         version='1.101')
     assert response.status_code == 409
     assert error_of(response) == _physnet_conflict('b', group['uuid'], 'a')
+    response = api.patch('/v1/ports/%s' % same['uuid'], move)
+    assert response.status_code == 400
+    assert error_of(response) == ('physical_network cannot be changed while '
+                                  'the port belongs to a portgroup.')
     outsider = _create_port(api, node, address='52:54:00:00:00:04',
                             physical_network='b')
     response = api.patch('/v1/ports/%s' % outsider['uuid'], [
@@ -278,3 +284,20 @@ def test_an_empty_portgroup_lends_its_own_physical_network(api, node):
     assert response.status_code == 409
     assert error_of(response) == _physnet_conflict('b', group['uuid'], 'a')
     _create_port(api, node, portgroup_uuid='bond3', physical_network='a')
+
+
+def test_a_portgroups_physical_network_is_its_ports(api, node):
+    api.post('/v1/portgroups', {'node_uuid': node['uuid'], 'name': 'bond4',
+                                'physical_network': 'a'})
+    member = _create_port(api, node, portgroup_uuid='bond4',
+                          physical_network='a')
+    other = _create_port(api, node, address='52:54:00:00:00:06',
+                         physical_network='a')
+    response = api.patch('/v1/portgroups/bond4', [
+        {'op': 'replace', 'path': '/physical_network', 'value': 'b'}])
+    assert response.status_code == 200, response.text
+    assert response.json['physical_network'] == 'b'
+    assert api.get('/v1/ports/%s' % member['uuid']).json[
+        'physical_network'] == 'b'
+    assert api.get('/v1/ports/%s' % other['uuid']).json[
+        'physical_network'] == 'a'
