@@ -1,7 +1,8 @@
-"""Things a node has: traits, history, and BIOS settings.
+"""Things a node has: traits, history, BIOS settings and child nodes.
 
 Traits change through the conductor (they steer deploy templates and
-scheduling); history and BIOS settings are read from the database.
+scheduling); history, BIOS settings and children are read from the
+database.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from ironside.api import collection
 from ironside.api import links
 from ironside.api import node_access
 from ironside.api import node_view
+from ironside.api import nodes
 from ironside.api import schemas
 from ironside.api import versions
 from ironside.api import wire
@@ -23,6 +25,7 @@ from ironside.api.schemas import common as common_schemas
 from ironside.common import exception
 from ironside.db import history as history_db
 from ironside.db import models
+from ironside.db import node_views
 from ironside.db import nodes as nodes_db
 from ironside.drivers.base import BIOS_SETTINGS_KEY
 from ironside.drivers.base import FIRMWARE_COMPONENTS_KEY
@@ -207,6 +210,27 @@ class HistoryEvent:
         wire.send(resp, _history_entry(req, row['uuid'], record, True))
 
 
+class Children:
+    """GET /v1/nodes/{node_ident}/children (1.83): the UUIDs of the nodes
+    whose ``parent_node`` it is, among those the caller may list."""
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response,
+               node_ident: str) -> None:
+        _require(req, versions.PARENT_CHILD_NODES)
+        wire.query(req, {})
+        parent = node_access.node_uuid(req, node_ident, 'baremetal:node:get')
+        filters = {'parent_node': parent}
+        project = nodes.list_project(req, 'node')
+        if project is not None:
+            filters['project'] = project
+        children = node_views.select_node_dicts(['uuid'], filters)
+        wire.send(resp, {
+            'children': [child['uuid'] for child in children],
+            'links': {'href': links.url(req.context.public_url, 'nodes',
+                                        '?parent_node=%s' % parent),
+                      'rel': 'children'}})
+
+
 def _bios_setting(req: falcon.Request, node_uuid: str, name: str, value: Any
                   ) -> dict[str, Any]:
     setting = {'name': name, 'value': value}
@@ -359,6 +383,7 @@ def register(app: falcon.App, rpcapi: ConductorAPI) -> None:
     app.add_route(node + '/traits', Traits(rpcapi))
     app.add_route(node + '/traits/{trait}', Trait(rpcapi))
     app.add_route(node + '/history', History())
+    app.add_route(node + '/children', Children())
     app.add_route(node + '/history/{event}', HistoryEvent())
     app.add_route(node + '/bios', Bios())
     app.add_route(node + '/bios/{setting}', BiosSetting())

@@ -303,13 +303,13 @@ def _patch_rules(patch: list[dict]) -> list[str]:
 # Top-level fields a PATCH writes as data: a conductor's update of them
 # only checks the node's state and writes them. A patch of these alone is
 # merged into an idle node without its lock; the driver, interfaces,
-# conductor group, instance, maintenance and retirement go to the
-# conductor, under the lock, as before.
+# conductor group, instance, maintenance, retirement and protection go
+# to the conductor, under the lock, as before.
 MERGED_FIELDS = frozenset((
     'automated_clean', 'chassis_uuid', 'description', 'disable_power_off',
     'driver_info', 'extra', 'instance_info', 'instance_name', 'lessee',
     'name', 'network_data', 'owner', 'parent_node', 'properties',
-    'protected', 'protected_reason', 'resource_class', 'shard'))
+    'resource_class', 'shard'))
 
 # What a removed top-level field becomes.
 _EMPTY = {name: {} for name in ('driver_info', 'extra', 'instance_info',

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from collections.abc import Sequence
 from typing import Any
 
 import falcon
@@ -28,6 +29,11 @@ from ironside.common import exception
 
 def _no_links(node_id: int, values: dict[str, Any]) -> None:
     """A resource that refers to no other resource of its node."""
+
+
+def _any_patch(version: versions.Version, patch: Sequence[dict],
+               row: dict[str, Any], values: dict[str, Any]) -> None:
+    """A resource any valid patch may change."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -58,6 +64,11 @@ class Kind:
     # Turns references to other resources of the node (by UUID) into
     # their ids, given the id of the node the resource is to be on.
     resolve_links: Callable[[int, dict[str, Any]], None] = _no_links
+    # Refuses a patch (as sent) of the stored ``row`` that makes the
+    # ``values`` changes (links resolved), where the changes alone do not
+    # tell why.
+    check_patch: Callable[[versions.Version, Sequence[dict],
+                           dict[str, Any], dict[str, Any]], None] = _any_patch
 
     def rule(self, verb: str) -> str:
         return 'baremetal:%s:%s' % (self.name, verb)
@@ -183,13 +194,14 @@ class Item(base.Resource):
         kind = self.kind
         wire.query(req, {})
         row = self._get(req, path[kind.path_field], 'update')
-        _patch, values, expected = node_owned.patched(
+        patch, values, expected = node_owned.patched(
             req, row, kind.schema['properties'], kind.patch_allowed,
             kind.patch_schema, kind.name)
         kind.view.check_newer(req.context.version, values)
         kind.check_values(values)
         node_owned.node_uuid_to_id(values, req, kind.rule('update'))
         kind.resolve_links(values.get('node_id', row['node_id']), values)
+        kind.check_patch(req.context.version, patch, row, values)
         node_owned.settle_removals(values, kind.documents, kind.flags)
         uuid = kind.rpc(self.rpcapi, 'update')(
             req.context.ctx, row['uuid'], values, expected=expected)

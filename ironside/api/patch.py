@@ -87,7 +87,7 @@ def values_at(patch: list[dict], path: str) -> list[Any]:
             if op['path'] == path and op['op'] != 'remove']
 
 
-def touches(patch: list[dict], path: str) -> bool:
+def touches(patch: Iterable[dict], path: str) -> bool:
     path = path.rstrip('/')
     return any(op['path'] == path or op['path'].startswith(path + '/')
                for op in patch)

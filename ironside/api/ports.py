@@ -7,6 +7,7 @@ while it does.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 from typing import Any
 
@@ -14,6 +15,7 @@ import falcon
 
 from ironside.api import node_owned
 from ironside.api import owned_resources
+from ironside.api import patch as json_patch
 from ironside.api import schemas
 from ironside.api import versions
 from ironside.api import views
@@ -177,6 +179,17 @@ def _portgroup_of(node_id: int, values: dict[str, Any]) -> None:
     values['portgroup_id'] = portgroup['id']
 
 
+def _check_patch(version: versions.Version, patch: Sequence[dict],
+                 row: dict[str, Any], values: dict[str, Any]) -> None:
+    """From 1.102 a port group has a physical network, changed on the
+    group: a port in a group does not change its own (400, as Ironic)."""
+    if version.allows(versions.PORTGROUP_PHYSICAL_NETWORK) and \
+            json_patch.touches(patch, '/physical_network') and \
+            values.get('portgroup_id', row['portgroup_id']) is not None:
+        raise exception.Invalid('physical_network cannot be changed while '
+                                'the port belongs to a portgroup.')
+
+
 KIND = owned_resources.Kind(
     name='port', plural='ports', minor=versions.MIN_MINOR, view=VIEW,
     unsortable=UNSORTABLE, schema=port_schemas.PORT,
@@ -188,7 +201,7 @@ KIND = owned_resources.Kind(
     get=ports_db.get, list=ports_db.list_ports,
     not_found=lambda ident: exception.PortNotFound(port=ident),
     check_values=_check_values, prepare_create=_prepare_create,
-    resolve_links=_portgroup_of)
+    resolve_links=_portgroup_of, check_patch=_check_patch)
 
 
 def register(app: falcon.App, rpcapi: ConductorAPI) -> None:

@@ -23,7 +23,7 @@ from ironside.common.exception_base import Conflict
 from ironside.common.exception_base import Invalid
 from ironside.common.exception_base import IronsideException
 from ironside.common.exception_base import NotAcceptable  # noqa: F401
-from ironside.common.exception_base import NotAuthorized  # noqa: F401
+from ironside.common.exception_base import NotAuthorized
 from ironside.common.exception_base import NotFound
 from ironside.common.exception_base import TemporaryFailure
 from ironside.common.site_exceptions import *  # noqa: F403
@@ -187,6 +187,13 @@ class AllocationNotFound(NotFound):
 
 class InspectionRuleNotFound(NotFound):
     msg_fmt = "Inspection rule %(rule)s could not be found."
+
+
+# 403
+
+class NodeProtected(NotAuthorized):
+    msg_fmt = ("Node %(node)s is protected and cannot be undeployed, "
+               "rebuilt or deleted")
 
 
 # 409

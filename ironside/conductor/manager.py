@@ -28,6 +28,7 @@ from ironside.conductor import cleaning
 from ironside.conductor import deployments
 from ironside.conductor import ports
 from ironside.conductor import power
+from ironside.conductor import protection
 from ironside.conductor import provisioning
 from ironside.conductor import rescue
 from ironside.conductor import retirement
@@ -95,6 +96,7 @@ class ConductorManager(base_manager.BaseConductorManager):
                      if hasattr(node, name)}, expected)
             self._check_update_allowed(task, values)
             retirement.check_update(node, values)
+            protection.check_update(node, values)
             driver = values.get('driver', node.driver)
             if driver != node.driver or reset_interfaces or \
                     set(values) & set(INTERFACE_FIELDS):
@@ -144,13 +146,10 @@ class ConductorManager(base_manager.BaseConductorManager):
     def destroy_node(self, context: RequestContext, node_id: str) -> None:
         with self.acquire(context, node_id, purpose='node deletion') as task:
             node = task.node
-            if node.protected:
-                raise exception.Conflict(
-                    'Node %s is protected and can not be deleted'
-                    % node.uuid)
             if node.instance_uuid is not None:
                 raise exception.NodeAssociated(node=node.uuid,
                                                instance=node.instance_uuid)
+            protection.check_not_protected(node)
             if node.provision_state not in states.DELETE_ALLOWED_STATES \
                     and not node.maintenance:
                 raise exception.InvalidStateRequested(
@@ -166,6 +165,8 @@ class ConductorManager(base_manager.BaseConductorManager):
                        deploy_steps: list[dict] | None = None) -> None:
         with self.acquire(context, node_id, purpose='node deployment') \
                 as task:
+            if rebuild:
+                protection.check_not_protected(task.node)
             deployments.start_deploy(
                 task, event='rebuild' if rebuild else 'deploy',
                 configdrive=configdrive, deploy_steps=deploy_steps,
@@ -175,6 +176,7 @@ class ConductorManager(base_manager.BaseConductorManager):
     def do_node_tear_down(self, context: RequestContext, node_id: str) -> None:
         with self.acquire(context, node_id, purpose='node tear down') \
                 as task:
+            protection.check_not_protected(task.node)
             deployments.start_tear_down(task, verb='deleted')
 
     @utils.rpc_endpoint

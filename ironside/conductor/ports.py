@@ -2,7 +2,8 @@
 
 A port that carries a tenant VIF on an active node is in use: its
 address cannot change and it cannot be deleted until the node is in
-maintenance or no longer active, as in Ironic.
+maintenance or no longer active, as in Ironic. The ports of a port group
+share one physical network (the network mapping of VIFs relies on it).
 """
 
 from __future__ import annotations
@@ -25,8 +26,35 @@ def _in_use(task: TaskManager, port: dict[str, Any]) -> bool:
         node.provision_state == states.ACTIVE and not node.maintenance
 
 
+def _check_physical_network(port: dict[str, Any], changes: dict[str, Any]
+                            ) -> None:
+    """409 unless the port, as ``changes`` leave it, is on the physical
+    network of the other ports of its port group (or, with none, of the
+    group itself), as Ironic's validate_port_physnet."""
+    portgroup_id = changes.get('portgroup_id', port.get('portgroup_id'))
+    if not portgroup_id or not (
+            {'portgroup_id', 'physical_network'} & set(changes)):
+        return
+    members = {member['physical_network'] for member in
+               ports_db.list_ports({'portgroup_id': portgroup_id})
+               if member['id'] != port.get('id')}
+    portgroup = portgroups_db.get(portgroup_id)
+    if not members:
+        if portgroup['physical_network'] is None:
+            return
+        members = {portgroup['physical_network']}
+    group_physnet = sorted(members, key=str)[0]
+    physnet = changes.get('physical_network', port.get('physical_network'))
+    if physnet != group_physnet:
+        raise exception.Conflict(
+            'Port with physical network %s cannot become a member of port '
+            'group %s which has ports in physical network %s.'
+            % (physnet, portgroup['uuid'], group_physnet))
+
+
 def create_port(task: TaskManager, values: dict[str, Any]) -> str:
     values = dict(values, node_id=task.node.id)
+    _check_physical_network({}, values)
     return ports_db.create(values)['uuid']
 
 
@@ -46,6 +74,10 @@ def update_port(task: TaskManager, port_uuid: str, values: dict[str, Any],
         raise exception.InvalidState(
             'Port %s can not move to another node while VIF %s is '
             'attached to it' % (port_uuid, ports_db.vif_of(port)))
+    _check_physical_network(port, {
+        name: value for name, value in values.items()
+        if name in ('portgroup_id', 'physical_network')
+        and value != port[name]})
     return ports_db.update(port['id'], values, expected)['uuid']
 
 
@@ -72,7 +104,14 @@ def update_portgroup(task: TaskManager, portgroup_uuid: str,
             and ports_db.list_ports({'portgroup_id': portgroup['id']},
                                     limit=1):
         raise exception.PortgroupNotEmpty(portgroup=portgroup_uuid)
-    return portgroups_db.update(portgroup['id'], values, expected)['uuid']
+    uuid = portgroups_db.update(portgroup['id'], values, expected)['uuid']
+    if 'physical_network' in values:
+        # As Ironic: the group's ports follow its physical network.
+        for port in ports_db.list_ports({'portgroup_id': portgroup['id']}):
+            if port['physical_network'] != values['physical_network']:
+                ports_db.update(port['id'], {
+                    'physical_network': values['physical_network']})
+    return uuid
 
 
 def destroy_portgroup(task: TaskManager, portgroup_uuid: str) -> None:

@@ -397,7 +397,9 @@ class ConductorAPI:
                       values: dict[str, Any],
                       expected: dict[str, Any] | None = None) -> str:
         row = volume_db.BY_KIND[kind].get(uuid)
-        return self._call_node(context, row['node_uuid'], 'update_volume',
+        # As Ironic: a move is made under the lock of the node it moves to.
+        node = values.get('node_id') or row['node_uuid']
+        return self._call_node(context, node, 'update_volume',
                                kind=kind, uuid=row['uuid'], values=values,
                                expected=expected)
 

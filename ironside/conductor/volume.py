@@ -3,7 +3,8 @@
 As in Ironic, a node's storage endpoints may be changed only while it is
 powered off (the storage interface reads them when it powers on or
 deploys); deleting them is also allowed in the states a node itself may
-be deleted in.
+be deleted in. One moved to another node is changed under that node's
+lock, and that node must be powered off.
 """
 
 from __future__ import annotations
@@ -30,10 +31,13 @@ def _check_powered_off(task: TaskManager, action: str,
             action=action, node=node.uuid, state=node.power_state)
 
 
-def _mine(task: TaskManager, kind: str, uuid: str) -> dict[str, Any]:
+def _mine(task: TaskManager, kind: str, uuid: str,
+          values: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The row of ``uuid``, if it is (or ``values`` move it) on the
+    task's node."""
     resource = volume_db.BY_KIND[kind]
     row = resource.get(uuid)
-    if row['node_id'] != task.node.id:
+    if (values or {}).get('node_id', row['node_id']) != task.node.id:
         raise resource.not_found(uuid)
     return row
 
@@ -45,7 +49,7 @@ def create(task: TaskManager, kind: str, values: dict[str, Any]) -> str:
 
 def update(task: TaskManager, kind: str, uuid: str, values: dict[str, Any],
            expected: dict[str, Any] | None = None) -> str:
-    row = _mine(task, kind, uuid)
+    row = _mine(task, kind, uuid, values)
     _check_powered_off(task, 'volume %s update' % kind[:-1])
     return volume_db.BY_KIND[kind].update(row['id'], values,
                                           expected)['uuid']

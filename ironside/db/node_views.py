@@ -120,8 +120,11 @@ def _filter_clauses(filters: dict[str, Any]) -> list:
     if chassis_uuid is not None:
         clauses.append(NODE.c.chassis_id == sa.select(CHASSIS.c.id).where(
             CHASSIS.c.uuid == chassis_uuid).scalar_subquery())
-    include_children = filters.pop('include_children', None)
-    if not include_children and filters.get('parent_node') is None:
+    # As Ironic: without include_children, the nodes of a parent_node, or
+    # those with no parent; with it, every node (parent_node is ignored).
+    if filters.pop('include_children', None):
+        filters.pop('parent_node', None)
+    elif filters.get('parent_node') is None:
         clauses.append(NODE.c.parent_node.is_(None))
     instance_uuid = filters.pop('instance_uuid', None)
     if instance_uuid is not None:

@@ -516,10 +516,23 @@ def _require_node(connection: sa.Connection, node_id: int) -> None:
         raise exception.NodeNotFound(node=node_id)
 
 
+# As Ironic: Placement takes at most 50 traits of a resource provider.
+MAX_TRAITS_PER_NODE = 50
+
+
+def _check_trait_count(node_id: int, count: int) -> None:
+    if count > MAX_TRAITS_PER_NODE:
+        raise exception.InvalidParameterValue(
+            err='Could not modify traits for node %d as it would exceed the '
+                'maximum number of traits per node (%d vs. %d)'
+                % (node_id, count, MAX_TRAITS_PER_NODE))
+
+
 def set_node_traits(node_id: int, traits: Iterable[str]) -> list[str]:
     """Replace a node's traits; the traits, in the order given (a trait
     kept keeps the time it was added)."""
     wanted = list(dict.fromkeys(traits))
+    _check_trait_count(node_id, len(wanted))
     with db_session.writer_connection() as connection:
         _require_node(connection, node_id)
         current = set(connection.execute(_TRAITS,
@@ -542,6 +555,7 @@ def add_node_trait(node_id: int, trait: str) -> None:
         current = connection.execute(_TRAITS,
                                      {'node_id': node_id}).scalars().all()
         if trait not in current:
+            _check_trait_count(node_id, len(current) + 1)
             fast_sqlite.execute(connection, _INSERT_TRAIT,
                                 {'node_id': node_id, 'trait': trait})
 

@@ -221,6 +221,14 @@ def test_traits(cli):
     assert cli('node', 'trait', 'list', name, '-f', 'json') == []
 
 
+def test_node_children_list(cli):
+    parent = _node(cli)
+    child = _node(cli, parent_node=parent['name'])
+    assert child['parent_node'] == parent['uuid']
+    shown = cli('node', 'children', 'list', parent['name'], '-f', 'json')
+    assert shown == {'children': [child['uuid']]}
+
+
 def test_ports_portgroups_and_vifs(cli):
     node = _node(cli)
     name = node['name']

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from ironside.db import nodes as nodes_db
 from tests.unit.api.conftest import error_of
 from tests.utils import wait_for
 
@@ -56,6 +57,27 @@ def test_trait_refusals(api, create_node, method, suffix, body, message):
     assert error_of(response).startswith(message)
     assert api.get('/v1/nodes/%s/traits' % node['uuid']).json == {
         'traits': []}
+
+
+def test_at_most_50_traits(api, create_node):
+    node = create_node()
+    path = '/v1/nodes/%s/traits' % node['uuid']
+    traits = ['CUSTOM_T%02d' % i for i in range(51)]
+    node_id = nodes_db.get_node(node['uuid']).id
+    message = ('Could not modify traits for node %d as it would exceed the '
+               'maximum number of traits per node (51 vs. 50)' % node_id)
+    response = api.put(path, {'traits': traits})
+    assert response.status_code == 400
+    assert error_of(response) == message
+    assert api.get(path).json == {'traits': []}
+    # Duplicates count once.
+    assert api.put(path, {'traits': traits[:50] + traits[:1]}
+                   ).status_code == 204
+    assert api.put('%s/%s' % (path, traits[0])).status_code == 204
+    response = api.put('%s/%s' % (path, traits[50]))
+    assert response.status_code == 400
+    assert error_of(response) == message
+    assert api.get(path).json == {'traits': sorted(traits[:50])}
 
 
 def test_history(api, create_node):

@@ -219,3 +219,85 @@ def test_portgroup_uuid_may_be_a_portgroup_name(api, node):
                                       'node_uuid': node['uuid'],
                                       'portgroup_uuid': 'no-such-group'})
     assert response.status_code == 400
+
+
+def _physnet_conflict(port_physnet, group_uuid, group_physnet):
+    return ('Port with physical network %s cannot become a member of port '
+            'group %s which has ports in physical network %s.'
+            % (port_physnet, group_uuid, group_physnet))
+
+
+def test_ports_of_a_portgroup_share_its_physical_network(api, node):
+    group = api.post('/v1/portgroups', {'node_uuid': node['uuid'],
+                                        'name': 'bond2'}).json
+    # The first member sets the group's network.
+    _create_port(api, node, portgroup_uuid='bond2', physical_network='a')
+    response = api.post('/v1/ports', {
+        'address': '52:54:00:00:00:02', 'node_uuid': node['uuid'],
+        'portgroup_uuid': 'bond2', 'physical_network': 'b'})
+    assert response.status_code == 409
+    assert error_of(response) == _physnet_conflict('b', group['uuid'], 'a')
+    response = api.post('/v1/ports', {
+        'address': '52:54:00:00:00:02', 'node_uuid': node['uuid'],
+        'portgroup_uuid': 'bond2'})
+    assert response.status_code == 409
+    assert error_of(response) == _physnet_conflict('None', group['uuid'],
+                                                   'a')
+    same = _create_port(api, node, address='52:54:00:00:00:03',
+                        portgroup_uuid='bond2', physical_network='a')
+    # A member may not move to another network (from 1.102, the group's
+    # network is changed on the group), nor an outsider join.
+    move = [{'op': 'replace', 'path': '/physical_network', 'value': 'b'}]
+    response = api.patch('/v1/ports/%s' % same['uuid'], move,
+                         version='1.101')
+    assert response.status_code == 409
+    assert error_of(response) == _physnet_conflict('b', group['uuid'], 'a')
+    response = api.patch('/v1/ports/%s' % same['uuid'], move)
+    assert response.status_code == 400
+    assert error_of(response) == ('physical_network cannot be changed while '
+                                  'the port belongs to a portgroup.')
+    outsider = _create_port(api, node, address='52:54:00:00:00:04',
+                            physical_network='b')
+    response = api.patch('/v1/ports/%s' % outsider['uuid'], [
+        {'op': 'replace', 'path': '/portgroup_uuid', 'value': 'bond2'}])
+    assert response.status_code == 409
+    assert error_of(response) == _physnet_conflict('b', group['uuid'], 'a')
+    assert api.get('/v1/ports/%s' % outsider['uuid']).json[
+        'portgroup_uuid'] is None
+    # Changes that keep the network, or leave the group, are fine.
+    response = api.patch('/v1/ports/%s' % same['uuid'], [
+        {'op': 'add', 'path': '/extra/x', 'value': 1}])
+    assert response.status_code == 200, response.text
+    response = api.patch('/v1/ports/%s' % same['uuid'], [
+        {'op': 'remove', 'path': '/portgroup_uuid'},
+        {'op': 'replace', 'path': '/physical_network', 'value': 'b'}])
+    assert response.status_code == 200, response.text
+
+
+def test_an_empty_portgroup_lends_its_own_physical_network(api, node):
+    group = api.post('/v1/portgroups', {'node_uuid': node['uuid'],
+                                        'name': 'bond3',
+                                        'physical_network': 'a'}).json
+    response = api.post('/v1/ports', {
+        'address': '52:54:00:00:00:05', 'node_uuid': node['uuid'],
+        'portgroup_uuid': 'bond3', 'physical_network': 'b'})
+    assert response.status_code == 409
+    assert error_of(response) == _physnet_conflict('b', group['uuid'], 'a')
+    _create_port(api, node, portgroup_uuid='bond3', physical_network='a')
+
+
+def test_a_portgroups_physical_network_is_its_ports(api, node):
+    api.post('/v1/portgroups', {'node_uuid': node['uuid'], 'name': 'bond4',
+                                'physical_network': 'a'})
+    member = _create_port(api, node, portgroup_uuid='bond4',
+                          physical_network='a')
+    other = _create_port(api, node, address='52:54:00:00:00:06',
+                         physical_network='a')
+    response = api.patch('/v1/portgroups/bond4', [
+        {'op': 'replace', 'path': '/physical_network', 'value': 'b'}])
+    assert response.status_code == 200, response.text
+    assert response.json['physical_network'] == 'b'
+    assert api.get('/v1/ports/%s' % member['uuid']).json[
+        'physical_network'] == 'b'
+    assert api.get('/v1/ports/%s' % other['uuid']).json[
+        'physical_network'] == 'a'

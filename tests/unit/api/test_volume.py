@@ -179,6 +179,25 @@ def test_changes_need_the_node_powered_off(api, node):
                       ).status_code == 204
 
 
+def test_deletion_of_a_powered_on_deployed_nodes_volumes_is_400(api, node):
+    connector = api.post('/v1/volume/connectors', _connector(node)).json
+    target = api.post('/v1/volume/targets', _target(node)).json
+    _power(api, node, 'power on')
+    utils.update_node(node, {'provision_state': 'active'})
+    for kind, item in (('connectors', connector), ('targets', target)):
+        response = api.delete('/v1/volume/%s/%s' % (kind, item['uuid']))
+        assert response.status_code == 400
+        assert error_of(response) == (
+            'The requested action "volume %s deletion" can not be performed '
+            'on node "%s" while it is in state "power on".'
+            % (kind[:-1], node))
+        assert api.get('/v1/volume/%s/%s' % (kind, item['uuid'])
+                       ).status_code == 200
+    _power(api, node, 'power off')
+    assert api.delete('/v1/volume/targets/%s' % target['uuid']
+                      ).status_code == 204
+
+
 def test_pages_fields_and_versions(api, node):
     uuids = [api.post('/v1/volume/connectors', _connector(
         node, connector_id='%s-%d' % (IQN, i))).json['uuid']
@@ -233,3 +252,21 @@ def test_deleting_the_node_deletes_its_volumes(api, node):
     assert api.get('/v1/volume/targets/%s' % target['uuid']
                    ).status_code == 404
     assert api.get('/v1/volume/targets').json == {'targets': []}
+
+
+def test_moving_a_connector_needs_the_new_node_powered_off(api, node,
+                                                           create_node):
+    connector = api.post('/v1/volume/connectors', _connector(node)).json
+    path = '/v1/volume/connectors/%s' % connector['uuid']
+    other = create_node()['uuid']
+    _power(api, other, 'power on')
+    move = [{'op': 'replace', 'path': '/node_uuid', 'value': other}]
+    response = api.patch(path, move)
+    assert response.status_code == 400
+    assert error_of(response) == (
+        'The requested action "volume connector update" can not be '
+        'performed on node "%s" while it is in state "power on".' % other)
+    _power(api, other, 'power off')
+    response = api.patch(path, move)
+    assert response.status_code == 200, response.text
+    assert response.json['node_uuid'] == other
