@@ -268,11 +268,13 @@ def untagged_between(low: int, high: int,
             .order_by(Revision.id)))
 
 
-def revision_actions(revision: int) -> list[sa.Row]:
+def revision_actions(revision: int
+                     ) -> list[tuple[str, str, str, str | None]]:
     """(uuid, action, state, result) of the actions that ran it."""
     with db_session.reader() as session:
-        return list(session.execute(
-            sa.select(SiteAction.uuid, SiteAction.action, SiteAction.state,
-                      SiteAction.result)
-            .where(SiteAction.revision_id == revision)
-            .order_by(SiteAction.id)))
+        return [(uuid, action, state, result)
+                for uuid, action, state, result in session.execute(
+                    sa.select(SiteAction.uuid, SiteAction.action,
+                              SiteAction.state, SiteAction.result)
+                    .where(SiteAction.revision_id == revision)
+                    .order_by(SiteAction.id)).tuples()]

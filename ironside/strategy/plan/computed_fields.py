@@ -170,7 +170,7 @@ class ComputedFields:
         """Each expression's value: per task or group, field and
         expression, with the nodes that had each value when it was
         computed per node."""
-        entries: dict[tuple, dict[str, Any]] = {}
+        entries: dict[Path, dict[str, Any]] = {}
         for result in self.evaluation.results:
             origin = self.origins.get(result.owner)
             document = origin.document.name if origin else None
