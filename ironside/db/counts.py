@@ -40,7 +40,7 @@ def site_actions_by_state() -> list[tuple[str, str | None, int]]:
     with db_session.reader() as session:
         rows = session.execute(
             sa.select(SiteAction.state, SiteAction.result, sa.func.count())
-            .group_by(SiteAction.state, SiteAction.result)).tuples()
+            .group_by(SiteAction.state, SiteAction.result))
         return [(state, result, count) for state, result, count in rows]
 
 

@@ -280,4 +280,4 @@ def revision_actions(revision: int
                     sa.select(SiteAction.uuid, SiteAction.action,
                               SiteAction.state, SiteAction.result)
                     .where(SiteAction.revision_id == revision)
-                    .order_by(SiteAction.id)).tuples()]
+                    .order_by(SiteAction.id))]

@@ -91,6 +91,15 @@ def revision_of(version: Version, empty_ok: bool = False) -> int | None:
     return found
 
 
+def committed_revision_of(version: Version) -> int:
+    """The committed revision a version names; the buffer is none
+    (InvalidDesignVersion)."""
+    found = revision_of(version)
+    if found is None:
+        raise exception.InvalidDesignVersion(version=version)
+    return found
+
+
 def action_tag(result: str | None) -> str | None:
     """The tag a finished action puts on its revision (an aborted one
     did not deploy all of it: a failure)."""

@@ -144,8 +144,10 @@ class ComputedFields:
         if fields is None or fields.parameters is None:
             return None
         try:
-            return self.evaluation.resolve(fields.parameters, task,
-                                           (PARAMETERS,), node=node)
+            # A mapping (the task schema's), its expressions replaced.
+            resolved: dict[str, Any] = self.evaluation.resolve(
+                fields.parameters, task, (PARAMETERS,), node=node)
+            return resolved
         except exception.ExpressionFailed as exc:
             raise self._failed(exc) from None
 
