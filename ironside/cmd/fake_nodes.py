@@ -76,7 +76,7 @@ def make_available(rpcapi: conductor_rpcapi.ConductorAPI, count: int,
         '%s %s' % (name, _state(name)) for name in names(count)))
 
 
-def _state(name: str) -> str:
+def _state(name: str) -> str | None:
     return nodes_db.get_node(name).provision_state
 
 

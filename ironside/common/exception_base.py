@@ -15,7 +15,8 @@ from typing import Any
 
 class IronsideException(Exception):
     msg_fmt = "An unknown error occurred."
-    code = HTTPStatus.INTERNAL_SERVER_ERROR
+    # An HTTPStatus, or any int a raiser gives (``code=``).
+    code: int = HTTPStatus.INTERNAL_SERVER_ERROR
     # Short, stable, CamelCase reason stored on a node that this error failed.
     failure_reason = 'InternalError'
 

@@ -202,7 +202,7 @@ def _piece_schema(ops: list[str], extra: dict) -> dict:
     }
 
 
-SCHEMA = {
+SCHEMA: dict[str, Any] = {
     'type': 'object',
     'properties': {
         'uuid': {'type': ['string', 'null']},
@@ -358,8 +358,9 @@ def arguments(signature: Signature, piece: dict[str, Any],
             for name, value in signature.named(piece['args']).items()}
 
 
-def _loop_items(piece: dict[str, Any]) -> list[Any]:
-    loop = piece.get('loop')
+def _loop_items(loop: list[Any] | dict[str, Any]) -> list[Any]:
+    """A piece's ``loop`` (the schema: an array or an object) as the
+    items it runs the piece for."""
     return [loop] if isinstance(loop, dict) else list(loop)
 
 
@@ -380,7 +381,7 @@ def check_condition(condition: dict[str, Any],
     if not condition.get('loop'):
         return once(context, False)
     results = [once(dict(context, item=item), True)
-               for item in _loop_items(condition)]
+               for item in _loop_items(condition['loop'])]
     multiple = condition.get('multiple', 'any')
     if multiple == 'all':
         return all(results)
@@ -398,7 +399,7 @@ def action_calls(action: dict[str, Any], context: dict[str, Any]
     if not action.get('loop'):
         return [arguments(signature, action, context, False)]
     return [arguments(signature, action, dict(context, item=item), True)
-            for item in _loop_items(action)]
+            for item in _loop_items(action['loop'])]
 
 
 def split_path(path: str) -> list[str]:

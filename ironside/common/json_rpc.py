@@ -235,14 +235,15 @@ class JsonRpcClient:
                              timeout or self._timeout, self._connections)
 
     def call(self, context: Any, method: str, **kwargs: Any) -> Any:
-        if self._server is None:
-            raise messaging.InvalidTarget('no conductor named', self._server)
+        server = self._server
+        if server is None:
+            raise messaging.InvalidTarget('no conductor named', server)
         params = dict(kwargs, context=context.to_dict()
                       if context is not None else {})
         body = jsonutils.dump_as_bytes({
             'jsonrpc': '2.0', 'id': next(self._ids), 'method': method,
             'params': params})
-        answer = jsonutils.loads(self._post(body))
+        answer = jsonutils.loads(self._post(server, body))
         if 'error' in answer:
             raise remote_exception(answer['error'])
         return answer.get('result')
@@ -255,11 +256,11 @@ class JsonRpcClient:
             LOG.warning('JSON-RPC cast %s to %s failed: %s', method,
                         self._server, exc)
 
-    def _post(self, body: bytes) -> bytes:
+    def _post(self, server: str, body: bytes) -> bytes:
         """The answer's body. Connecting takes at most
         [api]rpc_response_timeout; the answer, the client's timeout
         (by default the same)."""
-        address = self._address_of(self._server)
+        address = self._address_of(server)
         timeout = self._timeout or CONF.api.rpc_response_timeout
         started = time.monotonic()
         for attempt in (1, 2):

@@ -257,11 +257,14 @@ class NodeStateMachine:
 
     @property
     def state(self) -> str:
-        return self._fsm.current_state
+        current = self._fsm.current_state
+        if current is None:  # __init__ initializes it
+            raise RuntimeError('the state machine has no state')
+        return current
 
     @property
     def target(self) -> str | None:
-        return TARGETS.get(self._fsm.current_state)
+        return TARGETS.get(self.state)
 
     def can(self, event: str) -> bool:
         return self._fsm.is_actionable_event(event)
@@ -271,7 +274,7 @@ class NodeStateMachine:
             self._fsm.process_event(event)
         except automaton_exc.NotFound:
             raise InvalidTransition(self.state, event) from None
-        return self._fsm.current_state
+        return self.state
 
 
 def next_state(state: str | None, event: str) -> str:

@@ -17,8 +17,8 @@ from ironside.db import nodes as nodes_db
 from ironside.db import resources
 from ironside.db import session as db_session
 
-NODE = models.Node.__table__
-ALLOCATION = models.Allocation.__table__
+NODE = resources.table(models.Node)
+ALLOCATION = resources.table(models.Allocation)
 
 ALLOCATING = 'allocating'
 ACTIVE = 'active'

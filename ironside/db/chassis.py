@@ -21,5 +21,5 @@ id_for = CHASSIS.id_for
 
 def destroy(ident: str) -> None:
     """Delete an empty chassis (ChassisNotEmpty if nodes are in it)."""
-    CHASSIS.destroy_unused(ident, models.Node.__table__.c.chassis_id,
+    CHASSIS.destroy_unused(ident, resources.table(models.Node).c.chassis_id,
                            exception.ChassisNotEmpty(chassis=ident))

@@ -74,7 +74,7 @@ def touch_conductor(hostname: str) -> None:
             sa.update(models.Conductor)
             .where(models.Conductor.hostname == hostname)
             .values(heartbeat_at=models.utcnow(), online=True))
-        if result.rowcount == 0:
+        if db_session.changed_rows(result) == 0:
             raise exception.ConductorNotFound(conductor=hostname)
 
 

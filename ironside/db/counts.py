@@ -38,9 +38,10 @@ def maintenance_by_fault() -> dict[str | None, int]:
 def site_actions_by_state() -> list[tuple[str, str | None, int]]:
     """(state, result, count) of every site action."""
     with db_session.reader() as session:
-        return [tuple(row) for row in session.execute(
+        rows = session.execute(
             sa.select(SiteAction.state, SiteAction.result, sa.func.count())
-            .group_by(SiteAction.state, SiteAction.result))]
+            .group_by(SiteAction.state, SiteAction.result))
+        return [(state, result, count) for state, result, count in rows]
 
 
 def unfinished_progress() -> list[dict[str, Any]]:

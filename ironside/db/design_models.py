@@ -54,7 +54,7 @@ class DesignBufferCollection(TimestampMixin, Base):
     # Changes at every staging: a commit removes only what it read.
     token: orm.Mapped[str] = orm.mapped_column(sa.String(32))
     # The texts it was staged from ([{"name", "text"}]), for line numbers.
-    sources: orm.Mapped[list] = orm.mapped_column(JsonList, nullable=True)
+    sources: orm.Mapped[list[Any]] = orm.mapped_column(JsonList, nullable=True)
 
 
 class DesignBufferDocument(Base):
@@ -90,7 +90,8 @@ class DesignRevision(Base):
     documents: orm.Mapped[int] = orm.mapped_column(sa.Integer)
     # Committed with --force over these warnings.
     forced: orm.Mapped[bool] = orm.mapped_column(sa.Boolean, default=False)
-    warnings: orm.Mapped[list] = orm.mapped_column(JsonList, nullable=True)
+    warnings: orm.Mapped[list[Any]] = orm.mapped_column(
+        JsonList, nullable=True)
     # The texts its documents were committed from, for line numbers:
     # {collection: [{"name", "hash"}]}, each text stored once, by the
     # SHA-256 of the text, with the documents (none before migration
@@ -134,6 +135,7 @@ class DesignTag(Base):
     tag: orm.Mapped[str] = orm.mapped_column(sa.String(64))
     action_uuid: orm.Mapped[str | None] = orm.mapped_column(
         sa.String(36), nullable=True)
-    data: orm.Mapped[dict] = orm.mapped_column(JsonDict, nullable=True)
+    data: orm.Mapped[dict[str, Any]] = orm.mapped_column(
+        JsonDict, nullable=True)
     created_at: orm.Mapped[datetime.datetime] = orm.mapped_column(
         sa.DateTime, default=utcnow, nullable=False)

@@ -56,6 +56,7 @@ def _insert_ignoring_duplicates(session: orm.Session,
                                 rows: list[dict[str, Any]]) -> None:
     """Insert bodies another writer may be inserting too."""
     dialect = session.get_bind().dialect.name
+    statement: sa.Insert
     if dialect == 'postgresql':
         statement = postgresql.insert(Body).on_conflict_do_nothing()
     elif dialect == 'sqlite':
@@ -80,7 +81,7 @@ def _store_bodies(session: orm.Session, texts: Mapping[str, str]) -> None:
 
 # The buffer
 
-def buffer_collections() -> list[sa.Row]:
+def buffer_collections() -> list[db_session.AnyRow]:
     """Staged collections: (collection, token, created_at, updated_at)."""
     with db_session.reader() as session:
         return list(session.execute(
@@ -88,7 +89,8 @@ def buffer_collections() -> list[sa.Row]:
                       Buffer.updated_at).order_by(Buffer.collection)))
 
 
-def buffer_rows(collections: Sequence[str] | None = None) -> list[sa.Row]:
+def buffer_rows(collections: Sequence[str] | None = None
+                ) -> list[db_session.AnyRow]:
     """(collection, position, source, source_index, schema, name, hash)
     of staged documents, in collection order."""
     query = sa.select(BufferDoc.collection, BufferDoc.position,
@@ -151,7 +153,7 @@ def latest_revision() -> int:
         return session.scalar(sa.select(sa.func.max(Revision.id))) or 0
 
 
-def revision_rows(revision: int) -> list[sa.Row]:
+def revision_rows(revision: int) -> list[db_session.AnyRow]:
     """(collection, position, schema, name, hash, source, source_index)
     of a revision."""
     if not revision:
@@ -194,9 +196,10 @@ def commit(base: int, tokens: Mapping[str, str],
                 sa.delete(Buffer).where(sa.or_(*[
                     sa.and_(Buffer.collection == c, Buffer.token == t)
                     for c, t in tokens.items()])))
-            if removed.rowcount != len(tokens) or session.scalar(
-                    sa.select(sa.func.count()).select_from(Revision)
-                    .where(Revision.id > base)):
+            if db_session.changed_rows(removed) != len(tokens) or \
+                    session.scalar(sa.select(sa.func.count())
+                                   .select_from(Revision)
+                                   .where(Revision.id > base)):
                 raise exception.DesignChanged()
             session.execute(sa.delete(BufferDoc).where(
                 BufferDoc.collection.in_(list(tokens))))
@@ -268,11 +271,13 @@ def untagged_between(low: int, high: int,
             .order_by(Revision.id)))
 
 
-def revision_actions(revision: int) -> list[sa.Row]:
+def revision_actions(revision: int
+                     ) -> list[tuple[str, str, str, str | None]]:
     """(uuid, action, state, result) of the actions that ran it."""
     with db_session.reader() as session:
-        return list(session.execute(
-            sa.select(SiteAction.uuid, SiteAction.action, SiteAction.state,
-                      SiteAction.result)
-            .where(SiteAction.revision_id == revision)
-            .order_by(SiteAction.id)))
+        return [(uuid, action, state, result)
+                for uuid, action, state, result in session.execute(
+                    sa.select(SiteAction.uuid, SiteAction.action,
+                              SiteAction.state, SiteAction.result)
+                    .where(SiteAction.revision_id == revision)
+                    .order_by(SiteAction.id))]

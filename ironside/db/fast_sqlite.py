@@ -53,8 +53,13 @@ from typing import Any
 from typing import NamedTuple
 
 import sqlalchemy as sa
+from sqlalchemy.sql.compiler import SQLCompiler
+from sqlalchemy.sql.selectable import ExecutableReturnsRows
 
 Params = Mapping[str, Any]
+# A kept statement: an INSERT, UPDATE or SELECT (all of which may
+# return rows).
+Statement = ExecutableReturnsRows
 
 
 class _Plan(NamedTuple):
@@ -63,23 +68,23 @@ class _Plan(NamedTuple):
     sql: str
     # Per positional parameter: (name, index in its list for an expanded
     # IN parameter or None, SQLAlchemy's bind processor or None).
-    slots: tuple[tuple[str, int | None, Callable | None], ...]
+    slots: tuple[tuple[str, int | None, Callable[..., Any] | None], ...]
     # Values SQLAlchemy fills in itself: the statement's own literals,
     # and columns' Python defaults (``onupdate``) called at each run
     # (taken from the column once, as SQLAlchemy keeps them).
     fixed: dict[str, Any]
-    defaults: tuple[tuple[str, Callable], ...]
+    defaults: tuple[tuple[str, Callable[..., Any]], ...]
     # Result processors of the returned columns (RETURNING, SELECT).
-    results: tuple[Callable | None, ...] | None
+    results: tuple[Callable[..., Any] | None, ...] | None
 
 
 # (statement, dialect, names, lengths of expanded lists, many) -> plan,
 # or None for a statement this module leaves to SQLAlchemy. Only kept
 # statements come here, so it stays small.
-_PLANS: dict[tuple, _Plan | None] = {}
+_PLANS: dict[tuple[Any, ...], _Plan | None] = {}
 
 
-def _compile(statement: sa.sql.ClauseElement, dialect: sa.Dialect,
+def _compile(statement: Statement, dialect: sa.Dialect,
              keys: tuple[str, ...], lengths: tuple[tuple[str, int], ...],
              many: bool) -> _Plan | None:
     """Compile as SQLAlchemy does at execution (the same column keys and
@@ -88,6 +93,8 @@ def _compile(statement: sa.sql.ClauseElement, dialect: sa.Dialect,
         return None
     compiled = statement.compile(dialect=dialect, column_keys=sorted(keys),
                                  for_executemany=many)
+    if not isinstance(compiled, SQLCompiler):
+        return None  # DDL: never a kept statement
     if compiled.literal_execute_params or compiled.escaped_bind_names or \
             compiled.positiontup is None:
         return None
@@ -109,14 +116,18 @@ def _compile(statement: sa.sql.ClauseElement, dialect: sa.Dialect,
                 for column in compiled.update_prefetch] + \
         [(column, column.default) for column in compiled.insert_prefetch]
     for column, default in prefetch:
-        if default is None or not (default.is_callable or default.is_scalar):
+        if not isinstance(default, sa.ColumnDefault) or \
+                not (default.is_callable or default.is_scalar):
             return None
         if default.is_callable:
             defaults[column.key] = default.arg
         else:
             fixed[column.key] = default.arg
-    slots = []
-    for name in state.positiontup:
+    positions = state.positiontup
+    if positions is None:  # compiled.positiontup was not None
+        return None
+    slots: list[tuple[str, int | None, Callable[..., Any] | None]] = []
+    for name in positions:
         if name in expanded:
             # Each value of an IN list is processed as its parameter's
             # type says.
@@ -135,7 +146,7 @@ def _compile(statement: sa.sql.ClauseElement, dialect: sa.Dialect,
     # A default's parameter must be the one named after its column (as
     # SQLAlchemy names it), and no caller's parameter may shadow it.
     if (set(fixed) | set(defaults)) & set(keys) or \
-            not set(defaults) <= set(state.positiontup):
+            not set(defaults) <= set(positions):
         return None
     results = None
     if statement.exported_columns:
@@ -146,7 +157,7 @@ def _compile(statement: sa.sql.ClauseElement, dialect: sa.Dialect,
                  tuple(defaults.items()), results)
 
 
-def _insert_many_values(statement: sa.sql.ClauseElement,
+def _insert_many_values(statement: Statement,
                         dialect: sa.Dialect) -> bool:
     """Whether SQLAlchemy sends the rows of an executemany of
     ``statement`` as one INSERT of many VALUES ("insertmanyvalues"):
@@ -157,8 +168,8 @@ def _insert_many_values(statement: sa.sql.ClauseElement,
          dialect.use_insertmanyvalues_wo_returning)
 
 
-def _bind_processor(bind: sa.BindParameter, dialect: sa.Dialect
-                    ) -> Callable | None:
+def _bind_processor(bind: sa.BindParameter[Any], dialect: sa.Dialect
+                    ) -> Callable[..., Any] | None:
     """What SQLAlchemy makes of a value of ``bind`` for the driver: its
     type's processor for the dialect (a TypeDecorator's
     ``process_bind_param`` included)."""
@@ -166,10 +177,10 @@ def _bind_processor(bind: sa.BindParameter, dialect: sa.Dialect
 
 
 # statement -> names of its expanding (IN) parameters.
-_EXPANDING: dict[sa.sql.ClauseElement, frozenset[str]] = {}
+_EXPANDING: dict[Statement, frozenset[str]] = {}
 
 
-def _expanding(statement: sa.sql.ClauseElement) -> frozenset[str]:
+def _expanding(statement: Statement) -> frozenset[str]:
     try:
         return _EXPANDING[statement]
     except KeyError:
@@ -179,7 +190,7 @@ def _expanding(statement: sa.sql.ClauseElement) -> frozenset[str]:
         return names
 
 
-def _plan(connection: sa.Connection, statement: sa.sql.ClauseElement,
+def _plan(connection: sa.Connection, statement: Statement,
           rows: Sequence[Params]) -> _Plan | None:
     first = rows[0]
     keys = tuple(first)
@@ -218,7 +229,7 @@ def _driver(connection: sa.Connection) -> sqlite3.Connection | None:
     return driver
 
 
-def _values(plan: _Plan, row: Params) -> tuple:
+def _values(plan: _Plan, row: Params) -> tuple[Any, ...]:
     """The driver's parameters, as SQLAlchemy's execution makes them:
     processors run on every value, None too (a JSON column's None is
     stored as its empty document)."""
@@ -238,10 +249,10 @@ def _values(plan: _Plan, row: Params) -> tuple:
 
 class _Done(NamedTuple):
     rowcount: int
-    rows: list[tuple]
+    rows: list[tuple[Any, ...]]
 
 
-def _run(connection: sa.Connection, statement: sa.sql.ClauseElement,
+def _run(connection: sa.Connection, statement: Statement,
          rows: Sequence[Params]) -> _Done | int:
     """Run ``statement`` once per row on the driver: its result, or the
     index of the first row SQLAlchemy must run (nothing was run from that
@@ -254,8 +265,9 @@ def _run(connection: sa.Connection, statement: sa.sql.ClauseElement,
     it stay written, as they do when the driver's executemany fails.
     """
     driver = _driver(connection) if rows else None
-    plan = _plan(connection, statement, rows) if driver is not None \
-        else None
+    if driver is None:
+        return 0
+    plan = _plan(connection, statement, rows)
     if plan is None:
         return 0
     many = len(rows) > 1
@@ -271,7 +283,7 @@ def _run(connection: sa.Connection, statement: sa.sql.ClauseElement,
         # Nothing was sent: SQLAlchemy fails as it does.
         return 0
     rowcount = 0
-    fetched: list[tuple] = []
+    fetched: list[tuple[Any, ...]] = []
     for done, args in enumerate(parameters if many else [parameters]):
         try:
             cursor.execute(sql, args)
@@ -297,7 +309,7 @@ def _rows(params: Params | Sequence[Params]) -> Sequence[Params]:
     return [params] if isinstance(params, Mapping) else params
 
 
-def execute(connection: sa.Connection, statement: sa.sql.ClauseElement,
+def execute(connection: sa.Connection, statement: Statement,
             params: Params | Sequence[Params]) -> int:
     """Run a kept UPDATE or INSERT (a list of parameter sets runs it once
     for each, as an executemany); the number of rows it changed."""
@@ -310,7 +322,7 @@ def execute(connection: sa.Connection, statement: sa.sql.ClauseElement,
         statement, rest[0] if len(rest) == 1 else rest).rowcount
 
 
-def first(connection: sa.Connection, statement: sa.sql.ClauseElement,
+def first(connection: sa.Connection, statement: Statement,
           params: Params) -> Sequence[Any] | None:
     """The first row of a kept statement that returns rows, or None."""
     done = _run(connection, statement, [params])
@@ -319,7 +331,7 @@ def first(connection: sa.Connection, statement: sa.sql.ClauseElement,
     return connection.execute(statement, params).first()
 
 
-def scalar_one(connection: sa.Connection, statement: sa.sql.ClauseElement,
+def scalar_one(connection: sa.Connection, statement: Statement,
                params: Params) -> Any:
     """The one value a kept statement returns (a count)."""
     done = _run(connection, statement, [params])

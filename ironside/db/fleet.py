@@ -43,6 +43,7 @@ from sqlalchemy import orm
 from ironside.common import exception
 from ironside.db import fast_sqlite
 from ironside.db import models
+from ironside.db import resources
 from ironside.db import session as db_session
 
 T = TypeVar('T')
@@ -51,12 +52,12 @@ FleetLimit = models.FleetLimit
 FleetSlot = models.FleetSlot
 
 
-_LIMITS = FleetLimit.__table__
+_LIMITS = resources.table(FleetLimit)
 # Kept: every deploy and cleaning passes here.
 _LOCK = (sa.update(_LIMITS).where(_LIMITS.c.name == sa.bindparam('cap'))
          .values(generation=_LIMITS.c.generation + 1))
-_COUNT = (sa.select(sa.func.count()).select_from(models.Node.__table__)
-          .where(models.Node.__table__.c.provision_state.in_(
+_COUNT = (sa.select(sa.func.count()).select_from(resources.table(models.Node))
+          .where(resources.table(models.Node).c.provision_state.in_(
               sa.bindparam('states', expanding=True))))
 
 
@@ -112,8 +113,10 @@ def _locked(name: str, decide: Callable[[orm.Session], T]) -> T:
 
 
 def count_nodes(session: orm.Session, states: Sequence[str]) -> int:
-    return fast_sqlite.scalar_one(session.connection(), _COUNT,
-                                  {'states': list(states)})
+    # A COUNT(*): an int.
+    count: int = fast_sqlite.scalar_one(session.connection(), _COUNT,
+                                        {'states': list(states)})
+    return count
 
 
 def admit(name: str, states: Sequence[str], limit: int, task_type: str,
@@ -151,8 +154,8 @@ def _add(session: orm.Session, name: str, host: str, count: int) -> None:
     else:
         value = sa.case((FleetSlot.used > -count, FleetSlot.used + count),
                         else_=0)
-    if session.execute(sa.update(FleetSlot).where(mine)
-                       .values(used=value)).rowcount:
+    if db_session.changed_rows(session.execute(
+            sa.update(FleetSlot).where(mine).values(used=value))):
         return
     session.execute(sa.insert(FleetSlot).values(
         name=name, host=host, used=max(count, 0)))

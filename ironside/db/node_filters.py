@@ -14,26 +14,28 @@ import sqlalchemy as sa
 
 from ironside.common import exception
 from ironside.db import models
+from ironside.db import resources
 
-NODES = models.Node.__table__
+NODES = resources.table(models.Node)
 
 # The columns nodes may be sorted by: all but the JSON documents.
 SORTABLE_COLUMNS = frozenset(c.key for c in NODES.columns
                              if not isinstance(c.type, models.JsonEncoded))
 
 
-def _one_or_many(column: sa.Column) -> Callable[[Any], sa.ColumnElement]:
+def _one_or_many(column: sa.Column[Any]
+                 ) -> Callable[[Any], sa.ColumnElement[Any]]:
     return lambda v: (column.in_(v) if isinstance(v, (list, tuple, set))
                       else column == v)
 
 
-def _present(column: sa.Column) -> Callable[[Any], sa.ColumnElement]:
+def _present(column: sa.Column[Any]) -> Callable[[Any], sa.ColumnElement[Any]]:
     """Whether ``column`` is set (true) or NULL (false)."""
     return lambda v: column.isnot(None) if v else column.is_(None)
 
 
 # Filter name -> function(value) -> clause.
-_FILTERS: dict[str, Callable[[Any], sa.ColumnElement]] = {
+_FILTERS: dict[str, Callable[[Any], sa.ColumnElement[Any]]] = {
     'provision_state': _one_or_many(NODES.c.provision_state),
     'driver': lambda v: NODES.c.driver == v,
     'maintenance': lambda v: NODES.c.maintenance == bool(v),
@@ -61,7 +63,7 @@ _FILTERS: dict[str, Callable[[Any], sa.ColumnElement]] = {
 }
 
 
-def clauses(filters: dict[str, Any] | None) -> list[sa.ColumnElement]:
+def clauses(filters: dict[str, Any] | None) -> list[sa.ColumnElement[Any]]:
     """The WHERE clauses of ``filters`` (a None value filters nothing,
     but for ``instance_uuid``); 400 for an unknown filter."""
     found = []

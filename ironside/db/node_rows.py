@@ -16,11 +16,11 @@ from typing import Any
 import orjson
 import sqlalchemy as sa
 from sqlalchemy import orm
+from sqlalchemy.ext.mutable import MutableList
 
 from ironside.db.models import JsonDict
 from ironside.db.models import JsonEncoded
 from ironside.db.models import JsonList
-from ironside.db.models import MutableList
 from ironside.db.models import Node
 from ironside.db.models import TrackedDict
 

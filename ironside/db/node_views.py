@@ -23,11 +23,12 @@ from ironside.db import models
 from ironside.db import node_filters
 from ironside.db import node_rows
 from ironside.db import nodes as nodes_db
+from ironside.db import resources
 from ironside.db import session as db_session
 
-NODE = models.Node.__table__
-ALLOCATION = models.Allocation.__table__
-CHASSIS = models.Chassis.__table__
+NODE = resources.table(models.Node)
+ALLOCATION = resources.table(models.Allocation)
+CHASSIS = resources.table(models.Chassis)
 
 COLUMNS = frozenset(NODE.c.keys())
 # Values computed by joins rather than read from the nodes table.
@@ -59,7 +60,8 @@ def _column(name: str, raw: bool) -> sa.ColumnElement[Any]:
     return column
 
 
-def _source(columns: Sequence[str], raw: bool) -> tuple[list, sa.FromClause]:
+def _source(columns: Sequence[str], raw: bool
+            ) -> tuple[list[sa.ColumnElement[Any]], sa.FromClause]:
     """The selected columns and the tables they come from."""
     selected, source = _built_source(tuple(columns), raw)
     return list(selected), source
@@ -67,11 +69,11 @@ def _source(columns: Sequence[str], raw: bool) -> tuple[list, sa.FromClause]:
 
 @functools.lru_cache(maxsize=256)
 def _built_source(columns: tuple[str, ...], raw: bool
-                  ) -> tuple[tuple, sa.FromClause]:
+                  ) -> tuple[tuple[sa.ColumnElement[Any], ...], sa.FromClause]:
     """:func:`_source`, built once per set of columns: a list request
     spent longer building its statement than SQLite took to run it."""
     selected = [_column(name, raw) for name in columns if name in COLUMNS]
-    source = NODE
+    source: sa.FromClause = NODE
     if 'allocation_uuid' in columns:
         source = source.outerjoin(ALLOCATION,
                                   NODE.c.allocation_id == ALLOCATION.c.id)
@@ -82,12 +84,12 @@ def _built_source(columns: tuple[str, ...], raw: bool
     return tuple(selected), source
 
 
-def _query(columns: Sequence[str], raw: bool = False) -> sa.Select:
+def _query(columns: Sequence[str], raw: bool = False) -> db_session.AnySelect:
     selected, source = _source(columns, raw)
     return sa.select(*selected).select_from(source)
 
 
-def _fingerprint(columns: Sequence[str]) -> sa.ColumnElement:
+def _fingerprint(columns: Sequence[str]) -> sa.ColumnElement[Any]:
     """One value per row that differs whenever any of ``columns`` does.
 
     The values as a JSON array, built by the database: reading one
@@ -102,7 +104,7 @@ def _fingerprint(columns: Sequence[str]) -> sa.ColumnElement:
 
 @functools.lru_cache(maxsize=256)
 def _built_fingerprint(names: tuple[str, ...], dialect: str
-                       ) -> sa.ColumnElement:
+                       ) -> sa.ColumnElement[Any]:
     values = [_column(name, raw=True) for name in names if name in COLUMNS]
     if 'allocation_uuid' in names:
         values.append(ALLOCATION.c.uuid)
@@ -113,7 +115,8 @@ def _built_fingerprint(names: tuple[str, ...], dialect: str
     return sa.func.json_array(*values).label('fingerprint')
 
 
-def _filter_clauses(filters: dict[str, Any]) -> list:
+def _filter_clauses(filters: dict[str, Any]
+                    ) -> list[sa.ColumnElement[bool]]:
     filters = dict(filters)
     clauses = []
     chassis_uuid = filters.pop('chassis_uuid', None)
@@ -132,7 +135,7 @@ def _filter_clauses(filters: dict[str, Any]) -> list:
     return clauses + node_filters.clauses(filters)
 
 
-TRAIT = models.NodeTrait.__table__
+TRAIT = resources.table(models.NodeTrait)
 
 
 def _traits_of(connection: sa.Connection,
@@ -176,7 +179,7 @@ def _columns_for(columns: Sequence[str], traits: bool) -> list[str]:
     return wanted
 
 
-def _select(query: sa.Select, traits: bool,
+def _select(query: db_session.AnySelect, traits: bool,
             params: dict[str, Any] | None = None) -> Rows:
     """Run a node query, and the traits query of its nodes, together."""
     with db_session.reader_connection() as connection:
@@ -196,15 +199,16 @@ _ID_OF_UUID = sa.select(NODE.c.id).where(NODE.c.uuid == sa.bindparam('uuid'))
 def _marker_id(marker: str) -> int:
     """The id of the node a page starts after (NodeNotFound)."""
     with db_session.reader_connection() as connection:
-        node_id = connection.execute(_ID_OF_UUID, {'uuid': marker}).scalar()
+        node_id: int | None = connection.execute(
+            _ID_OF_UUID, {'uuid': marker}).scalar()
     if node_id is None:
         raise exception.NodeNotFound(node=marker)
     return node_id
 
 
-def _page(query: sa.Select, filters: dict[str, Any] | None,
+def _page(query: db_session.AnySelect, filters: dict[str, Any] | None,
           limit: int | None, marker: str | None, sort_key: str,
-          sort_dir: str) -> sa.Select:
+          sort_dir: str) -> db_session.AnySelect:
     """``query`` narrowed to the nodes of one page, in order."""
     node_filters.check_sort_key(sort_key)
     marker_id = _marker_id(marker) if marker else None
@@ -269,7 +273,7 @@ def select_node_dicts(columns: Sequence[str],
 
 @functools.lru_cache(maxsize=256)
 def _node_query(columns: tuple[str, ...], raw: bool, kind: str
-                ) -> sa.Select:
+                ) -> db_session.AnySelect:
     """The query of one node's ``columns``, built once per set of columns
     (a show is the API's most frequent read; building the statement and
     its cache key afresh cost more than running it)."""

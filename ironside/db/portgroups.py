@@ -8,8 +8,8 @@ from ironside.common import exception
 from ironside.db import models
 from ironside.db import resources
 
-NODE = models.Node.__table__
-PORTGROUP = models.Portgroup.__table__
+NODE = resources.table(models.Node)
+PORTGROUP = resources.table(models.Portgroup)
 
 PORTGROUPS = resources.Resource(
     model=models.Portgroup,
@@ -37,8 +37,9 @@ id_for = PORTGROUPS.id_for
 
 def destroy(ident: str) -> None:
     """Delete a port group with no ports (PortgroupNotEmpty otherwise)."""
-    PORTGROUPS.destroy_unused(ident, models.Port.__table__.c.portgroup_id,
-                              exception.PortgroupNotEmpty(portgroup=ident))
+    PORTGROUPS.destroy_unused(
+        ident, resources.table(models.Port).c.portgroup_id,
+        exception.PortgroupNotEmpty(portgroup=ident))
 
 
 def list_portgroups(filters: dict[str, Any], limit: int | None = None,

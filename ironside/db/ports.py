@@ -12,9 +12,9 @@ from ironside.db import models
 from ironside.db import resources
 from ironside.db import session as db_session
 
-NODE = models.Node.__table__
-PORTGROUP = models.Portgroup.__table__
-PORT = models.Port.__table__
+NODE = resources.table(models.Node)
+PORTGROUP = resources.table(models.Portgroup)
+PORT = resources.table(models.Port)
 
 PORTS = resources.Resource(
     model=models.Port,
@@ -43,7 +43,7 @@ destroy = PORTS.destroy
 id_for = PORTS.id_for
 
 
-def filter_clauses(filters: dict[str, Any]) -> list:
+def filter_clauses(filters: dict[str, Any]) -> list[sa.ColumnElement[bool]]:
     """Those of resources.node_child_clauses, portgroup_id and
     description_contains."""
     clauses = resources.node_child_clauses(PORT, filters)

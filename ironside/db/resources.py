@@ -12,6 +12,7 @@ from collections.abc import Callable
 from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
+from typing import cast
 
 import sqlalchemy as sa
 from oslo_db import exception as db_exc
@@ -22,7 +23,8 @@ from ironside.db import models
 from ironside.db import session as db_session
 
 
-def require_unchanged(kind: str, ident: str, current: Mapping[str, Any],
+def require_unchanged(kind: str, ident: str,
+                      current: Mapping[str, Any] | sa.RowMapping,
                       expected: Mapping[str, Any]) -> None:
     """Compare-and-set: refuse a write computed from values that another
     writer has since changed (409, nothing written).
@@ -38,29 +40,40 @@ def require_unchanged(kind: str, ident: str, current: Mapping[str, Any],
                                          fields=', '.join(changed))
 
 
+def table(model: type[models.Base]) -> sa.Table:
+    """The table a model class maps.
+
+    SQLAlchemy types ``__table__`` as a FromClause, since an imperative
+    mapping may map any selectable; every Ironside model is declarative,
+    so it is a Table (and its ``c`` are Columns).
+    """
+    return cast(sa.Table, model.__table__)
+
+
 @dataclasses.dataclass(frozen=True)
 class Join:
     """Columns of another table, read through a foreign key."""
 
     on: Callable[[], Any]                   # the join condition
-    columns: tuple[tuple[str, sa.Column], ...]  # (key in the row, column)
+    columns: tuple[tuple[str, sa.Column[Any]], ...]  # (key in row, column)
 
 
 # Queries of "every row of one node", by (table, sort key); see of_node.
-_OF_NODE: dict[tuple[str, str], sa.Select] = {}
+_OF_NODE: dict[tuple[str, str], db_session.AnySelect] = {}
 
 
 @dataclasses.dataclass(frozen=True)
 class Resource:
     model: type[models.Base]
-    not_found: Callable[[str], exception.IronsideException]
+    not_found: Callable[[str | int], exception.IronsideException]
     # Unique column -> exception for a duplicate, given the values.
-    duplicates: dict[str, Callable[[dict], exception.IronsideException]]
+    duplicates: dict[str, Callable[[dict[str, Any]],
+                                   exception.IronsideException]]
     joins: tuple[Join, ...] = ()
 
     @property
     def table(self) -> sa.Table:
-        return self.model.__table__
+        return table(self.model)
 
     def ident_clause(self, ident: str | int) -> sa.ColumnElement[bool]:
         columns = self.table.c
@@ -88,17 +101,17 @@ class Resource:
             return [dict(row._mapping) for row in connection.execute(
                 query, {'node_id': node_id})]
 
-    def select(self) -> sa.Select:
-        source = self.table
-        selected = list(self.table.c)
+    def select(self) -> db_session.AnySelect:
+        source: sa.FromClause = self.table
+        selected: list[sa.ColumnElement[Any]] = list(self.table.c)
         for join in self.joins:
             source = source.outerjoin(join.columns[0][1].table, join.on())
             selected.extend(column.label(label)
                             for label, column in join.columns)
         return sa.select(*selected).select_from(source)
 
-    def _duplicate(self, exc: db_exc.DBDuplicateEntry, values: dict
-                   ) -> exception.IronsideException:
+    def _duplicate(self, exc: db_exc.DBDuplicateEntry,
+                   values: dict[str, Any]) -> exception.IronsideException:
         columns = db_session.duplicate_columns(exc)
         for column, error in self.duplicates.items():
             if column in columns:
@@ -125,8 +138,8 @@ class Resource:
 
     def id_for(self, ident: str | int, code: int | None = None) -> int:
         with db_session.reader() as session:
-            found = session.scalar(sa.select(self.table.c.id).where(
-                self.ident_clause(ident)))
+            found: int | None = session.scalar(
+                sa.select(self.table.c.id).where(self.ident_clause(ident)))
         if found is None:
             error = self.not_found(ident)
             if code is not None:
@@ -151,9 +164,9 @@ class Resource:
                     self.ident_clause(ident)))
                 if row_id is None:
                     raise self.not_found(ident)
-                columns = [self.table.c[name] for name in expected or ()
-                           if name in self.table.c]
-                if columns:
+                columns = [self.table.c[name] for name in expected
+                           if name in self.table.c] if expected else []
+                if expected and columns:
                     current = session.execute(
                         sa.select(*columns).where(
                             self.table.c.id == row_id).with_for_update()
@@ -171,10 +184,10 @@ class Resource:
         with db_session.writer() as session:
             result = session.execute(sa.delete(self.model).where(
                 self.ident_clause(ident)))
-            if result.rowcount == 0:
+            if db_session.changed_rows(result) == 0:
                 raise self.not_found(ident)
 
-    def destroy_unused(self, ident: str | int, user: sa.Column,
+    def destroy_unused(self, ident: str | int, user: sa.Column[Any],
                        error: exception.IronsideException) -> None:
         """Delete a row no row of ``user``'s table refers to; else error."""
         row_id = self.id_for(ident)
@@ -185,7 +198,8 @@ class Resource:
             session.execute(sa.delete(self.model).where(
                 self.table.c.id == row_id))
 
-    def list(self, clauses: Sequence = (), limit: int | None = None,
+    def list(self, clauses: Sequence[sa.ColumnElement[bool]] = (),
+             limit: int | None = None,
              marker: str | None = None, sort_key: str = 'id',
              sort_dir: str = 'asc') -> list[dict[str, Any]]:
         """One page of rows matching ``clauses``; ``marker`` is a UUID."""
@@ -202,10 +216,11 @@ class Resource:
             return [dict(row._mapping) for row in session.execute(query)]
 
 
-NODE = models.Node.__table__
+NODE = table(models.Node)
 
 
-def node_child_clauses(table: sa.Table, filters: dict[str, Any]) -> list:
+def node_child_clauses(table: sa.Table, filters: dict[str, Any]
+                       ) -> list[sa.ColumnElement[bool]]:
     """Filters of rows that belong to a node (ports, port groups).
 
     ``node_id``, ``address``, ``shard`` (a list), ``conductor_groups``

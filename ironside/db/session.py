@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable
 from collections.abc import Iterator
 from typing import Any
+from typing import TypeAlias
 from typing import TypeVar
 from typing import TypeVarTuple
 from typing import Unpack
@@ -37,6 +38,10 @@ from ironside.common.conf import CONF
 LOG = logging.getLogger(__name__)
 T = TypeVar('T')
 Ts = TypeVarTuple('Ts')
+
+# A row, and a SELECT, of columns of any number and types.
+AnyRow: TypeAlias = sa.Row[Unpack[tuple[Any, ...]]]
+AnySelect: TypeAlias = sa.Select[Unpack[tuple[Any, ...]]]
 
 _LOCK = threading.Lock()
 _FACADE: enginefacade._TransactionContextManager | None = None
@@ -174,7 +179,18 @@ def _facade() -> enginefacade._TransactionContextManager:
 
 
 def get_engine() -> sa.Engine:
-    return _facade().writer.get_engine()
+    engine: sa.Engine = _facade().writer.get_engine()  # oslo.db: untyped
+    return engine
+
+
+def changed_rows(result: sa.Result[Any]) -> int:
+    """How many rows an UPDATE or DELETE matched. Session.execute is
+    typed to give a Result; for those statements it is a CursorResult,
+    which counts them."""
+    if not isinstance(result, sa.CursorResult):
+        raise TypeError('not the result of an UPDATE or DELETE: %r'
+                        % result)
+    return result.rowcount
 
 
 def dispose() -> None:

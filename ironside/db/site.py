@@ -77,15 +77,15 @@ def delete_strategy(ident: str) -> None:
     with db_session.writer() as session:
         result = session.execute(
             sa.delete(SiteStrategy).where(_strategy_clause(ident)))
-    if result.rowcount == 0:
+    if db_session.changed_rows(result) == 0:
         raise exception.StrategyNotFound(strategy=ident)
 
 
 # Actions
 
 def _conflicts(session: sa.orm.Session, node_uuids: Sequence[str]
-               ) -> list[sa.Row[Any]]:
-    rows: list[sa.Row[Any]] = []
+               ) -> list[db_session.AnyRow]:
+    rows: list[db_session.AnyRow] = []
     for start in range(0, len(node_uuids), 500):
         rows.extend(session.execute(
             sa.select(SiteAction.uuid, SiteActionNode.node_name)
@@ -100,7 +100,8 @@ def _conflicts(session: sa.orm.Session, node_uuids: Sequence[str]
     return rows
 
 
-def _conflict_error(rows: Sequence[sa.Row]) -> exception.SiteActionConflict:
+def _conflict_error(rows: Sequence[db_session.AnyRow]
+                    ) -> exception.SiteActionConflict:
     action = rows[0].uuid
     names = [r.node_name for r in rows if r.uuid == action]
     shown = ', '.join(names[:_CONFLICT_NAMES])
@@ -256,7 +257,8 @@ def node_claims(node_uuids: Iterable[str]) -> dict[str, int]:
 # Ownership
 
 def claimable_actions(host: str, live_hosts: Iterable[str],
-                      stale_before: datetime.datetime) -> list[sa.Row]:
+                      stale_before: datetime.datetime
+                      ) -> list[db_session.AnyRow]:
     """Actions ``host`` may run: queued ones, and unfinished ones nobody
     runs.
 
@@ -304,7 +306,7 @@ def claim_action(action_id: int, host: str, seen_owner: str | None,
                                   else_=site_models.RUNNING),
                     started_at=sa.func.coalesce(SiteAction.started_at, now))
             .execution_options(synchronize_session=False))
-        return result.rowcount == 1
+        return db_session.changed_rows(result) == 1
 
 
 def heartbeat(action_ids: Sequence[int], host: str) -> set[int]:
@@ -369,7 +371,7 @@ def save_progress(action_id: int, host: str,
                    SiteAction.state.not_in(site_models.ENDED))
             .values(**values)
             .execution_options(synchronize_session=False))
-        if owned.rowcount != 1:
+        if db_session.changed_rows(owned) != 1:
             raise NotOwner()
         if nodes:
             session.execute(sa.update(SiteActionNode), [
@@ -411,19 +413,18 @@ def abort_action(uuid: str) -> SiteAction:
             .values(state=site_models.ABORTED, result=site_models.ABORTED,
                     finished_at=now)
             .execution_options(synchronize_session=False))
-        if queued.rowcount == 1:
+        if db_session.changed_rows(queued) == 1:
             session.execute(sa.delete(SiteNodeClaim)
                             .where(SiteNodeClaim.action_id == action.id))
             changed = True
         else:
-            changed = session.execute(
+            changed = db_session.changed_rows(session.execute(
                 sa.update(SiteAction)
                 .where(SiteAction.id == action.id,
                        SiteAction.state.in_((site_models.RUNNING,
                                              site_models.ABORTING)))
                 .values(state=site_models.ABORTING)
-                .execution_options(synchronize_session=False)
-            ).rowcount == 1
+                .execution_options(synchronize_session=False))) == 1
     action = get_action(uuid)
     if not changed:
         raise exception.SiteActionEnded(action=uuid, state=action.state)

@@ -10,6 +10,7 @@ an action, and the tables of :mod:`ironside.db.design_models`;
 from __future__ import annotations
 
 import datetime
+from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy import orm
@@ -82,7 +83,8 @@ class SiteAction(TimestampMixin, Base):
     uuid: orm.Mapped[str] = orm.mapped_column(sa.String(36), unique=True)
     action: orm.Mapped[str] = orm.mapped_column(sa.String(32))
     strategy_name: orm.Mapped[str] = orm.mapped_column(sa.String(255))
-    document: orm.Mapped[dict] = orm.mapped_column(JsonDict, nullable=True)
+    document: orm.Mapped[dict[str, Any]] = orm.mapped_column(
+        JsonDict, nullable=True)
     state: orm.Mapped[str] = orm.mapped_column(sa.String(16), index=True)
     result: orm.Mapped[str | None] = orm.mapped_column(sa.String(255),
                                                        nullable=True)
@@ -92,7 +94,8 @@ class SiteAction(TimestampMixin, Base):
                                                       index=True)
     heartbeat_at: orm.Mapped[datetime.datetime | None] = orm.mapped_column(
         sa.DateTime, nullable=True)
-    progress: orm.Mapped[dict] = orm.mapped_column(JsonDict, nullable=True)
+    progress: orm.Mapped[dict[str, Any]] = orm.mapped_column(
+        JsonDict, nullable=True)
     started_at: orm.Mapped[datetime.datetime | None] = orm.mapped_column(
         sa.DateTime, nullable=True)
     finished_at: orm.Mapped[datetime.datetime | None] = orm.mapped_column(
@@ -102,9 +105,9 @@ class SiteAction(TimestampMixin, Base):
     revision_id: orm.Mapped[int | None] = orm.mapped_column(
         sa.ForeignKey('site_design_revisions.id'), nullable=True,
         index=True)
-    parameters: orm.Mapped[dict] = orm.mapped_column(JsonDict,
+    parameters: orm.Mapped[dict[str, Any]] = orm.mapped_column(JsonDict,
                                                      nullable=True)
-    log: orm.Mapped[list] = orm.mapped_column(JsonList, nullable=True)
+    log: orm.Mapped[list[Any]] = orm.mapped_column(JsonList, nullable=True)
 
 
 class SiteActionNode(Base):

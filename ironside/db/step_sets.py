@@ -50,7 +50,8 @@ class StepSets(Generic[StepSet]):
             return self.duplicate_name(values.get('name'))
         return self.duplicate_uuid(values.get('uuid'))
 
-    def _steps(self, steps: Iterable[dict]) -> list:
+    def _steps(self, steps: Iterable[dict[str, Any]]) -> list[Any]:
+        """Rows of the step model (DeployTemplateStep or RunbookStep)."""
         return [self.step_model(
             interface=s['interface'], step=s['step'],
             args=s.get('args') or {}, **{self.order_key: s[self.order_key]})
@@ -111,9 +112,9 @@ class StepSets(Generic[StepSet]):
         with db_session.reader() as session:
             return self._find(session, ident)
 
-    def list(self, clauses: Iterable = (), limit: int | None = None,
-             marker: str | None = None, sort_key: str = 'id',
-             sort_dir: str = 'asc') -> list:
+    def list(self, clauses: Iterable[sa.ColumnElement[bool]] = (),
+             limit: int | None = None, marker: str | None = None,
+             sort_key: str = 'id', sort_dir: str = 'asc') -> list[StepSet]:
         marker_id = self.get(marker).id if marker else None
         query = db_session.paginate(
             sa.select(self.model).where(*clauses), self.model, limit,

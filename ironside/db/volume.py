@@ -12,7 +12,7 @@ from ironside.common import exception
 from ironside.db import models
 from ironside.db import resources
 
-NODE = models.Node.__table__
+NODE = resources.table(models.Node)
 
 
 def _node_join(table: Any) -> resources.Join:
@@ -33,7 +33,7 @@ CONNECTORS = resources.Resource(
         'uuid': lambda v: exception.VolumeConnectorAlreadyExists(
             uuid=v.get('uuid')),
     },
-    joins=(_node_join(models.VolumeConnector.__table__),))
+    joins=(_node_join(resources.table(models.VolumeConnector)),))
 
 TARGETS = resources.Resource(
     model=models.VolumeTarget,
@@ -44,7 +44,7 @@ TARGETS = resources.Resource(
         'uuid': lambda v: exception.VolumeTargetAlreadyExists(
             uuid=v.get('uuid')),
     },
-    joins=(_node_join(models.VolumeTarget.__table__),))
+    joins=(_node_join(resources.table(models.VolumeTarget)),))
 
 # By the name of the API's collection.
 BY_KIND = {'connectors': CONNECTORS, 'targets': TARGETS}

@@ -12,6 +12,7 @@ from typing import Any
 
 import yaml
 from osc_lib import exceptions
+from osc_lib.command import command
 
 from ironside.osc import plugin
 
@@ -62,7 +63,7 @@ def site_client(cmd: command.Command) -> SiteClient:
     return client
 
 
-class FileArgument:
+class FileArgument(command.Command):
     """Commands that read a document from a file."""
 
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:

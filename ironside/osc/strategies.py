@@ -15,7 +15,7 @@ from ironside.osc.common import show_validation
 from ironside.osc.common import site_client
 
 
-class _StrategyArgument:
+class _StrategyArgument(command.Command):
     """Commands about one stored strategy."""
 
     def get_parser(self, prog_name: str) -> argparse.ArgumentParser:

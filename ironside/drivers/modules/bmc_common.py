@@ -1,5 +1,5 @@
-"""What the ipmi and redfish interfaces share: driver_info parsing and
-waiting for a power state.
+"""What the ipmi and redfish interfaces share: driver_info parsing,
+waiting for a power state, and the power interface's reading side.
 
 Parsing never touches the BMC; it turns ``driver_info`` into typed values
 or raises one :class:`~ironside.common.exception.InvalidParameterValue`
@@ -10,13 +10,17 @@ part of a message.
 
 from __future__ import annotations
 
+import abc
 import time
 from collections.abc import Callable
 from collections.abc import Mapping
 from typing import Any
+from typing import ClassVar
 
 from ironside.common import exception
 from ironside.common import states
+from ironside.common.conf import CONF
+from ironside.drivers import base
 
 
 def required_str(info: Mapping, key: str, node_uuid: str) -> str:
@@ -111,12 +115,15 @@ def choice(info: Mapping, key: str, node_uuid: str, choices: tuple,
 
 
 def wait_for_power_state(read: Callable[[], str], target: str,
-                         timeout: float, interval: float, bmc: str) -> None:
-    """Poll ``read`` until it returns ``target`` or ``timeout`` passes.
+                         timeout: float | None, interval: float,
+                         bmc: str) -> None:
+    """Poll ``read`` until it returns ``target`` or ``timeout`` passes
+    (none given: [conductor]power_state_change_timeout).
 
     Raises PowerStateFailure naming the BMC, the target and the state
     last seen.
     """
+    timeout = timeout or CONF.conductor.power_state_change_timeout
     deadline = time.monotonic() + timeout
     while True:
         current = read()
@@ -144,3 +151,31 @@ TARGET_OF = {
     states.REBOOT: states.POWER_ON,
     states.SOFT_REBOOT: states.POWER_ON,
 }
+
+
+class BMCPower(base.PowerInterface):
+    """A power interface that asks a BMC: its driver_info keys, their
+    validation and the one read of the power state are the driver's own
+    functions, named by the subclass; how a change is sent differs by
+    protocol and stays there."""
+
+    properties: ClassVar[Mapping[str, str]]
+
+    @staticmethod
+    @abc.abstractmethod
+    def check_driver_info(task: base.Task) -> object:
+        """Parse the node's driver_info or raise; never touches the BMC."""
+
+    @staticmethod
+    @abc.abstractmethod
+    def read_power_state(task: base.Task) -> str:
+        """The node's power state as the BMC reports it now."""
+
+    def get_properties(self) -> dict[str, str]:
+        return dict(self.properties)
+
+    def validate(self, task: base.Task) -> None:
+        self.check_driver_info(task)
+
+    def get_power_state(self, task: base.Task) -> str:
+        return self.read_power_state(task)

@@ -27,6 +27,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 from collections.abc import Mapping
+from typing import Any
 
 import networkx as nx
 
@@ -57,11 +58,16 @@ class Cycle:
             self.items + self.items[:1])
 
 
+# Where an item is written: (document number, index in it), so that
+# orders and messages follow the documents.
+OrderKey = tuple[int, ...]
+
+
 class ItemGraph:
     def __init__(self) -> None:
         self.graph = nx.DiGraph()
         self.kinds: dict[str, str] = {}
-        self.order_keys: dict[str, tuple] = {}
+        self.order_keys: dict[str, OrderKey] = {}
         self.task_stages: dict[str, str] = {}
         self.references: list[Reference] = []
         self._stage_order: list[str] | None = None
@@ -70,7 +76,7 @@ class ItemGraph:
 
     # Building
 
-    def add_item(self, name: str, kind: str, order_key: tuple,
+    def add_item(self, name: str, kind: str, order_key: OrderKey,
                  stage: str | None = None) -> None:
         """An item; ``stage`` is a task's own ``stage`` field."""
         if name in self.kinds:
@@ -157,7 +163,7 @@ class ItemGraph:
                 self._stage_order = sorted(stages, key=self._stage_key)
         return self._stage_order
 
-    def _stage_key(self, name: str) -> tuple:
+    def _stage_key(self, name: str) -> OrderKey:
         if name in model.BUILTIN_STAGES:
             return _builtin_key(name)
         return (1,) + self.order_keys[name]
@@ -185,7 +191,8 @@ class ItemGraph:
                                if written else None))
         return sorted(found, key=lambda c: self.order_keys[c.items[0]])
 
-    def _reference_key(self, reference: Reference) -> tuple:
+    def _reference_key(self, reference: Reference) -> tuple[Any, ...]:
+        """Its source's order key, then its path in the source."""
         return self.order_keys[reference.source] + (reference.path,)
 
     def order(self) -> list[str]:
@@ -227,13 +234,13 @@ class ItemGraph:
         return [n for n in names if self.kinds.get(n) == TASK]
 
 
-def _builtin_key(stage: str) -> tuple:
+def _builtin_key(stage: str) -> OrderKey:
     return {model.PRE_DEPLOYMENT: (0,), model.DEPLOYMENT: (1, -1),
             model.POST_DEPLOYMENT: (2,)}[stage]
 
 
 def of_graphs(graphs: Iterable[model.TaskGraph],
-              groups: Mapping[str, tuple] | None = None) -> ItemGraph:
+              groups: Mapping[str, OrderKey] | None = None) -> ItemGraph:
     """The item graph of task graphs (with extra groups, e.g. a
     strategy's, by name → order key), finished."""
     items = ItemGraph()

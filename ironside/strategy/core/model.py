@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ironside.strategy.core.criteria import SuccessCriteria
+from ironside.strategy.core.paths import Path
 from ironside.strategy.core.selectors import Selector
 
 ONE_BY_ONE = 'one_by_one'
@@ -94,7 +95,7 @@ class Group:
     selectors: tuple[Selector, ...] = ()
     success_criteria: SuccessCriteria = SuccessCriteria()
     strategy: GroupStrategy = GroupStrategy()
-    deploy_steps: tuple[dict, ...] = ()
+    deploy_steps: tuple[dict[str, Any], ...] = ()
     deploy_templates: tuple[str, ...] = ()
     # Position in the document (0-based): the last tie-breaker of order.
     index: int = 0
@@ -151,7 +152,7 @@ class Strategy:
     schema: str
     groups: tuple[Group, ...]
     # The document as validated, for storing.
-    document: dict
+    document: dict[str, Any]
 
     def group(self, name: str) -> Group:
         for group in self.groups:
@@ -240,7 +241,7 @@ class Reference:
     source: str
     field: str
     target: str
-    path: tuple
+    path: Path
     # The document it is written in.
     document: str = ''
 
@@ -257,7 +258,7 @@ class TaskGraph:
     tasks: tuple[Task, ...]
     references: tuple[Reference, ...]
     # Item id → where the item starts in the document.
-    paths: Mapping[str, tuple]
+    paths: Mapping[str, Path]
     # The document as validated, for storing.
     document: Any
-    lines: Mapping[tuple, int] = dataclasses.field(default_factory=dict)
+    lines: Mapping[Path, int] = dataclasses.field(default_factory=dict)

@@ -158,6 +158,10 @@ class EtcdGateway:
         client = self._clients.get(key)
         if client is None:
             parsed = parse.urlparse(url)
+            if parsed.hostname is None or parsed.port is None:
+                # The reader refuses an endpoint without both.
+                raise ValueError('etcd endpoint %s has no host or port'
+                                 % url)
             tls = cluster.tls
             client = etcd3gw.Etcd3Client(
                 host=parsed.hostname, port=parsed.port,
@@ -307,7 +311,7 @@ class EtcdGateway:
             messages, healthy, _ = self._health(
                 spec, ignore_node, self._deadline(None))
         except exception.DecommissionFailed as exc:
-            return exc.status
+            return st.carried(exc)
         if messages and all(m.message == st.UNABLE_TO_ACCESS_ETCD
                             for m in messages):
             return st.failure(st.ETCD_NOT_ACCESSIBLE, 'No member of etcd '
@@ -347,8 +351,9 @@ class EtcdGateway:
                     messages.append(_message(cluster.name, 'removed member '
                                              '%s' % member))
         except exception.DecommissionFailed as exc:
+            failed = st.carried(exc)
             return dataclasses.replace(
-                exc.status, messages=tuple(messages) + exc.status.messages)
+                failed, messages=tuple(messages) + failed.messages)
         if not plans:
             return st.success('Node %s hosts no etcd member' % node,
                               messages)

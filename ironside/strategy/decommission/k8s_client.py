@@ -142,17 +142,19 @@ class KubernetesApi:
 
     def _pods(self, node: str, reason: str, deadline: float | None = None
               ) -> list[Pod]:
-        return self._call(reason, 'list the pods of node %s' % node,
-                          self.core.list_pod_for_all_namespaces,
-                          field_selector='spec.nodeName=%s' % node,
-                          deadline=deadline).items
+        pods: list[Pod] = self._call(
+            reason, 'list the pods of node %s' % node,
+            self.core.list_pod_for_all_namespaces,
+            field_selector='spec.nodeName=%s' % node,
+            deadline=deadline).items  # a V1PodList
+        return pods
 
     @staticmethod
     def _answer(func: Callable[[], st.Status]) -> st.Status:
         try:
             return func()
         except exception.DecommissionFailed as exc:
-            return exc.status
+            return st.carried(exc)
 
     def _wait(self, deadline: float) -> bool:
         """Sleep one poll interval; False if the deadline has passed."""

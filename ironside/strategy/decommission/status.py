@@ -24,6 +24,8 @@ from collections.abc import Mapping
 from typing import Any
 from urllib import parse
 
+from ironside.common import exception
+
 API_VERSION = 'v1.0'
 
 SUCCESS = 'Success'
@@ -143,6 +145,13 @@ class Status:
 
     def __str__(self) -> str:
         return '%s (%d): %s' % (self.reason, self.code, self.message)
+
+
+def carried(exc: exception.DecommissionFailed) -> Status:
+    """The Status a DecommissionFailed carries (the exception's module,
+    a layer below, types it Any)."""
+    status: Status = exc.status
+    return status
 
 
 def success(message: str, messages: Iterable[Message] = ()) -> Status:

@@ -79,6 +79,14 @@ class Findings:
 CrossCheck = Callable[[Design, Findings], None]
 
 
+def _model_document(found: DesignDocument | None) -> DesignDocument:
+    """The document a valid model was read from, which its design always
+    has: a miss is a bug, not a finding."""
+    if found is None:
+        raise LookupError('a model of the design has no document')
+    return found
+
+
 def _names(names: list[str]) -> str:
     shown = ', '.join(names[:_SHOWN])
     if len(names) > _SHOWN:
@@ -100,7 +108,7 @@ def strategy_reference(design: Design, findings: Findings) -> None:
     if any(d.name == wanted for d in design.documents_of_kind(
             'DeploymentStrategy')):
         return
-    document = design.document(config.schema, config.name)
+    document = _model_document(design.document(config.schema, config.name))
     if config.strategy_is_default:
         findings.error(document, ('data',), 'names no deployment_strategy, '
                        'so site actions run the DeploymentStrategy "%s", '
@@ -118,7 +126,8 @@ def identity_references(design: Design, findings: Findings) -> None:
         identity = node.os_access.identity if node.os_access else None
         if identity and identity not in keys:
             findings.error(
-                design.document_of_kind('BaremetalNode', name),
+                _model_document(design.document_of_kind('BaremetalNode',
+                                                        name)),
                 ('data', 'os_access', 'identity'),
                 'names the %s document "%s", which the design does not '
                 'have' % (freeform.PRIVATE_KEY_SCHEMA, identity))
@@ -130,7 +139,8 @@ def selector_coverage(design: Design, findings: Findings) -> None:
         design.configuration.deployment_strategy)
     if not nodes or strategy is None:
         return
-    document = design.document(strategy.schema, strategy.name)
+    document = _model_document(
+        design.document(strategy.schema, strategy.name))
     site_nodes = NodeIndex(node.site_node(name)
                            for name, node in nodes.items())
     covered: set[str] = set()
@@ -193,10 +203,11 @@ def settled(design: Design, findings: Findings) -> None:
     documents = {}
     strategy = design.strategies.get(design.configuration.deployment_strategy)
     if strategy is not None:
-        found = design.document(strategy.schema, strategy.name)
-        documents[strategy.name] = (found, SiteDocument(
+        document = _model_document(
+            design.document(strategy.schema, strategy.name))
+        documents[strategy.name] = (document, SiteDocument(
             STRATEGY, strategy.name, strategy.document,
-            findings.lines_of(found)))
+            findings.lines_of(document)))
     for found in graphs:
         documents[found.name] = (found, SiteDocument(
             TASK_GRAPH, found.name, found.body, findings.lines_of(found)))

@@ -79,8 +79,11 @@ class Design:
     def configuration(self) -> DeploymentConfiguration:
         """The document named ``deployment-configuration``, or the
         defaults (the strategy ``deployment-strategy``) without one."""
-        return self.of_kind('DeploymentConfiguration').get(
-            config_kind.DOCUMENT_NAME, config_kind.DEFAULT)
+        # Models by kind: this kind's are DeploymentConfigurations.
+        found: DeploymentConfiguration = self.of_kind(
+            'DeploymentConfiguration').get(config_kind.DOCUMENT_NAME,
+                                           config_kind.DEFAULT)
+        return found
 
     @property
     def nodes(self) -> Mapping[str, InventoryNode]:

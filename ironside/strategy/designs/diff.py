@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
 
+from ironside.common.secrets import MASK
 from ironside.strategy.core.paths import Path
 from ironside.strategy.core.paths import field_name
 from ironside.strategy.designs import masking
@@ -63,7 +64,7 @@ class DocumentDiff:
                 'changes': [c.as_dict() for c in self.changes]}
 
 
-def _paths(old: Any, new: Any, path: Path) -> Iterator[tuple]:
+def _paths(old: Any, new: Any, path: Path) -> Iterator[Path]:
     if isinstance(old, dict) and isinstance(new, dict):
         for key in sorted(set(old) | set(new), key=str):
             before, after = old.get(key, _ABSENT), new.get(key, _ABSENT)
@@ -96,15 +97,21 @@ def changes(old: DesignDocument, new: DesignDocument) -> tuple[Change, ...]:
             masking.secret_path(new, path)
         found.append(Change(
             field_name(path), kind,
-            masking.MASK if secret and kind != ADDED
+            MASK if secret and kind != ADDED
             else masking.shown_value(old, path, before),
-            masking.MASK if secret and kind != REMOVED
+            MASK if secret and kind != REMOVED
             else masking.shown_value(new, path, after)))
     return tuple(found)
 
 
-def collection_statuses(base: Mapping[str, frozenset],
-                        new: Mapping[str, frozenset]) -> dict[str, str]:
+# A document of a collection as a bucket status compares it: (schema,
+# name, hash).
+DocumentKey = tuple[str, str, str]
+
+
+def collection_statuses(base: Mapping[str, frozenset[DocumentKey]],
+                        new: Mapping[str, frozenset[DocumentKey]]
+                        ) -> dict[str, str]:
     """Deckhand's bucket statuses, from each collection's (schema, name,
     hash) set."""
     statuses = {}

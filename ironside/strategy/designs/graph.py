@@ -45,6 +45,7 @@ from typing import Any
 from ironside.common import exception
 from ironside.strategy.core import item_graph
 from ironside.strategy.core import model
+from ironside.strategy.core.paths import Path
 from ironside.strategy.reader import fuel
 from ironside.strategy.reader import shipyard
 from ironside.strategy.reader.action_input import RunOptions
@@ -180,7 +181,7 @@ class _Errors:
             self.collectors[document.name] = ErrorCollector(
                 document.name, document.lines, locate)
 
-    def add(self, document: str, path: tuple, message: str) -> None:
+    def add(self, document: str, path: Path, message: str) -> None:
         self.collectors[document].add(path, message)
 
     def any(self) -> bool:

@@ -68,8 +68,8 @@ class VersionRows:
     revision: int | None  # None: the buffer
     rows: list[Row]
 
-    def collections(self) -> dict[str, frozenset]:
-        found: dict[str, set] = {}
+    def collections(self) -> dict[str, frozenset[design_diff.DocumentKey]]:
+        found: dict[str, set[design_diff.DocumentKey]] = {}
         for row in self.rows:
             found.setdefault(row.collection, set()).add(
                 (row.schema, row.name, row.hash))
@@ -96,7 +96,7 @@ class CommitResult:
 @dataclasses.dataclass(frozen=True)
 class DesignDiff:
     base: versions.Version
-    base_revision: int
+    base_revision: int | None  # None: the buffer
     new: versions.Version
     new_revision: int | None
     collections: dict[str, str]
@@ -128,7 +128,8 @@ def version_rows(version: versions.Version, empty_ok: bool = False
     return VersionRows(version, None, _buffer_rows(base, staged))
 
 
-def _documents(rows: Sequence[Row], sources: Mapping[str, list] | None = None
+def _documents(rows: Sequence[Row],
+               sources: Mapping[str, list[dict[str, str]]] | None = None
                ) -> list[DesignDocument]:
     texts = designs_db.bodies(r.hash for r in rows)
     documents = []
@@ -231,7 +232,7 @@ def stage(collection: str, sources: Sequence[Source], empty: bool = False
         for position, document in enumerate(found):
             texts[document.hash] = reader.canonical(document.body)
             rows.append({'position': position, 'source': document.source,
-                         'source_index': document.index,
+                         'source_index': document.source_index,
                          'schema': document.schema, 'name': document.name,
                          'hash': document.hash})
         designs_db.stage(collection, uuidutils.generate_uuid(dashed=False),
@@ -286,13 +287,13 @@ def _lines(texts: Mapping[tuple[str, int], str]) -> LinesOf:
     maps = {key: reader.source_lines(text) for key, text in texts.items()}
 
     def lines(document: DesignDocument) -> Mapping[Path, int]:
-        if document.source is None:
+        if document.source is None or document.source_index is None:
             return {}
         found = maps.get((document.collection, document.source), [])
-        if document.index >= len(found):
+        if document.source_index >= len(found):
             return {}
-        adapted = ('schema',) not in found[document.index]
-        return reader.lines_of(found, document.index, adapted)
+        adapted = ('schema',) not in found[document.source_index]
+        return reader.lines_of(found, document.source_index, adapted)
     return lines
 
 
@@ -300,7 +301,7 @@ def _count(number: int, what: str) -> str:
     return '%d %s%s' % (number, what, '' if number == 1 else 's')
 
 
-def _sort_key(issue: DesignIssue) -> tuple:
+def _sort_key(issue: DesignIssue) -> tuple[str, str, int]:
     return (issue.collection or '', issue.source or '',
             issue.error.line or 0)
 
@@ -394,7 +395,7 @@ def diff(base: versions.Version = versions.COMMITTED,
     result = []
     for status, old, row in statuses:
         where = row or old
-        changes: tuple = ()
+        changes: tuple[design_diff.Change, ...] = ()
         if status == design_diff.MODIFIED:
             changes = design_diff.changes(
                 DesignDocument(old.collection, old.schema, old.name,
@@ -448,7 +449,7 @@ class RevisionInfo:
     # Only for one revision: documents per collection, and the site
     # actions that ran it: (uuid, action, state, result).
     collections: dict[str, int] | None = None
-    actions: list[tuple] | None = None
+    actions: list[tuple[str, str, str, str | None]] | None = None
 
 
 def _infos(rows: Sequence[Any]) -> list[RevisionInfo]:
@@ -476,4 +477,4 @@ def revision(number: versions.Version) -> RevisionInfo:
     info = _infos(designs_db.revisions([found]))[0]
     return dataclasses.replace(
         info, collections=designs_db.collection_counts(found),
-        actions=[tuple(a) for a in designs_db.revision_actions(found)])
+        actions=designs_db.revision_actions(found))

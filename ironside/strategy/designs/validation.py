@@ -69,7 +69,7 @@ def validate(documents: Sequence[DesignDocument],
     """Check every document and the design as a whole."""
     issues: list[DesignIssue] = []
     valid = []
-    first: dict[tuple, DesignDocument] = {}
+    first: dict[tuple[str, str, str], DesignDocument] = {}
     for document in documents:
         document_lines = lines(document) if lines else {}
         errors = document_errors(document, registry, document_lines)

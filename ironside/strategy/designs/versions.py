@@ -63,6 +63,12 @@ def revision_of(version: Version, empty_ok: bool = False) -> int | None:
     and ``committed`` is 0 before the first commit (a diff's base).
     """
     version = parse(version)
+    if isinstance(version, int):
+        if version == 0 and empty_ok:
+            return 0
+        if not 0 < version <= designs_db.latest_revision():
+            raise _not_found('Design revision %d does not exist.' % version)
+        return version
     if version == BUFFER:
         return None
     if version == COMMITTED:
@@ -77,18 +83,21 @@ def revision_of(version: Version, empty_ok: bool = False) -> int | None:
                              'action has succeeded yet.'
                              % SITE_ACTION_SUCCESS)
         return found
-    if version == LAST_SITE_ACTION:
-        found = designs_db.newest_tagged(SITE_ACTION_TAGS)
-        if found is None:
-            raise _not_found('No design revision is tagged %s or %s: no '
-                             'site action has finished yet.'
-                             % SITE_ACTION_TAGS)
-        return found
-    if version == 0 and empty_ok:
-        return 0
-    if not 0 < version <= designs_db.latest_revision():
-        raise _not_found('Design revision %d does not exist.' % version)
-    return version
+    # LAST_SITE_ACTION, the one name left (parse gives no other).
+    found = designs_db.newest_tagged(SITE_ACTION_TAGS)
+    if found is None:
+        raise _not_found('No design revision is tagged %s or %s: no '
+                         'site action has finished yet.' % SITE_ACTION_TAGS)
+    return found
+
+
+def committed_revision_of(version: Version) -> int:
+    """The committed revision a version names; the buffer is none
+    (InvalidDesignVersion)."""
+    found = revision_of(version)
+    if found is None:
+        raise exception.InvalidDesignVersion(version=version)
+    return found
 
 
 def action_tag(result: str | None) -> str | None:

@@ -130,7 +130,8 @@ class LiveNode:
 
     name: str
     uuid: str
-    provision_state: str
+    # None when its state was not read (it went away meanwhile).
+    provision_state: str | None
 
 
 @dataclasses.dataclass(frozen=True)

@@ -74,7 +74,8 @@ def freeze(value: Any, clean: set[int] | None = None) -> Any:
     return frozen
 
 
-def _freeze_like(new: Mapping, old: Mapping, frozen_old: Mapping,
+def _freeze_like(new: Mapping[str, Any], old: Mapping[str, Any],
+                 frozen_old: Mapping[str, Any],
                  clean: set[int]) -> utils.FrozenDict:
     """``new`` frozen, reusing each of ``frozen_old``'s values whose
     plain form in ``old`` equals the one in ``new``."""
@@ -85,7 +86,7 @@ def _freeze_like(new: Mapping, old: Mapping, frozen_old: Mapping,
     return frozen
 
 
-def freeze_states(new: Mapping, old: Mapping | None
+def freeze_states(new: Mapping[str, Any], old: Mapping[str, Any] | None
                   ) -> tuple[Any, Any, frozenset[int]]:
     """Both states frozen, sharing what did not change; and the ids of
     every container in them (which :func:`settle` need not walk)."""
@@ -133,8 +134,8 @@ def settle(value: Any, engine: Any, clean: frozenset[int] = frozenset()
             return value
         return tuple(items)
     if isinstance(value, Mapping):
-        items = {k: settle(v, engine, clean) for k, v in value.items()}
-        if all(items[k] is v for k, v in value.items()):
+        settled = {k: settle(v, engine, clean) for k, v in value.items()}
+        if all(settled[k] is v for k, v in value.items()):
             return value
-        return utils.FrozenDict(items)
+        return utils.FrozenDict(settled)
     return value

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 # yaql uses collections.abc without importing it.
 import collections.abc  # noqa: F401
+import importlib.metadata
 import logging
 import threading
 from collections.abc import Callable
 from collections.abc import Iterable
 from typing import Any
+from typing import TypeAlias
 
 import stevedore
 import yaql
@@ -34,27 +36,31 @@ LOG = logging.getLogger(__name__)
 
 FUNCTIONS_NAMESPACE = 'ironside.site.expression_functions'
 
-Parsed = expressions.Statement
+# yaql is untyped: mypy sees its Statement as Any.
+Parsed: TypeAlias = expressions.Statement
 
 
-def load_functions() -> list[Callable]:
+def load_functions() -> list[Callable[..., Any]]:
     """Every function of the entry point group, Ironside's own included.
 
     A function that fails to load is left out and logged: expressions
     that call it are then refused as calling an unknown function.
     """
-    def failed(manager: Any, entry_point: Any, exc: Exception) -> None:
+    def failed(manager: stevedore.ExtensionManager[Callable[..., Any]],
+               entry_point: importlib.metadata.EntryPoint,
+               exc: BaseException) -> None:
         LOG.error('Expression function %s (%s) could not be loaded: %s',
                   entry_point.name, entry_point.value, exc)
 
-    manager = stevedore.ExtensionManager(
-        FUNCTIONS_NAMESPACE, invoke_on_load=False,
-        on_load_failure_callback=failed)
+    manager: stevedore.ExtensionManager[Callable[..., Any]] = \
+        stevedore.ExtensionManager(
+            FUNCTIONS_NAMESPACE, invoke_on_load=False,
+            on_load_failure_callback=failed)
     return [extension.plugin for extension in
             sorted(manager, key=lambda e: e.name)]
 
 
-def _root_context(functions: Iterable[Callable]) -> contexts.Context:
+def _root_context(functions: Iterable[Callable[..., Any]]) -> contexts.Context:
     """YAQL's standard library, hardened, with the functions Fuel's
     vocabulary is translated to; and above it the functions of the entry
     points (one of them named like a standard function wins where both
@@ -88,7 +94,7 @@ def variables(parsed: Any) -> frozenset[str]:
 class Engine:
     """A YAQL engine with its root context of functions."""
 
-    def __init__(self, functions: Iterable[Callable] | None = None,
+    def __init__(self, functions: Iterable[Callable[..., Any]] | None = None,
                  time_limit: float = sandbox.TIME_LIMIT) -> None:
         self._yaql = factory.YaqlFactory().create(options=sandbox.OPTIONS)
         self.time_limit = time_limit

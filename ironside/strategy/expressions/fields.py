@@ -106,7 +106,7 @@ def is_expression(value: Any) -> bool:
         EXPRESSION_KEY in value
 
 
-def expression_text(value: Mapping) -> str:
+def expression_text(value: Mapping[str, Any]) -> str:
     """The text of an expression mapping; ValueError if malformed."""
     text = value[EXPRESSION_KEY]
     if len(value) == 1 and type(text) is str and text.strip():
@@ -120,7 +120,7 @@ def expression_text(value: Mapping) -> str:
     return text
 
 
-def replace(value: Any, compute: Callable[[Path, Mapping], Any],
+def replace(value: Any, compute: Callable[[Path, Mapping[str, Any]], Any],
             path: Path = ()) -> Any:
     """``value`` with every expression mapping replaced by ``compute``.
 
@@ -159,7 +159,7 @@ def find_expressions(value: Any, path: Path = ()) -> list[FoundExpression]:
     """Every expression mapping in ``value`` (``id`` fields excepted)."""
     found: list[FoundExpression] = []
 
-    def collect(where: Path, mapping: Mapping) -> Mapping:
+    def collect(where: Path, mapping: Mapping[str, Any]) -> Mapping[str, Any]:
         found.append(FoundExpression(where, mapping[EXPRESSION_KEY]))
         return mapping
 
@@ -231,7 +231,8 @@ def at_expression(document: Any, path: Path) -> bool:
     return is_expression(value)
 
 
-def check_expression(text: str, engine: Any = None) -> str | None:
+def check_expression(text: str, engine: expression_engine.Engine | None = None
+                     ) -> str | None:
     """Why ``text`` cannot be evaluated (syntax, unknown function), or
     None."""
     engine = engine or expression_engine.get_engine()
@@ -239,7 +240,8 @@ def check_expression(text: str, engine: Any = None) -> str | None:
 
 
 def check_expressions(value: Any, path: Path = (), owner: str | None = None,
-                      engine: Any = None, ids: tuple[str, ...] = (ID_KEY,)
+                      engine: expression_engine.Engine | None = None,
+                      ids: tuple[str, ...] = (ID_KEY,)
                       ) -> list[ExpressionError]:
     """Every expression in ``value`` that cannot be evaluated, and every
     expression where none is allowed (``ids``: the fields naming the
@@ -249,7 +251,7 @@ def check_expressions(value: Any, path: Path = (), owner: str | None = None,
                                  where[-1]), owner=owner)
               for where in _expressions_in_ids(value, path, ids)]
 
-    def check(where: Path, mapping: Mapping) -> Mapping:
+    def check(where: Path, mapping: Mapping[str, Any]) -> Mapping[str, Any]:
         try:
             text = expression_text(mapping)
         except ValueError as exc:

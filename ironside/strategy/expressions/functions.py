@@ -51,6 +51,7 @@ import json
 from collections.abc import Callable
 from collections.abc import Mapping
 from typing import Any
+from typing import Protocol
 
 import yaml
 from yaql.language import exceptions as yaql_exceptions
@@ -103,8 +104,18 @@ def diff_deleted(old: Any, new: Any) -> Any:
     return diff_added(new, old)
 
 
-def _scope(context: Any) -> Any:
-    scope = context.get_data(SCOPE)
+class Scope(Protocol):
+    """What new(), old() and changed() ask of the scope a site action's
+    evaluation puts in the context (:class:`.session.Scope`)."""
+
+    def value(self, context: Any, function: Callable[..., Any],
+              old: bool) -> Any: ...
+
+    def changed(self, context: Any, function: Callable[..., Any]) -> bool: ...
+
+
+def _scope(context: Any) -> Scope:
+    scope: Scope | None = context.get_data(SCOPE)
     if scope is None:
         raise RuntimeError('new(), old() and changed() need an evaluation '
                            'of a site action')
@@ -116,39 +127,39 @@ _EXPRESSION = yaqltypes.Lambda(with_context=True)
 
 @specs.parameter('expression', _EXPRESSION)
 @specs.inject('context', yaqltypes.Context())
-def new(context: Any, expression: Callable) -> Any:
+def new(context: Any, expression: Callable[..., Any]) -> Any:
     return _scope(context).value(context, expression, old=False)
 
 
 @specs.parameter('expression', _EXPRESSION)
 @specs.inject('context', yaqltypes.Context())
-def old(context: Any, expression: Callable) -> Any:
+def old(context: Any, expression: Callable[..., Any]) -> Any:
     return _scope(context).value(context, expression, old=True)
 
 
 @specs.parameter('expression', _EXPRESSION)
 @specs.inject('context', yaqltypes.Context())
-def changed(context: Any, expression: Callable) -> bool:
+def changed(context: Any, expression: Callable[..., Any]) -> bool:
     return _scope(context).changed(context, expression)
 
 
 @specs.parameter('expressions', _EXPRESSION)
 @specs.inject('context', yaqltypes.Context())
-def changed_all(context: Any, *expressions: Callable) -> bool:
+def changed_all(context: Any, *expressions: Callable[..., Any]) -> bool:
     scope = _scope(context)
     return all(scope.changed(context, e) for e in expressions)
 
 
 @specs.parameter('expressions', _EXPRESSION)
 @specs.inject('context', yaqltypes.Context())
-def changed_any(context: Any, *expressions: Callable) -> bool:
+def changed_any(context: Any, *expressions: Callable[..., Any]) -> bool:
     scope = _scope(context)
     return any(scope.changed(context, e) for e in expressions)
 
 
 @specs.parameter('expression', _EXPRESSION)
 @specs.inject('context', yaqltypes.Context())
-def added(context: Any, expression: Callable) -> Any:
+def added(context: Any, expression: Callable[..., Any]) -> Any:
     scope = _scope(context)
     return diff_added(scope.value(context, expression, old=True),
                       scope.value(context, expression, old=False))
@@ -156,7 +167,7 @@ def added(context: Any, expression: Callable) -> Any:
 
 @specs.parameter('expression', _EXPRESSION)
 @specs.inject('context', yaqltypes.Context())
-def deleted(context: Any, expression: Callable) -> Any:
+def deleted(context: Any, expression: Callable[..., Any]) -> Any:
     scope = _scope(context)
     return diff_deleted(scope.value(context, expression, old=True),
                         scope.value(context, expression, old=False))

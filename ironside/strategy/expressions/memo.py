@@ -49,16 +49,16 @@ NODE = frozenset({'$node'})
 # Functions whose answer may change between two calls.
 IMPURE = frozenset({'random', 'now', 'localtz', 'utctz'})
 
-_NOT_PROJECTABLE = object()
+# The projector of each lambda's expression (None: not projectable).
+_projectors: weakref.WeakKeyDictionary[
+    Any, Callable[[Any], Any] | None] = weakref.WeakKeyDictionary()
 
-# The projector of each lambda's expression (or _NOT_PROJECTABLE).
-_projectors: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
-
-def children(node: Any) -> tuple:
+def children(node: Any) -> tuple[Any, ...]:
     """The sub-expressions of one node of a parsed expression."""
     if isinstance(node, expressions.Function):
-        return node.args
+        args: tuple[Any, ...] = node.args  # yaql's Function(name, *args)
+        return args
     if isinstance(node, expressions.Wrap):
         return (node.expr,)
     if isinstance(node, expressions.MappingRuleExpression):
@@ -77,7 +77,8 @@ def walk(node: Any) -> Iterator[Any]:
 
 def _variable(node: Any) -> str | None:
     if isinstance(node, expressions.GetContextValue):
-        return node.path.value
+        name: str = node.path.value  # a KeywordConstant: the name, '$x'
+        return name
     return None
 
 
@@ -130,20 +131,19 @@ def projector(keys: tuple[str, ...]) -> Callable[[Any], Any]:
     return key_of
 
 
-def _element_projector(function: Callable) -> Callable[[Any], Any] | None:
+def _element_projector(
+        function: Callable[..., Any]) -> Callable[[Any], Any] | None:
     """The projector of a YAQL lambda's element, if it has one."""
     expression = getattr(function, '__unwrapped__', None)
     if not isinstance(expression, expressions.Expression):
         return None
-    key_of = _projectors.get(expression)
-    if key_of is None:
+    if expression not in _projectors:
         keys = projection(expression, ELEMENT)
-        key_of = projector(keys) if keys else _NOT_PROJECTABLE
-        _projectors[expression] = key_of
-    return None if key_of is _NOT_PROJECTABLE else key_of
+        _projectors[expression] = projector(keys) if keys else None
+    return _projectors[expression]
 
 
-def memoised(function: Callable) -> Callable:
+def memoised(function: Callable[..., Any]) -> Callable[..., Any]:
     """``function`` of one element, evaluated once per projection."""
     key_of = _element_projector(function)
     if key_of is None:
@@ -171,14 +171,16 @@ def memoised(function: Callable) -> Callable:
 @specs.parameter('collection', yaqltypes.Iterable())
 @specs.parameter('predicate', yaqltypes.Lambda())
 @specs.method
-def where(collection: Iterable, predicate: Callable) -> Iterable:
+def where(collection: Iterable[Any],
+          predicate: Callable[..., Any]) -> Iterable[Any]:
     return filter(memoised(predicate), collection)
 
 
 @specs.parameter('collection', yaqltypes.Iterable())
 @specs.parameter('selector', yaqltypes.Lambda())
 @specs.method
-def select(collection: Iterable, selector: Callable) -> Iterable:
+def select(collection: Iterable[Any],
+           selector: Callable[..., Any]) -> Iterable[Any]:
     return map(memoised(selector), collection)
 
 
@@ -186,8 +188,8 @@ def select(collection: Iterable, selector: Callable) -> Iterable:
 @specs.parameter('attribute', yaqltypes.Keyword(expand=False))
 @specs.inject('operator', yaqltypes.Delegate('#operator_.'))
 @specs.name('#operator_.')
-def collection_attribution(collection: Iterable, attribute: Any,
-                           operator: Callable) -> Iterable:
+def collection_attribution(collection: Iterable[Any], attribute: Any,
+                           operator: Callable[..., Any]) -> Iterable[Any]:
     """``$.nodes.name``: the key of each mapping read directly (what
     YAQL's ``#operator_.`` does for a mapping), anything else through
     the operator."""
@@ -205,7 +207,8 @@ def collection_attribution(collection: Iterable, attribute: Any,
 @specs.parameter('predicate', yaqltypes.Lambda())
 @specs.name('any')
 @specs.extension_method
-def any_(collection: Iterable, predicate: Callable | None = None) -> bool:
+def any_(collection: Iterable[Any],
+         predicate: Callable[..., Any] | None = None) -> bool:
     if predicate is None:
         for _ in collection:
             return True
@@ -218,7 +221,8 @@ def any_(collection: Iterable, predicate: Callable | None = None) -> bool:
 @specs.parameter('predicate', yaqltypes.Lambda())
 @specs.name('all')
 @specs.extension_method
-def all_(collection: Iterable, predicate: Callable | None = None) -> bool:
+def all_(collection: Iterable[Any],
+         predicate: Callable[..., Any] | None = None) -> bool:
     if predicate is None:
         return all(bool(element) for element in collection)
     test = memoised(predicate)

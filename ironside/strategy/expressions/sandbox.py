@@ -126,7 +126,7 @@ def _concatenation(engine: Any, *args: str) -> str:
 @specs.inject('engine', yaqltypes.Engine())
 @specs.name('len')
 @specs.extension_method
-def _iterator_length(engine: Any, collection: Iterator) -> int:
+def _iterator_length(engine: Any, collection: Iterator[Any]) -> int:
     count = 0
     for _ in utils.limit_iterable(collection, engine):
         count += 1
@@ -162,8 +162,9 @@ def _layers(context: contexts.ContextBase) -> Iterator[contexts.Context]:
         context = context.parent
 
 
-def _replace(context: contexts.ContextBase, name: str, original: Callable,
-             replacement: Callable) -> None:
+def _replace(context: contexts.ContextBase, name: str,
+             original: Callable[..., Any],
+             replacement: Callable[..., Any]) -> None:
     """Swap a standard function for ours, in the layer that holds it."""
     for layer in _layers(context):
         for spec in layer.get_functions(name)[0]:

@@ -32,6 +32,8 @@ from typing import NamedTuple
 from yaql.language import exceptions as yaql_exceptions
 
 from ironside.common import exception
+from ironside.strategy.core.paths import Path
+from ironside.strategy.core.paths import field_name
 from ironside.strategy.expressions import data
 from ironside.strategy.expressions import engine as expression_engine
 from ironside.strategy.expressions import fields
@@ -87,7 +89,8 @@ class Scope:
             return None
         return (old, expression, node if '$node' in names else None)
 
-    def value(self, context: Any, function: Callable, old: bool) -> Any:
+    def value(self, context: Any, function: Callable[..., Any],
+              old: bool) -> Any:
         """``function`` (a lazy argument) on the new or the old state."""
         node = context.get_data(functions.NODE)
         key = self._key(getattr(function, '__unwrapped__', None), node, old)
@@ -98,7 +101,7 @@ class Scope:
             self._values[key] = value
         return value
 
-    def _evaluate(self, context: Any, function: Callable, old: bool,
+    def _evaluate(self, context: Any, function: Callable[..., Any], old: bool,
                   node: str | None) -> Any:
         if old and self.old is None:
             return data.UNDEFINED
@@ -113,7 +116,7 @@ class Scope:
                 raise
             return data.UNDEFINED
 
-    def changed(self, context: Any, function: Callable) -> bool:
+    def changed(self, context: Any, function: Callable[..., Any]) -> bool:
         new = self.value(context, function, old=False)
         old = self.value(context, function, old=True)
         return old is data.UNDEFINED or (new is not old and new != old)
@@ -150,7 +153,7 @@ class Evaluation:
         # node); and by expression text and node name.
         self._values: dict[Any, Any] = {}
         self._node_values: dict[tuple[str, str], Any] = {}
-        self._field_names: dict[fields.Path, str] = {}
+        self._field_names: dict[Path, str] = {}
         # How many times an expression string was parsed (once each).
         self.parses = 0
         self.results: list[fields.ExpressionResult] = []
@@ -237,14 +240,14 @@ class Evaluation:
             raise exception.ExpressionFailed(fields.ExpressionError(
                 (), text, str(exc), node=node)) from exc.__cause__
 
-    def _field_name(self, path: fields.Path) -> str:
+    def _field_name(self, path: Path) -> str:
         field = self._field_names.get(path)
         if field is None:
-            field = self._field_names[path] = fields.field_name(path)
+            field = self._field_names[path] = field_name(path)
         return field
 
-    def _record(self, owner: str, path: fields.Path, node: str | None,
-                mapping: Mapping) -> Any:
+    def _record(self, owner: str, path: Path, node: str | None,
+                mapping: Mapping[str, Any]) -> Any:
         """The value of one expression mapping, recorded."""
         text = mapping[fields.EXPRESSION_KEY]
         try:
@@ -258,7 +261,7 @@ class Evaluation:
             owner, self._field_name(path), node, text, result))
         return result
 
-    def resolve(self, value: Any, owner: str, path: fields.Path = (),
+    def resolve(self, value: Any, owner: str, path: Path = (),
                 node: str | None = None) -> Any:
         """``value`` with each of its expressions replaced by its value.
 
@@ -272,7 +275,7 @@ class Evaluation:
                                                        mapping), path)
 
     def condition(self, value: Any, owner: str, node: str | None = None,
-                  path: fields.Path = ('condition',)) -> bool:
+                  path: Path = ('condition',)) -> bool:
         """Whether a task or group runs: its ``condition`` computed.
 
         No condition (None) is true; a literal must be true or false; an
@@ -291,7 +294,7 @@ class Evaluation:
             node=node))
 
     def select_nodes(self, value: Any, owner: str, nodes: Iterable[str],
-                     path: fields.Path = ('condition',)) -> list[str]:
+                     path: Path = ('condition',)) -> list[str]:
         """The nodes, among ``nodes``, a task runs on: those its
         ``condition`` holds for.
 

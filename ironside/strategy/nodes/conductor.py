@@ -102,7 +102,7 @@ class ConductorNodes:
             self._context, node_uuid, verb))
 
     def start_deploy(self, node_uuid: str,
-                     deploy_steps: Sequence[dict] = (),
+                     deploy_steps: Sequence[dict[str, Any]] = (),
                      deploy_templates: Sequence[str] = ()) -> None:
         steps = template_steps(deploy_templates)
         steps.update({(s['interface'], s['step']): dict(s)
@@ -123,13 +123,14 @@ class ConductorNodes:
         return found
 
     def enroll(self, nodes: Sequence[seam.NewNode]) -> dict[str, str]:
-        values = [{'uuid': uuidutils.generate_uuid(), 'name': node.name,
-                   'driver': node.driver,
-                   'driver_info': dict(node.driver_info),
-                   'properties': dict(node.properties),
-                   'resource_class': node.resource_class,
-                   'extra': dict(node.extra), 'conductor_group': '',
-                   'provision_state': states.ENROLL} for node in nodes]
+        values: list[dict[str, Any]] = [
+            {'uuid': uuidutils.generate_uuid(), 'name': node.name,
+             'driver': node.driver,
+             'driver_info': dict(node.driver_info),
+             'properties': dict(node.properties),
+             'resource_class': node.resource_class,
+             'extra': dict(node.extra), 'conductor_group': '',
+             'provision_state': states.ENROLL} for node in nodes]
         for value in values:
             try:
                 self.rpcapi.ring.owner(value['uuid'], value['driver'], '')
@@ -137,11 +138,12 @@ class ConductorNodes:
                 raise seam.Rejected(
                     'node %s: no conductor serves driver %s'
                     % (value['name'], value['driver'])) from None
-        created = {}
-        for value in values:
-            self._request(value['name'], lambda value=value: created.update(
-                {value['name']: self.rpcapi.create_node(self._context,
-                                                        value)}))
+        created: dict[str, str] = {}
+        for node, value in zip(nodes, values, strict=True):
+            def create(name: str = node.name,
+                       value: dict[str, Any] = value) -> None:
+                created[name] = self.rpcapi.create_node(self._context, value)
+            self._request(node.name, create)
         return created
 
     def set_extra(self, node_uuid: str, extra: Mapping[str, Any]) -> None:
@@ -152,8 +154,8 @@ class ConductorNodes:
         self._request(node_uuid, lambda: self.rpcapi.do_node_tear_down(
             self._context, node_uuid))
 
-    def start_clean(self, node_uuid: str, clean_steps: Sequence[dict]
-                    ) -> None:
+    def start_clean(self, node_uuid: str,
+                    clean_steps: Sequence[dict[str, Any]]) -> None:
         self._request(node_uuid, lambda: self.rpcapi.do_node_clean(
             self._context, node_uuid, [dict(s) for s in clean_steps]))
 
@@ -170,14 +172,15 @@ class ConductorNodes:
             self._context, node_uuid, values))
 
 
-def step_name(step: dict | None) -> str | None:
+def step_name(step: dict[str, Any] | None) -> str | None:
     """``interface.step`` of a node's deploy_step or clean_step."""
     if not step or not step.get('step'):
         return None
     return '%s.%s' % (step.get('interface'), step['step'])
 
 
-def template_steps(names: Sequence[str]) -> dict[tuple[str, str], dict]:
+def template_steps(names: Sequence[str]
+                   ) -> dict[tuple[str, str], dict[str, Any]]:
     """The steps of the named deploy templates (Rejected if one is
     missing), keyed by (interface, step)."""
     if not names:

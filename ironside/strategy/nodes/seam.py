@@ -107,7 +107,7 @@ class NodeBackend(Protocol):
         cleaning → available)."""
 
     def start_deploy(self, node_uuid: str,
-                     deploy_steps: Sequence[dict] = (),
+                     deploy_steps: Sequence[dict[str, Any]] = (),
                      deploy_templates: Sequence[str] = ()) -> None:
         """Start deploying (available → active) with these steps."""
 
@@ -127,8 +127,8 @@ class NodeBackend(Protocol):
         """Start undeploying (active, deploy failed or error → deleting
         → cleaning → available, or manageable for a retired node)."""
 
-    def start_clean(self, node_uuid: str, clean_steps: Sequence[dict]
-                    ) -> None:
+    def start_clean(self, node_uuid: str,
+                    clean_steps: Sequence[dict[str, Any]]) -> None:
         """Start manual cleaning (manageable → cleaning → manageable)
         with these clean steps."""
 

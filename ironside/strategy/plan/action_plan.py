@@ -135,7 +135,7 @@ class ActionPlan:
 
     # The order of groups: which ready groups run next.
 
-    def order_key(self, group: model.Group) -> tuple:
+    def order_key(self, group: model.Group) -> tuple[bool, int, int]:
         return (not group.critical, len(self.group_nodes.get(group.name, ())),
                 group.index)
 
@@ -150,7 +150,7 @@ class ActionPlan:
     def remaining_order(self, resolved: Sequence[str]) -> list[str]:
         """The order the unresolved groups will run in, as things stand."""
         done = list(resolved)
-        order = []
+        order: list[str] = []
         while True:
             ready = self.ready(done)
             if not ready:

@@ -144,8 +144,10 @@ class ComputedFields:
         if fields is None or fields.parameters is None:
             return None
         try:
-            return self.evaluation.resolve(fields.parameters, task,
-                                           (PARAMETERS,), node=node)
+            # A mapping (the task schema's), its expressions replaced.
+            resolved: dict[str, Any] = self.evaluation.resolve(
+                fields.parameters, task, (PARAMETERS,), node=node)
+            return resolved
         except exception.ExpressionFailed as exc:
             raise self._failed(exc) from None
 
@@ -170,7 +172,7 @@ class ComputedFields:
         """Each expression's value: per task or group, field and
         expression, with the nodes that had each value when it was
         computed per node."""
-        entries: dict[tuple, dict[str, Any]] = {}
+        entries: dict[Path, dict[str, Any]] = {}
         for result in self.evaluation.results:
             origin = self.origins.get(result.owner)
             document = origin.document.name if origin else None

@@ -103,7 +103,8 @@ def _names(names: Sequence[str]) -> str:
 def target_revision(params: Mapping[str, Any]) -> int:
     version = params.get(action_parameters.TARGET_REVISION,
                          versions.COMMITTED)
-    return versions.revision_of(version)
+    # Its parameter refuses the buffer (parameters.read_version).
+    return versions.committed_revision_of(version)
 
 
 def _extra(current: Mapping[str, Any], node: InventoryNode
@@ -266,6 +267,8 @@ def access(design: Design) -> TaskAccess:
         if found is None:
             continue
         nodes[name] = found
-        if found.identity and design.private_key(found.identity):
-            keys[found.identity] = design.private_key(found.identity)
+        key = design.private_key(found.identity) if found.identity \
+            else None
+        if found.identity and key:
+            keys[found.identity] = key
     return TaskAccess(nodes, keys=keys)

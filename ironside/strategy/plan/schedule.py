@@ -32,14 +32,18 @@ import networkx as nx
 from ironside.common import exception
 from ironside.strategy.plan.action_plan import ActionPlan
 
+# A point of a plan's run: ('start', group), ('end', group) or
+# ('task', node uuid, task).
+Vertex = tuple[str, ...]
+
 
 class _Waits:
     """Edges ``a → b``: b waits for a."""
 
     def __init__(self) -> None:
-        self.after: dict[tuple, set[tuple]] = {}
+        self.after: dict[Vertex, set[Vertex]] = {}
 
-    def add_edge(self, first: tuple, then: tuple) -> None:
+    def add_edge(self, first: Vertex, then: Vertex) -> None:
         found = self.after.get(first)
         if found is None:
             self.after[first] = {then}
@@ -48,7 +52,7 @@ class _Waits:
         if then not in self.after:
             self.after[then] = set()
 
-    def waiting_on_cycles(self) -> set[tuple]:
+    def waiting_on_cycles(self) -> set[Vertex]:
         """The vertices that never come free (Kahn's algorithm): empty
         when every wait ends."""
         waiting = dict.fromkeys(self.after, 0)
@@ -92,12 +96,12 @@ def waits(plan: ActionPlan) -> _Waits:
                        if groups[g].stage == stage]
             if not holding:
                 continue
-            previous = ('start', holding[0])
+            previous: Vertex = ('start', holding[0])
             for task in runs:
                 graph.add_edge(previous, ('task', uuid, task))
                 previous = ('task', uuid, task)
-            for group in holding:
-                graph.add_edge(previous, ('end', group))
+            for name in holding:
+                graph.add_edge(previous, ('end', name))
         for task in tasks:
             planned = plan.tasks[task]
             for needed in planned.needs_tasks:
@@ -106,8 +110,8 @@ def waits(plan: ActionPlan) -> _Waits:
                 for other in nodes_of.get(needed, ()):
                     graph.add_edge(('task', other, needed),
                                    ('task', uuid, task))
-            for group in planned.needs_groups:
-                graph.add_edge(('end', group), ('task', uuid, task))
+            for name in planned.needs_groups:
+                graph.add_edge(('end', name), ('task', uuid, task))
             for need in plan.cross_needs.get(task, ()):
                 if not need.applies_on(uuid):
                     continue
@@ -133,7 +137,7 @@ def check(plan: ActionPlan) -> None:
         % ' -> '.join(steps + steps[:1])])
 
 
-def _describe(plan: ActionPlan, vertex: tuple) -> str:
+def _describe(plan: ActionPlan, vertex: Vertex) -> str:
     if vertex[0] == 'task':
         return 'task %s on %s' % (vertex[2], plan.node_names.get(
             vertex[1], vertex[1]))

@@ -14,6 +14,7 @@ parsed once, each value computed once).
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Collection
 from collections.abc import Iterable
 from collections.abc import Sequence
 
@@ -67,7 +68,8 @@ def design_state(design: Design) -> expressions.DesignState:
 def deployed_design() -> Design | None:
     """The design of the last successful site action, if any."""
     try:
-        revision = versions.revision_of(versions.SUCCESSFUL_SITE_ACTION)
+        revision = versions.committed_revision_of(
+            versions.SUCCESSFUL_SITE_ACTION)
     except exception.DesignVersionNotFound:
         return None
     return store.design(revision)
@@ -87,7 +89,7 @@ def live_nodes(nodes: seam.NodeBackend, names: Iterable[str]
 
 
 def for_design(nodes: seam.NodeBackend, design: Design,
-               rebuilt: Sequence[str] = ()) -> expressions.SiteContext:
+               rebuilt: Collection[str] = ()) -> expressions.SiteContext:
     """The context of an action running ``design``.
 
     ``rebuilt``: nodes the action destroys and deploys again

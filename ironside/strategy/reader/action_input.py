@@ -41,7 +41,7 @@ class SiteDocument:
     name: str
     document: Any
     # Line numbers, while the text it came from is at hand (not stored).
-    lines: Mapping[tuple, int] = dataclasses.field(
+    lines: Mapping[Path, int] = dataclasses.field(
         default_factory=dict, compare=False, repr=False)
     # The file it was read from, when known (a design's; not stored).
     source: str | None = dataclasses.field(default=None, compare=False)
@@ -229,7 +229,7 @@ def _parsed(source: Any, name: str, errors: list[DocumentError]
         return []
 
 
-def _checked(document: Any, lines: Mapping, name: str,
+def _checked(document: Any, lines: Mapping[Path, int], name: str,
              errors: list[DocumentError]) -> SiteDocument | None:
     """The document as an action runs it, if the registry's kind of it
     is one an action runs and it is valid."""

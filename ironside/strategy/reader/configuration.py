@@ -63,7 +63,8 @@ _ARMADA = {
 }
 
 
-def _section(name: str, extra: Mapping[str, Any] | None = None) -> dict:
+def _section(name: str, extra: Mapping[str, Any] | None = None
+             ) -> dict[str, Any]:
     properties = {key: {'type': 'integer', 'minimum': 0}
                   for key in DEFAULTS[name]}
     properties.update(extra or {})

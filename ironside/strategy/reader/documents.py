@@ -93,7 +93,7 @@ class DesignDocument(NamedTuple):
     # revision that kept its texts): the source's index in its
     # collection and the document's index in that source.
     source: int | None = None
-    index: int | None = None
+    source_index: int | None = None
     source_name: str | None = None
 
     @property

@@ -11,6 +11,7 @@ import dataclasses
 from collections.abc import Callable
 from collections.abc import Mapping
 from typing import Any
+from typing import Protocol
 
 from ironside.strategy.core.paths import Path
 from ironside.strategy.core.paths import field_name
@@ -59,10 +60,18 @@ def document_name(document: Any, default: str) -> str:
     """``metadata.name`` of a document, or ``default``."""
     if isinstance(document, Mapping):
         metadata = document.get('metadata')
-        if isinstance(metadata, Mapping) and \
-                isinstance(metadata.get('name'), str) and metadata['name']:
-            return metadata['name']
+        name = metadata.get('name') if isinstance(metadata, Mapping) \
+            else None
+        if isinstance(name, str) and name:
+            return name
     return default
+
+
+class ErrorSink(Protocol):
+    """Where a check adds errors: an ErrorCollector, or a view of one
+    from inside a value of its document."""
+
+    def add(self, path: Path, message: str) -> None: ...
 
 
 class ErrorCollector:

@@ -224,7 +224,7 @@ def _items_path(document: Any) -> Path:
     return () if isinstance(document, list) else ('data', 'tasks')
 
 
-def items_of(document: Any) -> list:
+def items_of(document: Any) -> list[Any]:
     """The items of a task graph document (wrapped or a plain list)."""
     if isinstance(document, list):
         return document
@@ -347,7 +347,9 @@ def _check_item(item: Any, path: Path, known_types: tuple[str, ...],
         errors.add(path + ('role',), 'must be a list of roles, or "*" '
                                      'for every node')
     parameters = item.get('parameters')
-    validator = _PARAMETER_VALIDATORS.get(task_type)
+    # A type that is not a string is a schema error already.
+    validator = _PARAMETER_VALIDATORS.get(task_type) \
+        if isinstance(task_type, str) else None
     if validator is not None and isinstance(parameters, Mapping):
         given = {k: v for k, v in parameters.items() if v is not None}
         schema_errors(validator, given,
@@ -369,7 +371,9 @@ def _check_strategy(strategy: Any, path: Path,
 def parameter_errors(task_type: str, parameters: Mapping[str, Any]
                      ) -> list[str]:
     """What is wrong with a task's parameters computed for one node."""
-    validator = _PARAMETER_VALIDATORS.get(task_type)
+    # A type that is not a string is a schema error already.
+    validator = _PARAMETER_VALIDATORS.get(task_type) \
+        if isinstance(task_type, str) else None
     if validator is None:
         return []
     collector = ErrorCollector('parameters')
@@ -379,7 +383,7 @@ def parameter_errors(task_type: str, parameters: Mapping[str, Any]
             for e in collector.sorted()]
 
 
-def _check_ids(items: list, prefix: Path,
+def _check_ids(items: list[Any], prefix: Path,
                errors: ErrorCollector) -> dict[str, str]:
     """Item id → kind; errors for duplicates and reserved names."""
     ids: dict[str, str] = {}
@@ -408,7 +412,7 @@ def item_kinds(document: Any) -> dict[str, str]:
             if (name := _item_id(item)) is not None}
 
 
-def _targets(item: Mapping, field: str) -> list[tuple[Path, str]]:
+def _targets(item: Mapping[str, Any], field: str) -> list[tuple[Path, str]]:
     """The names a field of an item gives, each with where it is
     written in the field."""
     value = item.get(field)
@@ -424,7 +428,7 @@ def _targets(item: Mapping, field: str) -> list[tuple[Path, str]]:
             for i, v in enumerate(value) if isinstance(v, str)]
 
 
-def _check_references(items: list, prefix: Path, ids: Mapping[str, str],
+def _check_references(items: list[Any], prefix: Path, ids: Mapping[str, str],
                       errors: ErrorCollector,
                       warnings: ErrorCollector) -> None:
     known = dict(ids)
@@ -469,6 +473,9 @@ def build(document: Any, lines: Mapping[Path, int] | None = None,
     for index, item in enumerate(items_of(document)):
         item = expression_fields.without_expressions(item)
         item_id = _item_id(item)
+        if item_id is None:
+            # check() refuses a document with an item without an id.
+            raise ValueError('item %d of %s has no id' % (index, name))
         kind = _kind(item)
         path = prefix + (index,)
         paths[item_id] = path

@@ -18,7 +18,7 @@ import fastjsonschema
 import jsonschema
 
 from ironside.strategy.expressions import fields
-from ironside.strategy.reader.errors import ErrorCollector
+from ironside.strategy.reader.errors import ErrorSink
 
 _TYPE_NAMES = {'object': 'a mapping', 'array': 'a list', 'string': 'a string',
                'boolean': 'true or false', 'integer': 'an integer',
@@ -56,7 +56,7 @@ def describe(value: Any) -> str:
 
 
 def schema_errors(validator: jsonschema.Validator, document: Any,
-                  errors: ErrorCollector, computed: bool = False) -> None:
+                  errors: ErrorSink, computed: bool = False) -> None:
     """Add every schema violation of ``document`` to ``errors``.
 
     ``computed``: the document may hold ``yaql_exp`` expressions; what
@@ -84,7 +84,7 @@ def schema_errors(validator: jsonschema.Validator, document: Any,
             wanted = error.validator_value
             wanted = wanted if isinstance(wanted, list) else [wanted]
             errors.add(path, 'must be %s, not %s' % (
-                ' or '.join(_TYPE_NAMES.get(w, w) for w in wanted),
+                ' or '.join(_TYPE_NAMES.get(w, str(w)) for w in wanted),
                 describe(instance)))
         elif kind == 'enum':
             errors.add(path, 'must be one of %s, not %s' % (
@@ -129,7 +129,7 @@ class DocumentSchema:
             return False
         return True
 
-    def errors(self, document: Any, errors: ErrorCollector) -> bool:
+    def errors(self, document: Any, errors: ErrorSink) -> bool:
         """Add every violation to ``errors``; True if there was none."""
         if self.is_valid(document):
             return True

@@ -140,7 +140,7 @@ _SELECTORS_VALIDATOR = jsonschema.Draft202012Validator({
 # Reading
 
 def read(source: str | Mapping[str, Any], name: str = '<input>'
-         ) -> tuple[Any, dict[Path, int]]:
+         ) -> tuple[Any, Mapping[Path, int]]:
     """The strategy document in ``source`` and its line numbers.
 
     ``source`` is YAML or JSON text (a stream of several documents may
@@ -172,14 +172,14 @@ def read(source: str | Mapping[str, Any], name: str = '<input>'
 
 # Validation
 
-def groups_of(document: Any) -> list:
+def groups_of(document: Any) -> list[Any]:
     """The items of a strategy's ``data.groups``, as written."""
     data = document.get('data') if isinstance(document, Mapping) else None
     groups = data.get('groups') if isinstance(data, Mapping) else None
     return groups if isinstance(groups, list) else []
 
 
-def _locate(groups: list) -> Callable[[Path], Place]:
+def _locate(groups: list[Any]) -> Callable[[Path], Place]:
     """Errors under ``data.groups[i]`` belong to that group."""
     def locate(path: Path) -> Place:
         if len(path) >= 3 and path[:2] == ('data', 'groups') and \
@@ -217,7 +217,7 @@ def _names(value: Any) -> list[str]:
     return [v for v in value if isinstance(v, str)]
 
 
-def _dependency_graph(groups: list, first: Mapping[str, int]
+def _dependency_graph(groups: list[Any], first: Mapping[str, int]
                       ) -> item_graph.ItemGraph:
     """The groups (by the first of each name) and the dependencies
     between groups that exist, as an item graph."""
@@ -240,7 +240,7 @@ def _dependency_graph(groups: list, first: Mapping[str, int]
     return graph
 
 
-def _semantic_errors(groups: list, errors: ErrorCollector) -> None:
+def _semantic_errors(groups: list[Any], errors: ErrorCollector) -> None:
     first: dict[str, int] = {}
     for index, group in enumerate(groups):
         if not isinstance(group, Mapping):

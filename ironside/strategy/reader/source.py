@@ -63,6 +63,8 @@ def read_documents(text: str) -> list[SourceDocument]:
     try:
         while loader.check_node():
             node = loader.get_node()
+            if node is None:  # check_node() said there is one
+                break
             data = loader.construct_document(node)
             if data is not None:
                 documents.append(SourceDocument(data, line_map(node)))

@@ -200,7 +200,8 @@ class GroupPhases:
             self.held = 0
 
     def _state(self, name: str) -> dict[str, Any]:
-        return self.progress['groups'][name]
+        state: dict[str, Any] = self.progress['groups'][name]
+        return state
 
     def _running_groups(self) -> list[str]:
         return [name for name in self.progress['order']
@@ -252,16 +253,19 @@ class GroupPhases:
             started = set(self.progress['order'])
             serial = any(self.plan.group(n).serialised
                          for n in started - resolved)
-            ready = [g for g in self.plan.ready(resolved)
-                     if g.name not in started and
-                     not (g.serialised and serial) and
-                     self._needs_met(g) is not None]
+            ready = []
+            for group in self.plan.ready(resolved):
+                if group.name in started or (group.serialised and serial):
+                    continue
+                unmet = self._needs_met(group)
+                if unmet is not None:
+                    ready.append((group, unmet))
             if not ready:
                 return began
-            for group in ready:
+            for group, unmet in ready:
                 if group.serialised and serial:
                     continue
-                self._begin(group)
+                self._begin(group, unmet)
                 began = True
                 if group.serialised and \
                         self._state(group.name)['state'] != site_progress.DONE:
@@ -280,11 +284,13 @@ class GroupPhases:
                     failed.append(task)
         return sorted(set(failed))
 
-    def _begin(self, group: Group) -> None:
+    def _begin(self, group: Group, unmet: list[str]) -> None:
+        """Start the group, or fail it when a group it depends on failed
+        or a task it needs (``unmet``) did not succeed."""
         state = self._state(group.name)
         self.progress['order'].append(group.name)
         failed = [d for d in group.depends_on if site_progress.group_failed(
-            self._state(d))] + self._needs_met(group)
+            self._state(d))] + unmet
         if failed:
             outcome = {'result': site_progress.FAILED_DEPENDENCY,
                        'dependencies': failed}
@@ -391,11 +397,7 @@ class GroupPhases:
 
     # Phases
 
-    def _deadline(self, group: Group, phase: str
-                  ) -> datetime.datetime | None:
-        timeout = node_flow.timeout(phase)
-        if timeout is None:
-            return None
+    def _deadline(self, group: Group, timeout: int) -> datetime.datetime:
         started = datetime.datetime.fromisoformat(
             self._state(group.name)['phase_started_at'])
         return started + datetime.timedelta(seconds=timeout)
@@ -417,9 +419,10 @@ class GroupPhases:
         waiting = [u for u in nodes if not self._finished(group, phase, u)]
         if not waiting:
             return self._judge(group, phase), True
-        deadline = self._deadline(group, phase)
-        if deadline is not None and self.clock() > deadline:
-            return self._time_out(group, phase, waiting), True
+        timeout = node_flow.timeout(phase)
+        if timeout is not None and \
+                self.clock() > self._deadline(group, timeout):
+            return self._time_out(phase, waiting, timeout), True
         wave = group.strategy.wave_size(len(nodes))
         first = nodes.index(waiting[0]) // wave * wave
         current = [u for u in nodes[first:first + wave]
@@ -431,8 +434,8 @@ class GroupPhases:
         in_flight = [u for u in waiting if self.records[u].phase]
         return None, self._step(group, phase, in_flight, candidates)
 
-    def _step(self, group: Group, phase: str, in_flight: list,
-              candidates: list) -> bool:
+    def _step(self, group: Group, phase: str, in_flight: list[str],
+              candidates: list[str]) -> bool:
         """Read the nodes' states once and act on them; True if any
         node moved on."""
         states = self.backend.read_states(in_flight + candidates)
@@ -494,9 +497,8 @@ class GroupPhases:
         elif status == site_models.SUCCESS:
             self.flow.node_ready(record.uuid, deployed)
 
-    def _time_out(self, group: Group, phase: str,
-                  waiting: list[str]) -> dict[str, Any]:
-        timeout = node_flow.timeout(phase)
+    def _time_out(self, phase: str, waiting: list[str],
+                  timeout: int) -> dict[str, Any]:
         for uuid in waiting:
             record = self.records[uuid]
             if record.phase:
@@ -516,6 +518,8 @@ class GroupPhases:
             if record.phase:
                 continue
             step = self.flow.next_run(uuid, group.stage)
+            if step is None:
+                continue
             if step.kind == task_flow.WAIT:
                 blocked.append((uuid, step))
             elif step.kind == task_flow.FAIL:

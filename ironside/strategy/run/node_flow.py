@@ -190,11 +190,12 @@ class NodeRecord:
 
 def timeout(phase: str) -> int | None:
     """How long a group's phase may take (a task has its own)."""
+    seconds: int | None = None  # [site] options are IntOpts
     if phase == PREPARE:
-        return CONF.site.prepare_timeout
-    if phase == DEPLOY:
-        return CONF.site.deploy_timeout
-    return None
+        seconds = CONF.site.prepare_timeout
+    elif phase == DEPLOY:
+        seconds = CONF.site.deploy_timeout
+    return seconds
 
 
 DECIDE = {PREPARE: prepare, DEPLOY: deploy}

@@ -155,7 +155,7 @@ class Redeploy:
             try:
                 self._peers = self._make_peers(self.action.row)
             except exception.DecommissionFailed as exc:
-                return exc.status
+                return st.carried(exc)
         return self._peers
 
     def fail(self, step: str, status: st.Status) -> None:
@@ -207,7 +207,7 @@ class Redeploy:
                 self.action.row.parameters,
                 etcd_poll_interval=CONF.redeploy.etcd_poll_interval)
         except exception.DecommissionFailed as exc:
-            return exc.status, True
+            return st.carried(exc), True
         decommission = Decommission(peers.kubernetes, peers.etcd, options)
         status = decommission.run(
             self.node, self.state['labels'], done,

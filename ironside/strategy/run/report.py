@@ -117,7 +117,9 @@ def build(action: site_models.SiteAction,
     }
 
 
-def _phase_done(status: str, stage_runs: Sequence, group: Mapping) -> bool:
+def _phase_done(status: str,
+                stage_runs: Sequence[site_models.SiteActionTask],
+                group: Mapping[str, Any]) -> bool:
     phase = group['state']
     if phase == node_flow.TASKS:
         return status == site_models.FAILURE or all(

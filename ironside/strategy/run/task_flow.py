@@ -61,7 +61,6 @@ _SUCCEEDED = (site_models.SUCCESS, site_models.SKIPPED)
 START = 'start'
 WAIT = 'wait'
 FAIL = 'fail'
-DONE = 'done'
 
 _FAILED_WORDS = {
     tasks_base.FAILED: 'failed',
@@ -84,7 +83,8 @@ class TaskExecution:
         return cls(TaskRunners.installed(), CONF.site.max_nodes_in_flight)
 
     def submit(self, target: tasks_base.TaskTarget,
-               spec: tasks_base.TaskSpec) -> futurist.Future:
+               spec: tasks_base.TaskSpec
+               ) -> futurist.Future[tasks_base.TaskResult]:
         runner = self.runners.for_type(spec.type)
         if runner is None:
             return self.pool.submit(_no_runner, target, spec)
@@ -139,9 +139,12 @@ class TaskRecord:
 
 @dataclasses.dataclass(frozen=True)
 class Next:
+    """A node's next task of a stage: START it, WAIT (``reason``: for
+    what) or FAIL it (``reason``: why)."""
+
     kind: str
-    record: TaskRecord | None = None
-    reason: str | None = None
+    record: TaskRecord
+    reason: str = ''
 
 
 class TaskFlow:
@@ -169,7 +172,7 @@ class TaskFlow:
         for record in self.records.values():
             self._count(record, 1)
         self.dirty: dict[int, TaskRecord] = {}
-        self.futures: dict[int, futurist.Future] = {}
+        self.futures: dict[int, futurist.Future[tasks_base.TaskResult]] = {}
         self._launch: list[TaskRecord] = []
         # Set by the runner: whether a node can no longer run anything
         # of a stage (it failed, or every group of the stage holding it
@@ -207,12 +210,13 @@ class TaskFlow:
 
     # What the node does next
 
-    def next_run(self, uuid: str, stage: str) -> Next:
-        """The node's next task of ``stage``, and whether it may start."""
+    def next_run(self, uuid: str, stage: str) -> Next | None:
+        """The node's next task of ``stage``, and whether it may start;
+        None when it has none left."""
         record = next((r for r in self.rows(uuid, stage)
                        if r.status == site_models.PENDING), None)
         if record is None:
-            return Next(DONE)
+            return None
         planned = self.plan.tasks[record.task]
         own = {r.task for r in self.by_node[uuid]}
         for needed in planned.needs_tasks:
@@ -240,7 +244,8 @@ class TaskFlow:
                             'which failed' % group)
         strategy = planned.task.strategy
         most = strategy.most_at_once() if strategy else None
-        if most is not None and self.in_flight.get(record.task, 0) >= most:
+        if strategy is not None and most is not None and \
+                self.in_flight.get(record.task, 0) >= most:
             return Next(WAIT, record, 'waits: %s runs %s at a time '
                         '(strategy %s)' % (record.task, most, strategy.type))
         return Next(START, record)
@@ -307,7 +312,8 @@ class TaskFlow:
         self._set(record, site_models.NOT_RUN, reason=reason,
                   finished_at=self.clock())
 
-    def _finish(self, record: TaskRecord, status: str, **values) -> None:
+    def _finish(self, record: TaskRecord, status: str,
+                **values: Any) -> None:
         self._set(record, status, finished_at=self.clock(), **values)
 
     def node_failed(self, uuid: str, reason: str | None) -> None:
@@ -371,6 +377,10 @@ class TaskFlow:
                 parameters=self.plan.parameters_for(task.id, record.node))
             name = self.plan.node_names[record.node]
             target = self.plan.input.access.target(name)
+            if target is None:
+                # The plan was refused unless every node with tasks to
+                # run has access (build._check_runnable).
+                raise RuntimeError('no access for node %s' % name)
             future = self._execution().submit(target, spec)
             future.add_done_callback(lambda _f: self.wake.set())
             self.futures[record.id] = future

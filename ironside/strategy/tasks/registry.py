@@ -61,10 +61,13 @@ class TaskRunners:
     @classmethod
     def installed(cls) -> TaskRunners:
         """Every runner of the entry point group, made."""
-        manager = extension.ExtensionManager(
-            ENTRY_POINT_GROUP, invoke_on_load=True,
-            on_load_failure_callback=_load_failed)
-        return cls(ext.obj for ext in sorted(manager, key=lambda e: e.name))
+        manager: extension.ExtensionManager[TaskRunner] = \
+            extension.ExtensionManager(
+                ENTRY_POINT_GROUP, invoke_on_load=True,
+                on_load_failure_callback=_load_failed)
+        # invoke_on_load: every extension loaded has its runner made.
+        return cls(ext.obj for ext in sorted(manager, key=lambda e: e.name)
+                   if ext.obj is not None)
 
     def for_type(self, task_type: str) -> TaskRunner | None:
         return self._by_type.get(task_type)

@@ -77,7 +77,8 @@ _CONNECTION_ERRORS = (asyncssh.ChannelOpenError, asyncssh.ConnectionLost,
 # puppet apply --detailed-exitcodes: 0 nothing to change, 2 changes
 # applied (both success, as Fuel judged them); the rest fail.
 _PUPPET_SUCCESS = (0, 2)
-_PUPPET_REASONS = {
+# By exit status (None: the command reported none).
+_PUPPET_REASONS: dict[int | None, str] = {
     1: 'puppet apply failed (exit status 1)',
     4: 'puppet apply: some resources failed (exit status 4)',
     6: 'puppet apply: changes applied and some resources failed '
@@ -134,8 +135,8 @@ class SSHTaskRunner:
         with self._lock:
             loop, thread, pool = self._loop, self._thread, self._pool
             self._loop = self._thread = self._pool = None
-        if loop is None:
-            return
+        if loop is None or thread is None or pool is None:
+            return  # never started (all three are set together)
         try:
             asyncio.run_coroutine_threadsafe(pool.close(), loop).result(30)
         except Exception:
@@ -168,6 +169,14 @@ class SSHTaskRunner:
                 self._loop = loop
             return self._loop
 
+    @property
+    def _connections(self) -> ConnectionPool:
+        """The pool of the running loop (run() starts both)."""
+        pool = self._pool
+        if pool is None:
+            raise RuntimeError('the SSH task runner is closed')
+        return pool
+
     async def _run(self, target: TaskTarget, task: TaskSpec,
                    started: float) -> TaskResult:
         if task.type not in self.types:
@@ -180,7 +189,7 @@ class SSHTaskRunner:
             return _result(target, task, started, FAILED, reason=str(exc))
         timeout = parameters.timeout_of(task.type, params, task.timeout)
         try:
-            async with self._pool.lease(target.node_name):
+            async with self._connections.lease(target.node_name):
                 if task.type in ssh_files.TRANSFERS:
                     result = await self._transfer(target, task, params,
                                                   timeout, started)
@@ -200,13 +209,14 @@ class SSHTaskRunner:
         """``opener(connection)`` on the node's connection; once more on
         a new connection when the kept one turns out dead or hung (no
         session within ``connect_timeout``)."""
-        connection = await self._pool.connection(target)
+        connection = await self._connections.connection(target)
         try:
             return connection, await self._opened(connection, opener)
         except _CONNECTION_ERRORS as exc:
             LOG.debug('SSH connection to %s unusable (%s); reconnecting',
                       target.node_name, _why(exc, self.connect_timeout))
-        connection = await self._pool.connection(target, failed=connection)
+        connection = await self._connections.connection(
+            target, failed=connection)
         try:
             return connection, await self._opened(connection, opener)
         except _CONNECTION_ERRORS as exc:
@@ -225,7 +235,7 @@ class SSHTaskRunner:
             raise _SessionTimeout() from None
 
     async def _command(self, target: TaskTarget, task: TaskSpec,
-                       params: dict, timeout: float,
+                       params: dict[str, Any], timeout: float,
                        started: float) -> TaskResult:
         if task.type == parameters.SHELL:
             command = ssh_commands.shell_command(params['cmd'], params['cwd'])
@@ -262,7 +272,7 @@ class SSHTaskRunner:
         return result(FAILED, 'exited with status %s' % status)
 
     async def _transfer(self, target: TaskTarget, task: TaskSpec,
-                        params: dict, timeout: float,
+                        params: dict[str, Any], timeout: float,
                         started: float) -> TaskResult:
         _connection, sftp = await self._open(
             target, lambda conn: conn.start_sftp_client())

@@ -61,7 +61,7 @@ def _wrapped(command: str) -> str:
         _PID_MARKER.decode(), command)
 
 
-class _Session(asyncssh.SSHClientSession):
+class _Session(asyncssh.SSHClientSession[bytes]):
     """Collects a command's output and waits for its exit."""
 
     def __init__(self) -> None:
@@ -120,16 +120,19 @@ class _Session(asyncssh.SSHClientSession):
 
 async def open_command(connection: asyncssh.SSHClientConnection,
                        command: str
-                       ) -> tuple[asyncssh.SSHClientChannel, _Session]:
+                       ) -> tuple[asyncssh.SSHClientChannel[bytes], _Session]:
     """Start ``command``; raises asyncssh.ChannelOpenError or
     ConnectionError when the connection cannot open a channel (then the
     command did not start)."""
-    return await connection.create_session(_Session, command,
-                                           encoding=None)
+    session = _Session()
+    channel, _ = await connection.create_session(lambda: session, command,
+                                                 encoding=None)
+    return channel, session
 
 
 async def wait_command(connection: asyncssh.SSHClientConnection,
-                       channel: asyncssh.SSHClientChannel, session: _Session,
+                       channel: asyncssh.SSHClientChannel[bytes],
+                       session: _Session,
                        timeout: float, kill_grace: float) -> CommandOutcome:
     """Wait for the command to end, or kill it after ``timeout``."""
     try:

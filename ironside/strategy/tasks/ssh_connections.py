@@ -23,6 +23,7 @@ import hashlib
 import logging
 import time
 from collections.abc import AsyncIterator
+from typing import Any
 
 import asyncssh
 
@@ -35,11 +36,16 @@ class Unreachable(Exception):
     """The node could not be reached or logged in to; str() says why."""
 
 
+# What a connection was opened with: address, port, user, the private
+# key's digest and the host key. Another identity needs a new one.
+_Identity = tuple[str, int, str, str | None, str | None]
+
+
 @dataclasses.dataclass
 class _NodeConnection:
     lock: asyncio.Lock
     connection: asyncssh.SSHClientConnection | None = None
-    identity: tuple | None = None
+    identity: _Identity | None = None
     last_used: float = 0.0
     busy: int = 0
 
@@ -55,7 +61,7 @@ class ConnectionPool:
         self._setups = asyncio.Semaphore(max_concurrent_connects)
         self._nodes: dict[str, _NodeConnection] = {}
         self._keys: dict[str, asyncssh.SSHKey] = {}
-        self._sweeper: asyncio.Task | None = None
+        self._sweeper: asyncio.Task[None] | None = None
         # How many connections were opened, for tests and benchmarks.
         self.opened = 0
 
@@ -105,14 +111,16 @@ class ConnectionPool:
     async def _connect(self, target: TaskTarget
                        ) -> asyncssh.SSHClientConnection:
         where = '%s:%d' % (target.address, target.port)
-        options = dict(
+        # asyncssh.connect's keyword arguments.
+        options: dict[str, Any] = dict(
             username=target.user, known_hosts=self._known_hosts(target),
             agent_path=None, config=None, preferred_auth='publickey',
             keepalive_interval=self.keepalive_interval or None,
             keepalive_count_max=3, connect_timeout=self.connect_timeout,
             login_timeout=self.connect_timeout)
         if target.private_key is not None:
-            options['client_keys'] = [self._key(target)]
+            options['client_keys'] = [self._key(target.private_key,
+                                                target.node_name)]
         started = time.monotonic()
         async with self._setups:
             waited = time.monotonic() - started
@@ -148,23 +156,26 @@ class ConnectionPool:
                   time.monotonic() - started, waited)
         return connection
 
-    def _key(self, target: TaskTarget) -> asyncssh.SSHKey:
-        digest = hashlib.sha256(target.private_key.encode()).hexdigest()
+    def _key(self, private_key: str, node_name: str) -> asyncssh.SSHKey:
+        digest = hashlib.sha256(private_key.encode()).hexdigest()
         key = self._keys.get(digest)
         if key is None:
             try:
-                key = asyncssh.import_private_key(target.private_key)
+                key = asyncssh.import_private_key(private_key)
             except (asyncssh.KeyImportError, ValueError, TypeError):
                 # The library's message may quote the text: not shown.
                 raise Unreachable(
                     'the private key for %s could not be read: it must be '
                     'an unencrypted PEM or OpenSSH private key'
-                    % target.node_name) from None
+                    % node_name) from None
             self._keys[digest] = key
         return key
 
     @staticmethod
-    def _known_hosts(target: TaskTarget):
+    def _known_hosts(target: TaskTarget) -> tuple[
+            list[asyncssh.SSHKey], list[asyncssh.SSHKey],
+            list[asyncssh.SSHKey]] | None:
+        """Trust only the host key given, when one is; else any."""
         if not target.host_key:
             return None
         try:
@@ -200,7 +211,7 @@ class ConnectionPool:
             await connection.wait_closed()
 
 
-def _identity(target: TaskTarget) -> tuple:
+def _identity(target: TaskTarget) -> _Identity:
     key = target.private_key
     digest = hashlib.sha256(key.encode()).hexdigest() if key else None
     return (target.address, target.port, target.user, digest,

@@ -40,7 +40,8 @@ class TransferError(Exception):
     """A copy failed; str() names the path and the cause."""
 
 
-async def upload_file(sftp: asyncssh.SFTPClient, params: dict) -> str:
+async def upload_file(sftp: asyncssh.SFTPClient,
+                      params: dict[str, Any]) -> str:
     """Write the file; returns a one-line summary."""
     path = params['path']
     mode = int(params['permissions'], 8)
@@ -57,7 +58,7 @@ async def _write(sftp: asyncssh.SFTPClient, path: str, data: bytes) -> None:
         await remote.write(data)
 
 
-async def rsync(sftp: asyncssh.SFTPClient, params: dict) -> str:
+async def rsync(sftp: asyncssh.SFTPClient, params: dict[str, Any]) -> str:
     """Mirror ``src`` into ``dst``; returns a one-line summary."""
     src, dst = params['src'], params['dst']
     if not os.path.lexists(src):
@@ -105,11 +106,13 @@ class _Mirror:
         # Sockets, devices and fifos are skipped, as rsync -r does.
 
     async def directory(self, local: str, remote: str) -> None:
-        remote_entries = {}
+        remote_entries: dict[str, asyncssh.SFTPAttrs] = {}
         try:
-            async for name in self.sftp.scandir(remote):
-                if name.filename not in ('.', '..'):
-                    remote_entries[name.filename] = name.attrs
+            async for entry in self.sftp.scandir(remote):
+                # A str path lists str names; fsdecode says so to mypy.
+                filename = os.fsdecode(entry.filename)
+                if filename not in ('.', '..'):
+                    remote_entries[filename] = entry.attrs
         except asyncssh.SFTPError as exc:
             raise TransferError('%s on the node: %s'
                                 % (remote, exc.reason)) from None

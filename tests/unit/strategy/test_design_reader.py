@@ -42,7 +42,7 @@ def validate(*docs, collection='c'):
 def test_read_collection_parses_and_hashes():
     found, issues = read(node('a'), config('site', {'x': 1}))
     assert issues == []
-    assert [(d.schema, d.name, d.source, d.index, d.source_name)
+    assert [(d.schema, d.name, d.source, d.source_index, d.source_name)
             for d in found] == [
         ('ironside/BaremetalNode/v1', 'a', 0, 0, 'f.yaml'),
         ('ironside/Config/v1', 'site', 0, 1, 'f.yaml')]

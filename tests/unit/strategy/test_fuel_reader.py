@@ -280,3 +280,12 @@ def test_load_raises_with_every_error():
         fuel.load('- id: a\n  type: nope\n- id: a\n  type: stage\n')
     assert len(err.value.errors) == 2
     assert err.value.code == 400
+
+
+def test_a_task_type_that_is_not_a_string_is_a_schema_error():
+    """A list or mapping as ``type`` was looked up as a parameter
+    validator key, and so raised TypeError (unhashable) instead of
+    being reported."""
+    found = errors('- id: a\n  type: [shell]\n  role: "*"\n'
+                   '  parameters: {cmd: "true"}\n')
+    assert found and all('field "type"' in e for e in found), found

@@ -35,11 +35,10 @@ def read_power_state(task: base.Task) -> str:
 
 
 def _wait(task: base.Task, target: str, timeout: int | None) -> None:
-    info = common.parse_driver_info(task.node)
     bmc_common.wait_for_power_state(
-        lambda: read_power_state(task), target,
-        timeout or CONF.conductor.power_state_change_timeout,
-        CONF.redfish.power_poll_interval, info.bmc)
+        lambda: read_power_state(task), target, timeout,
+        CONF.redfish.power_poll_interval,
+        common.parse_driver_info(task.node).bmc)
 
 
 def change_power_state(task: base.Task, power_state: str,
@@ -68,15 +67,10 @@ def change_power_state(task: base.Task, power_state: str,
         _wait(task, target, timeout)
 
 
-class RedfishPower(base.PowerInterface):
-    def get_properties(self) -> dict[str, str]:
-        return dict(common.PROPERTIES)
-
-    def validate(self, task: base.Task) -> None:
-        common.validate(task)
-
-    def get_power_state(self, task: base.Task) -> str:
-        return read_power_state(task)
+class RedfishPower(bmc_common.BMCPower):
+    properties = common.PROPERTIES
+    check_driver_info = staticmethod(common.validate)
+    read_power_state = staticmethod(read_power_state)
 
     def set_power_state(self, task: base.Task, power_state: str,
                         timeout: int | None = None) -> None:
