@@ -248,7 +248,8 @@ class Allocation(base.Resource):
 
     def on_delete(self, req: falcon.Request, resp: falcon.Response,
                   allocation_ident: str) -> None:
-        _require(req)
+        if not req.context.version.allows(versions.ALLOCATIONS):
+            raise falcon.HTTPMethodNotAllowed(['GET'])
         wire.query(req, {})
         row = _get(req, allocation_ident, 'baremetal:allocation:delete')
         self.rpcapi.destroy_allocation(req.context.ctx, row['uuid'])

@@ -49,8 +49,12 @@ VIEW = views.ResourceView(
 
 
 def _require(req: falcon.Request) -> None:
+    """Below 1.55 Ironic's deploy templates controller refuses a read with
+    404 and any other method with 405, before any policy check."""
     if not req.context.version.allows(versions.DEPLOY_TEMPLATES):
-        raise falcon.HTTPNotFound()
+        if req.method in ('GET', 'HEAD'):
+            raise falcon.HTTPNotFound()
+        raise falcon.HTTPMethodNotAllowed(['GET'])
 
 
 def as_row(template: models.DeployTemplate) -> dict[str, Any]:

@@ -11,15 +11,18 @@ its project owns, as in Ironic.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import TypeVar
 
 import falcon
 from oslo_utils import uuidutils
 
 from ironside.api import node_view
 from ironside.api import policy
+from ironside.api import url_forms
 from ironside.api import versions
 from ironside.api import wire
 from ironside.common import exception
@@ -28,6 +31,8 @@ from ironside.db import node_views
 
 if TYPE_CHECKING:
     from ironside.conductor.rpcapi import ConductorAPI
+
+_Found = TypeVar('_Found')
 
 ALL_COLUMNS = tuple(sorted(node_views.COLUMNS)) + node_views.JOINED
 
@@ -62,14 +67,27 @@ def authorize_node(req: falcon.Request, rule: str, row: dict[str, Any],
 def get_node(req: falcon.Request, ident: str, rule: str,
              columns: Sequence[str] | None = None) -> dict[str, Any]:
     """The node ``ident`` names, as a dict of ``columns`` (all if None)."""
-    ident = check_ident(req.context.version, ident)
     wanted = list(columns or ALL_COLUMNS)
     for needed in ('uuid', 'owner', 'lessee'):
         if needed not in wanted:
             wanted.append(needed)
-    row = node_views.select_node_dict(ident, wanted)
+    row = _with_suffix(req, ident, lambda name: node_views.select_node_dict(
+        check_ident(req.context.version, name), wanted))
     authorize_node(req, rule, row, ident)
     return row
+
+
+def _with_suffix(req: falcon.Request, ident: str,
+                 find: Callable[[str], _Found]) -> _Found:
+    """``find(ident)``; if no node has that name and the path's ``.json``
+    was dropped, the node named with it (Ironic below 1.91)."""
+    try:
+        return find(ident)
+    except exception.NodeNotFound:
+        suffixed = url_forms.with_json_suffix(req, ident)
+        if suffixed is None:
+            raise
+        return find(suffixed)
 
 
 def node_uuid(req: falcon.Request, ident: str, rule: str) -> str:
@@ -82,7 +100,8 @@ def show_node(req: falcon.Request, rpcapi: ConductorAPI, ident: str,
               fields: Sequence[str] | None = None) -> dict[str, Any]:
     """The node as an answer shows it; checks ``rule`` if given."""
     view = node_view.NodeView(req, fields, ring=rpcapi.ring)
-    rows = view.select(check_ident(req.context.version, ident))
+    rows = _with_suffix(req, ident, lambda name: view.select(
+        check_ident(req.context.version, name)))
     if rule is not None:
         row = dict(zip(rows.keys, rows.rows[0], strict=True))
         authorize_node(req, rule, row, ident)
