@@ -6,9 +6,10 @@ them. ``normalize`` rewrites a request's path, once and before routing,
 to the one path Ironside registers:
 
 - no ``/v1`` prefix: a path that routes nowhere as it is, and does not
-  start with ``/v1``, is read under ``/v1`` (Ironic's root controller
-  hands any first segment that is not a version to v1, so an unknown one
-  is still a 404);
+  start with ``/v1``, is read under ``/v1`` when it routes there (Ironic's
+  root controller hands any first segment that is not a version to v1,
+  so an unknown one is a 404 either way; a path that routes nowhere,
+  such as a boot file served by a static route, is left alone);
 - a ``.json`` suffix: below API 1.91, when the request names its version
   in Ironic's own header, a trailing ``.json`` is dropped (what pecan's
   content-type guessing once did); ``req.context.json_suffix`` remembers
@@ -51,12 +52,14 @@ def normalize(req: falcon.Request, router: Router) -> None:
     """Rewrite ``req.path`` to the form the routes are registered under."""
     req.context.json_suffix = False
     path = req.path
-    if path != '/' and router.find(path) is None and \
-            path.split('/')[1] != 'v1':
-        path = '/v1' + path
-    path = _drop_json_suffix(req, path)
-    path = _node_first(req, path)
-    req.path = path
+    if path.split('/')[1] == 'v1':
+        req.path = _node_first(req, _drop_json_suffix(req, path))
+    elif path != '/' and router.find(path) is None:
+        under_v1 = _node_first(req, _drop_json_suffix(req, '/v1' + path))
+        if router.find(under_v1) is not None:
+            req.path = under_v1
+        else:
+            req.context.json_suffix = False
 
 
 def _drop_json_suffix(req: falcon.Request, path: str) -> str:

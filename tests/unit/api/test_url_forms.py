@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import pytest
 
+from ironside.api import app as api_app
+from tests.unit.api.conftest import ApiClient
 from tests.unit.api.conftest import error_of
 from tests.unit.api.conftest import identity
 
@@ -60,6 +62,21 @@ def test_root_v1_and_unknown_top_level_segments(api):
     assert api.get('/openapi.json').status_code == 200
 
 
+def test_paths_outside_the_router_are_left_alone(conf, rpc, tmp_path):
+    """Boot files are a static route, not in the router: a path under
+    /boot must not be read as /v1/boot."""
+    conf.set(group='deploy', serve_boot_files=True,
+             http_root=str(tmp_path))
+    (tmp_path / 'boot.ipxe').write_text('#!ipxe\n')
+    api = ApiClient(api_app.build_app(rpc))
+    served = api.get('/boot/boot.ipxe')
+    assert served.status_code == 200
+    assert served.text == '#!ipxe\n'
+    assert api.get('/boot/absent.ipxe').status_code == 404
+    assert api.get('/boot/boot.ipxe.json', version='1.90'
+                   ).status_code == 404
+
+
 # 2. The .json suffix, below 1.91.
 
 def test_json_suffix_is_dropped_below_1_91(api, node):
@@ -84,6 +101,9 @@ def test_json_suffix_is_dropped_below_1_91(api, node):
         # From 1.91 the suffix is part of the identity.
         assert api.get(path + '.json').status_code in (400, 404), path
     assert api.get('/v1/nodes.json', version='1.90').json['nodes']
+    assert api.get('/nodes.json', version='1.90').json['nodes']
+    assert api.get('/nodes/%s.json' % uuid, version='1.90'
+                   ).json['uuid'] == uuid
     changed = api.patch('/v1/nodes/%s.json' % uuid, [
         {'op': 'add', 'path': '/extra/a', 'value': 1}], version='1.90')
     assert changed.status_code == 200, changed.text
