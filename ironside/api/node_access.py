@@ -11,11 +11,9 @@ its project owns, as in Ironic.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 from typing import Any
-from typing import TypeVar
 
 import falcon
 from oslo_utils import uuidutils
@@ -31,8 +29,6 @@ from ironside.db import node_views
 
 if TYPE_CHECKING:
     from ironside.conductor.rpcapi import ConductorAPI
-
-_Found = TypeVar('_Found')
 
 ALL_COLUMNS = tuple(sorted(node_views.COLUMNS)) + node_views.JOINED
 
@@ -71,23 +67,12 @@ def get_node(req: falcon.Request, ident: str, rule: str,
     for needed in ('uuid', 'owner', 'lessee'):
         if needed not in wanted:
             wanted.append(needed)
-    row = _with_suffix(req, ident, lambda name: node_views.select_node_dict(
-        check_ident(req.context.version, name), wanted))
+    row = url_forms.find(
+        req, ident, lambda name: node_views.select_node_dict(
+            check_ident(req.context.version, name), wanted),
+        exception.NodeNotFound)
     authorize_node(req, rule, row, ident)
     return row
-
-
-def _with_suffix(req: falcon.Request, ident: str,
-                 find: Callable[[str], _Found]) -> _Found:
-    """``find(ident)``; if no node has that name and the path's ``.json``
-    was dropped, the node named with it (Ironic below 1.91)."""
-    try:
-        return find(ident)
-    except exception.NodeNotFound:
-        suffixed = url_forms.with_json_suffix(req, ident)
-        if suffixed is None:
-            raise
-        return find(suffixed)
 
 
 def node_uuid(req: falcon.Request, ident: str, rule: str) -> str:
@@ -100,8 +85,8 @@ def show_node(req: falcon.Request, rpcapi: ConductorAPI, ident: str,
               fields: Sequence[str] | None = None) -> dict[str, Any]:
     """The node as an answer shows it; checks ``rule`` if given."""
     view = node_view.NodeView(req, fields, ring=rpcapi.ring)
-    rows = _with_suffix(req, ident, lambda name: view.select(
-        check_ident(req.context.version, name)))
+    rows = url_forms.find(req, ident, lambda name: view.select(
+        check_ident(req.context.version, name)), exception.NodeNotFound)
     if rule is not None:
         row = dict(zip(rows.keys, rows.rows[0], strict=True))
         authorize_node(req, rule, row, ident)

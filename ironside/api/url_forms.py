@@ -21,7 +21,9 @@ to the one path Ironside registers:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Protocol
+from typing import TypeVar
 
 import falcon
 
@@ -29,6 +31,8 @@ from ironside.api import versions
 from ironside.common import exception
 
 JSON_SUFFIX = '.json'
+
+_Found = TypeVar('_Found')
 
 # Ironic's node sub-controllers that are attributes of its nodes
 # controller, and the segments below each that name further
@@ -90,9 +94,15 @@ def _node_first(req: falcon.Request, path: str) -> str:
         err='Missing mandatory parameter: node_ident')
 
 
-def with_json_suffix(req: falcon.Request, ident: str) -> str | None:
-    """The identity a path named before its ``.json`` was dropped, if it
-    was: what to look up when ``ident`` itself is not found."""
-    if getattr(req.context, 'json_suffix', False):
-        return ident + JSON_SUFFIX
-    return None
+def find(req: falcon.Request, ident: str, lookup: Callable[[str], _Found],
+         missing: type[Exception]) -> _Found:
+    """``lookup(ident)``; if that raises ``missing`` and the path's
+    ``.json`` was dropped, ``lookup`` of the name with it: a name that
+    really ends in ``.json`` is still found (Ironic's nodes, port groups,
+    allocations and deploy templates)."""
+    try:
+        return lookup(ident)
+    except missing:
+        if not getattr(req.context, 'json_suffix', False):
+            raise
+        return lookup(ident + JSON_SUFFIX)

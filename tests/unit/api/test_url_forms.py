@@ -128,6 +128,33 @@ def test_names_ending_in_json_are_still_found(api, create_node):
     assert shown.json['uuid'] == named['uuid']
 
 
+def test_other_names_ending_in_json_are_still_found(api, node):
+    """Ironic retries with the dropped suffix for port groups,
+    allocations and deploy templates too."""
+    group = api.post('/v1/portgroups', {
+        'node_uuid': node['uuid'], 'address': '52:54:00:00:00:a3',
+        'name': 'pg.json'})
+    assert group.status_code == 201, group.text
+    allocation = api.post('/v1/allocations', {'resource_class': 'urls',
+                                              'name': 'alloc.json'})
+    assert allocation.status_code == 201, allocation.text
+    for path, uuid in (('/v1/portgroups/pg.json', group.json['uuid']),
+                       ('/v1/allocations/alloc.json',
+                        allocation.json['uuid'])):
+        shown = api.get(path, version='1.90')
+        assert shown.status_code == 200, (path, shown.text)
+        assert shown.json['uuid'] == uuid
+    template = api.post('/v1/deploy_templates', {
+        'name': 'CUSTOM_URLS', 'steps': [{
+            'interface': 'deploy', 'step': 'deploy', 'args': {},
+            'priority': 10}]}).json['uuid']
+    # A trait-like name cannot hold a dot: its UUID with the suffix.
+    path = '/v1/deploy_templates/%s.json' % template
+    assert api.get(path, version='1.90').json['uuid'] == template
+    assert api.delete(path, version='1.90').status_code == 204
+    assert api.get('/v1/deploy_templates/%s' % template).status_code == 404
+
+
 def test_openapi_json_keeps_its_name(api):
     assert api.get('/openapi.json', version='1.90').status_code == 200
 
