@@ -22,6 +22,7 @@ from ironside.api import node_access
 from ironside.api import patch as json_patch
 from ironside.api import policy
 from ironside.api import schemas
+from ironside.api import url_forms
 from ironside.api import versions
 from ironside.api import views
 from ironside.api import wire
@@ -73,7 +74,8 @@ def _target(row: dict[str, Any]) -> dict[str, Any]:
 
 def _get(req: falcon.Request, ident: str, rule: str) -> dict[str, Any]:
     wire.as_uuid_or_name('allocation', ident)
-    row = allocations_db.get(ident)
+    row = url_forms.find(req, ident, allocations_db.get,
+                         exception.AllocationNotFound)
     context = req.context.ctx
     if not policy.check(rule, context, _target(row)):
         if policy.check('baremetal:allocation:get', context, _target(row)):
@@ -248,7 +250,8 @@ class Allocation(base.Resource):
 
     def on_delete(self, req: falcon.Request, resp: falcon.Response,
                   allocation_ident: str) -> None:
-        _require(req)
+        if not req.context.version.allows(versions.ALLOCATIONS):
+            raise falcon.HTTPMethodNotAllowed(['GET'])
         wire.query(req, {})
         row = _get(req, allocation_ident, 'baremetal:allocation:delete')
         self.rpcapi.destroy_allocation(req.context.ctx, row['uuid'])

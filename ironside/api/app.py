@@ -41,6 +41,7 @@ from ironside.api import ports
 from ironside.api import ramdisk
 from ironside.api import root
 from ironside.api import runbooks
+from ironside.api import url_forms
 from ironside.api import versions
 from ironside.api import volume
 from ironside.api import wire
@@ -80,7 +81,11 @@ def _request_context(req: falcon.Request, request_id: str
 
 
 class ApiMiddleware:
-    """Version negotiation, request context, and the version headers."""
+    """Version negotiation, request context, the version headers, and the
+    other URL forms Ironic accepts (read with ``router``)."""
+
+    def __init__(self, router: url_forms.Router) -> None:
+        self.router = router
 
     def process_request(self, req: falcon.Request,
                         resp: falcon.Response) -> None:
@@ -93,6 +98,7 @@ class ApiMiddleware:
         req.context.version = versions.parse(req.headers)
         req.context.ctx = _request_context(req, req.context.request_id)
         wire.refuse_nul(req.path, 'the request path')
+        url_forms.normalize(req, self.router)
         for name, value in req.params.items():
             wire.refuse_nul(name, 'the query')
             wire.refuse_nul(value, 'query parameter %s' % name)
@@ -113,7 +119,8 @@ def build_app(rpcapi: ConductorAPI,
               extra_apis: Iterable[tuple[str, RegisterFn]] = ()
               ) -> falcon.App:
     """The API application, sending conductor work through ``rpcapi``."""
-    app = falcon.App(middleware=[ApiMiddleware()])
+    router = falcon.routing.CompiledRouter()
+    app = falcon.App(router=router, middleware=[ApiMiddleware(router)])
     app.req_options.strip_url_path_trailing_slash = True
     app.req_options.default_media_type = falcon.MEDIA_JSON
     # Answers without a body (202, 204) have no Content-Type, as Ironic's:

@@ -8,11 +8,13 @@ import falcon
 
 from ironside.api import collection
 from ironside.api import links
+from ironside.api import nodes
 from ironside.api import patch as json_patch
 from ironside.api import policy
 from ironside.api import schemas
 from ironside.api import views
 from ironside.api import wire
+from ironside.common import exception
 from ironside.db import chassis as chassis_db
 
 if TYPE_CHECKING:
@@ -110,7 +112,53 @@ class Chassis:
         wire.no_content(resp)
 
 
+def _malformed() -> exception.Invalid:
+    return exception.Invalid('Malformed request URI.')
+
+
+class ChassisNodes(nodes.NodeList):
+    """GET /v1/chassis/{chassis_uuid}/nodes (and /detail): the chassis'
+    nodes, as Ironic's nodes controller below the chassis one lists
+    them; that controller refuses to create, show, change or delete a
+    node (400)."""
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response,
+                chassis_uuid: str | None = None) -> None:
+        raise _malformed()
+
+    on_patch = on_delete = on_put = on_post
+
+
+class ChassisNode:
+    """/v1/chassis/{chassis_uuid}/nodes/{node}: 400 on every method."""
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response,
+               chassis_uuid: str, node_ident: str) -> None:
+        raise _malformed()
+
+    on_post = on_patch = on_delete = on_put = on_get
+
+
+class NodesWithoutChassis(ChassisNodes):
+    """/v1/chassis/nodes: no chassis named (400, Ironic's messages)."""
+
+    def on_get(self, req: falcon.Request, resp: falcon.Response,
+               chassis_uuid: str | None = None) -> None:
+        raise exception.MissingParameterValue(err='Chassis id not '
+                                                  'specified.')
+
+    def on_patch(self, req: falcon.Request, resp: falcon.Response,
+                 chassis_uuid: str | None = None) -> None:
+        raise wire.invalid('Expected UUID for chassis_uuid: nodes')
+
+
 def register(app: falcon.App, rpcapi: ConductorAPI) -> None:
     app.add_route('/v1/chassis', ChassisCollection())
     app.add_route('/v1/chassis/detail', ChassisList(detail=True))
     app.add_route('/v1/chassis/{chassis_uuid}', Chassis())
+    app.add_route('/v1/chassis/nodes', NodesWithoutChassis(rpcapi))
+    app.add_route('/v1/chassis/{chassis_uuid}/nodes', ChassisNodes(rpcapi))
+    app.add_route('/v1/chassis/{chassis_uuid}/nodes/detail',
+                  ChassisNodes(rpcapi, detail=True))
+    app.add_route('/v1/chassis/{chassis_uuid}/nodes/{node_ident}',
+                  ChassisNode())

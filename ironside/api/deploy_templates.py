@@ -16,6 +16,7 @@ from ironside.api import links
 from ironside.api import patch as json_patch
 from ironside.api import policy
 from ironside.api import schemas
+from ironside.api import url_forms
 from ironside.api import versions
 from ironside.api import views
 from ironside.api import wire
@@ -49,8 +50,12 @@ VIEW = views.ResourceView(
 
 
 def _require(req: falcon.Request) -> None:
+    """Below 1.55 Ironic's deploy templates controller refuses a read with
+    404 and any other method with 405, before any policy check."""
     if not req.context.version.allows(versions.DEPLOY_TEMPLATES):
-        raise falcon.HTTPNotFound()
+        if req.method in ('GET', 'HEAD'):
+            raise falcon.HTTPNotFound()
+        raise falcon.HTTPMethodNotAllowed(['GET'])
 
 
 def as_row(template: models.DeployTemplate) -> dict[str, Any]:
@@ -125,7 +130,9 @@ class DeployTemplate:
         query = wire.query(req, {'fields': wire.as_fields})
         policy.authorize('baremetal:deploy_template:get', req.context.ctx)
         VIEW.check_fields(req.context.version, query['fields'])
-        template = as_row(templates_db.get(template_ident))
+        template = as_row(url_forms.find(
+            req, template_ident, templates_db.get,
+            exception.DeployTemplateNotFound))
         wire.send(resp, VIEW.renderer(req, query['fields'])(template))
 
     def on_patch(self, req: falcon.Request, resp: falcon.Response,
@@ -133,7 +140,9 @@ class DeployTemplate:
         _require(req)
         wire.query(req, {})
         policy.authorize('baremetal:deploy_template:update', req.context.ctx)
-        template = as_row(templates_db.get(template_ident))
+        template = as_row(url_forms.find(
+            req, template_ident, templates_db.get,
+            exception.DeployTemplateNotFound))
         patch = json_patch.validate(req.context.version, wire.read_json(req))
         json_patch.check_allowed(patch, PATCH_ALLOWED)
         document = {name: template[name]
@@ -150,7 +159,8 @@ class DeployTemplate:
         _require(req)
         wire.query(req, {})
         policy.authorize('baremetal:deploy_template:delete', req.context.ctx)
-        templates_db.destroy(template_ident)
+        url_forms.find(req, template_ident, templates_db.destroy,
+                       exception.DeployTemplateNotFound)
         wire.no_content(resp)
 
 

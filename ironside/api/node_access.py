@@ -20,6 +20,7 @@ from oslo_utils import uuidutils
 
 from ironside.api import node_view
 from ironside.api import policy
+from ironside.api import url_forms
 from ironside.api import versions
 from ironside.api import wire
 from ironside.common import exception
@@ -62,12 +63,14 @@ def authorize_node(req: falcon.Request, rule: str, row: dict[str, Any],
 def get_node(req: falcon.Request, ident: str, rule: str,
              columns: Sequence[str] | None = None) -> dict[str, Any]:
     """The node ``ident`` names, as a dict of ``columns`` (all if None)."""
-    ident = check_ident(req.context.version, ident)
     wanted = list(columns or ALL_COLUMNS)
     for needed in ('uuid', 'owner', 'lessee'):
         if needed not in wanted:
             wanted.append(needed)
-    row = node_views.select_node_dict(ident, wanted)
+    row = url_forms.find(
+        req, ident, lambda name: node_views.select_node_dict(
+            check_ident(req.context.version, name), wanted),
+        exception.NodeNotFound)
     authorize_node(req, rule, row, ident)
     return row
 
@@ -82,7 +85,8 @@ def show_node(req: falcon.Request, rpcapi: ConductorAPI, ident: str,
               fields: Sequence[str] | None = None) -> dict[str, Any]:
     """The node as an answer shows it; checks ``rule`` if given."""
     view = node_view.NodeView(req, fields, ring=rpcapi.ring)
-    rows = view.select(check_ident(req.context.version, ident))
+    rows = url_forms.find(req, ident, lambda name: view.select(
+        check_ident(req.context.version, name)), exception.NodeNotFound)
     if rule is not None:
         row = dict(zip(rows.keys, rows.rows[0], strict=True))
         authorize_node(req, rule, row, ident)

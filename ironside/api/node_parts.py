@@ -60,12 +60,27 @@ def check_trait(trait: str) -> None:
                                               % problem)
 
 
+def _traits_in_version(req: falcon.Request, node_ident: str) -> None:
+    """Below 1.37 Ironic's nodes controller takes a traits path as its
+    own: GET reads "traits" as a field the version lacks (406, once the
+    node is found), PUT has no handler (405), DELETE an extra segment
+    (404)."""
+    if req.context.version.allows(versions.NODE_TRAITS):
+        return
+    if req.method == 'GET':
+        node_access.get_node(req, node_ident, 'baremetal:node:get', ['id'])
+        raise exception.NotAcceptable()
+    if req.method == 'PUT':
+        raise falcon.HTTPMethodNotAllowed(['GET'])
+    raise exception.NotFound()
+
+
 class Traits(base.Resource):
     """GET, PUT and DELETE /v1/nodes/{node_ident}/traits (1.37)."""
 
     def on_get(self, req: falcon.Request, resp: falcon.Response,
                node_ident: str) -> None:
-        _require(req, versions.NODE_TRAITS)
+        _traits_in_version(req, node_ident)
         wire.query(req, {})
         row = node_access.get_node(req, node_ident,
                                    'baremetal:node:traits:list',
@@ -74,7 +89,7 @@ class Traits(base.Resource):
 
     def on_put(self, req: falcon.Request, resp: falcon.Response,
                node_ident: str) -> None:
-        _require(req, versions.NODE_TRAITS)
+        _traits_in_version(req, node_ident)
         wire.query(req, {})
         body = wire.read_json(req)
         if body is None:
@@ -96,7 +111,7 @@ class Traits(base.Resource):
 
     def on_delete(self, req: falcon.Request, resp: falcon.Response,
                   node_ident: str) -> None:
-        _require(req, versions.NODE_TRAITS)
+        _traits_in_version(req, node_ident)
         wire.query(req, {})
         uuid = node_access.node_uuid(req, node_ident,
                                      'baremetal:node:traits:delete')
@@ -109,7 +124,7 @@ class Trait(base.Resource):
 
     def on_put(self, req: falcon.Request, resp: falcon.Response,
                node_ident: str, trait: str) -> None:
-        _require(req, versions.NODE_TRAITS)
+        _traits_in_version(req, node_ident)
         wire.query(req, {})
         if wire.read_json(req) not in (None, {}):
             raise exception.Invalid(
@@ -124,7 +139,7 @@ class Trait(base.Resource):
 
     def on_delete(self, req: falcon.Request, resp: falcon.Response,
                   node_ident: str, trait: str) -> None:
-        _require(req, versions.NODE_TRAITS)
+        _traits_in_version(req, node_ident)
         wire.query(req, {})
         uuid = node_access.node_uuid(req, node_ident,
                                      'baremetal:node:traits:delete')

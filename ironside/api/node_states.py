@@ -383,12 +383,15 @@ class _BootSetting(base.Resource):
 
     def on_put(self, req: falcon.Request, resp: falcon.Response,
                node_ident: str) -> None:
-        if not req.context.version.allows(versions.CHANGE_BOOT_MODE):
-            raise falcon.HTTPNotFound()
         wire.query(req, {})
+        # Ironic finds the node and checks the policy before the version.
+        row = node_access.get_node(req, node_ident, self.rule)
+        if not req.context.version.allows(versions.CHANGE_BOOT_MODE):
+            raise exception.NotFound(
+                'This endpoint is supported starting with the API version '
+                '1.%d' % versions.CHANGE_BOOT_MODE)
         body = wire.read_object(req, ('target',), required=('target',))
         target = self.target(body['target'])
-        row = node_access.get_node(req, node_ident, self.rule)
         boot_settings.check_state(row['uuid'], row['provision_state'],
                                   '%s %s' % (self.rule.split(':')[-1],
                                              target))
@@ -465,8 +468,14 @@ class NodeConsole(base.Resource):
         wire.no_content(resp, 202)
 
 
+class UnknownState:
+    """/v1/nodes/{node_ident}/states/{other}: no such state; every method
+    answers 405, as Ironic's states controller does for a name it lacks."""
+
+
 def register(app: falcon.App, rpcapi: ConductorAPI) -> None:
     node = '/v1/nodes/{node_ident}/states'
+    app.add_route(node + '/{state}', UnknownState())
     app.add_route(node, NodeStates())
     app.add_route(node + '/provision', NodeProvision(rpcapi))
     app.add_route(node + '/power', NodePower(rpcapi))

@@ -137,19 +137,26 @@ class NodeList:
         self.rpcapi = rpcapi
         self.detail = detail
 
-    def on_get(self, req: falcon.Request, resp: falcon.Response) -> None:
+    def on_get(self, req: falcon.Request, resp: falcon.Response,
+               chassis_uuid: str | None = None) -> None:
+        """``chassis_uuid`` from the path of /v1/chassis/{uuid}/nodes."""
         readers = {name: reader for name, (reader, _) in
                    LIST_FILTERS.items()}
         readers.update(PAGING)
         if not self.detail:
             readers.update(fields=wire.as_fields, detail=wire.as_boolean)
         query = wire.query(req, readers)
+        if chassis_uuid is not None:
+            query['chassis_uuid'] = wire.as_uuid('chassis_uuid',
+                                                 chassis_uuid)
         version = req.context.version
         filters = _list_filters(version, query)
         filters['project'] = list_project(req, 'node', filters.get(
             'project'))
         if filters['project'] is None:
             del filters['project']
+        if 'chassis_uuid' in filters:
+            chassis_db.id_for(filters['chassis_uuid'])   # 404 if none
         sort_key = collection.sort_key(query['sort_key'],
                                        node_view.UNSORTABLE_FIELDS)
         node_view.check_newer(version, [sort_key])

@@ -21,6 +21,7 @@ from ironside.api import links
 from ironside.api import node_owned
 from ironside.api import nodes
 from ironside.api import schemas
+from ironside.api import url_forms
 from ironside.api import versions
 from ironside.api import views
 from ironside.api import wire
@@ -178,7 +179,9 @@ class Item(base.Resource):
         kind = self.kind
         require(req, kind.minor)
         wire.as_uuid_or_name(kind.name, ident)
-        row = kind.get(ident)
+        # Ironic retries a name with its dropped .json for port groups.
+        row = url_forms.find(req, ident, kind.get,
+                             exception.PortgroupNotFound)
         node_owned.authorize(req, kind.rule(verb), row, kind.not_found(ident))
         return row
 

@@ -289,7 +289,17 @@ def _find_inspected(node_uuid: str | None, macs: list[str]
     return row
 
 
+class HeartbeatWithoutNode:
+    """POST /v1/heartbeat: the node is missing from the path (400, as
+    Ironic's handler answers for its missing argument)."""
+
+    def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
+        raise exception.MissingParameterValue(
+            err='Missing mandatory parameter: node_ident')
+
+
 def register(app: falcon.App, rpcapi: ConductorAPI) -> None:
     app.add_route('/v1/lookup', Lookup(rpcapi))
+    app.add_route('/v1/heartbeat', HeartbeatWithoutNode())
     app.add_route('/v1/heartbeat/{node_ident}', Heartbeat(rpcapi))
     app.add_route('/v1/continue_inspection', ContinueInspection(rpcapi))

@@ -111,6 +111,8 @@ FIRMWARE_INTERFACE = 86
 SERVICE = 87
 PORT_NAME = 88
 VMEDIA = 89
+# From 1.91 a trailing .json is part of a name, not a format suffix.
+JSON_SUFFIX_IS_NAME = 91
 RUNBOOKS = 92
 VMEDIA_GET = 93
 PORT_NODE_IDENT = 94

@@ -171,8 +171,9 @@ class VolumeCollection(VolumeList):
 
 
 class VolumeItem:
-    """GET, PATCH and DELETE /v1/volume/{kind}/{ident}: unknown UUIDs
-    are 404 on every verb."""
+    """GET, PATCH and DELETE /v1/volume/{kind}/{ident}: an identity that
+    is no UUID is 400 (Ironic validates the argument first), an unknown
+    UUID 404 on every verb."""
 
     def __init__(self, kind: Kind, rpcapi: ConductorAPI) -> None:
         self.kind = kind
@@ -181,10 +182,7 @@ class VolumeItem:
     def _get(self, req: falcon.Request, ident: str, rule: str
              ) -> dict[str, Any]:
         _require(req)
-        try:
-            wire.as_uuid('uuid', ident)
-        except exception.Invalid:
-            raise self.kind.not_found(ident) from None
+        wire.as_uuid('%s_uuid' % self.kind.name[:-1], ident)
         row = self.kind.db.get(ident)
         node_owned.authorize(req, rule, row, self.kind.not_found(ident))
         return row

@@ -12,7 +12,8 @@ from tests.utils import wait_for
 def test_traits(api, create_node):
     node = create_node()
     path = '/v1/nodes/%s/traits' % node['uuid']
-    assert api.get(path, version='1.36').status_code == 404
+    # Ironic reads "traits" below 1.37 as a field the version lacks.
+    assert api.get(path, version='1.36').status_code == 406
     assert api.get(path).json == {'traits': []}
     response = api.put(path + '/CUSTOM_GOLD')
     assert response.status_code == 204

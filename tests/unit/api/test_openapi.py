@@ -91,6 +91,10 @@ def test_every_operation_documents_its_errors():
 NEWER_THAN_THE_VERSION = [
     ('post', '/v1/allocations'),
     ('patch', '/v1/allocations/{allocation_ident}'),
+    ('delete', '/v1/allocations/{allocation_ident}'),
+    ('post', '/v1/deploy_templates'),
+    ('patch', '/v1/deploy_templates/{template_ident}'),
+    ('delete', '/v1/deploy_templates/{template_ident}'),
     ('post', '/v1/inspection_rules'),
     ('delete', '/v1/inspection_rules'),
     ('patch', '/v1/inspection_rules/{rule_uuid}'),

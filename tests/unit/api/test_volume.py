@@ -142,18 +142,29 @@ def test_target_crud_and_boot_index_unique_per_node(api, node, create_node):
                    ).status_code == 400
 
 
+def _every_verb(api, path):
+    return (api.get(path),
+            api.patch(path, [{'op': 'add', 'path': '/extra/a', 'value': 1}]),
+            api.delete(path))
+
+
 def test_unknown_ids_are_404_on_every_verb(api, node):
     for kind in ('connectors', 'targets'):
-        for ident in (UNKNOWN, 'not-a-uuid'):
-            path = '/v1/volume/%s/%s' % (kind, ident)
-            for response in (api.get(path),
-                             api.patch(path, [{'op': 'add',
-                                               'path': '/extra/a',
-                                               'value': 1}]),
-                             api.delete(path)):
-                assert response.status_code == 404, (path, response.text)
-                assert error_of(response) == 'Volume %s %s could not be ' \
-                    'found.' % (kind[:-1], ident)
+        path = '/v1/volume/%s/%s' % (kind, UNKNOWN)
+        for response in _every_verb(api, path):
+            assert response.status_code == 404, (path, response.text)
+            assert error_of(response) == 'Volume %s %s could not be ' \
+                'found.' % (kind[:-1], UNKNOWN)
+
+
+def test_ids_that_are_no_uuid_are_400_on_every_verb(api, node):
+    """Ironic validates the path argument as a UUID before looking."""
+    for kind in ('connectors', 'targets'):
+        path = '/v1/volume/%s/not-a-uuid' % kind
+        for response in _every_verb(api, path):
+            assert response.status_code == 400, (path, response.text)
+            assert error_of(response) == \
+                'Expected UUID for %s_uuid: not-a-uuid' % kind[:-1]
 
 
 def test_changes_need_the_node_powered_off(api, node):
