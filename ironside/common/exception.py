@@ -310,6 +310,13 @@ class ConductorAlreadyRegistered(Conflict):
                "running process uses this host name.")
 
 
+class VendorPassthruException(IronsideException):
+    """A vendor method failed with an error that is not Ironside's own
+    (500, its message told, as Ironic answers)."""
+
+    msg_fmt = "%(err)s"
+
+
 class NodeNotLocked(IronsideException):
     msg_fmt = "Node %(node)s found not to be locked on release"
 

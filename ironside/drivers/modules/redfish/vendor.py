@@ -10,6 +10,7 @@ the redfish hardware type accepts any subclass.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 from typing import TypeVar
 
 from ironside.drivers import base
@@ -22,7 +23,8 @@ class RedfishVendor(base.VendorInterface):
     def get_properties(self) -> dict[str, str]:
         return dict(common.PROPERTIES)
 
-    def validate(self, task: base.Task) -> None:
+    def validate(self, task: base.Task, method: str | None = None,
+                 **kwargs: Any) -> None:
         common.parse_driver_info(task.node)
 
     def call(self, task: base.Task, action: str, func: Callable[[object], T]
