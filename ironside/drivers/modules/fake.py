@@ -418,7 +418,9 @@ class FakeVendor(FakeInterfaceMixin, base.VendorInterface):
     """Vendor methods to call, as Ironic's fake vendor has: the node's
     ``first_method`` (asynchronous) keeps its outcome in the node's
     ``driver_internal_info`` (``fake_vendor``), ``second_method``
-    (synchronous) answers with it, ``fake_log`` answers raw text."""
+    (synchronous) answers with it, ``fake_log`` answers raw text; the
+    hardware type's ``first_method`` answers at once, its
+    ``second_method`` runs in a worker."""
 
     NEEDS_BAR = ('first_method', 'second_method')
 
@@ -454,16 +456,24 @@ class FakeVendor(FakeInterfaceMixin, base.VendorInterface):
     def fake_log(self, task: base.Task, http_method: str) -> str:
         return 'fake BMC log of node %s\n' % task.node.uuid
 
+    def driver_validate(self, method: str, **kwargs: Any) -> None:
+        if method in self.NEEDS_BAR and not kwargs.get('bar'):
+            raise exception.MissingParameterValue(
+                err="Parameter 'bar' not passed to method '%s'." % method)
+
     @base.driver_passthru(['POST'], method='first_method',
                           async_call=False,
                           description='Test if the value of bar is baz')
-    def driver_first_method(self, context: Any, http_method: str,
-                            bar: Any = None) -> dict[str, Any]:
-        if not bar:
-            raise exception.MissingParameterValue(
-                err="Parameter 'bar' not passed to method 'first_method'.")
+    def driver_first_method(self, context: Any, http_method: str, bar: Any
+                            ) -> dict[str, Any]:
         return {'http_method': http_method, 'bar': bar,
                 'result': bar == 'baz'}
+
+    @base.driver_passthru(['POST'], method='second_method',
+                          description='Take bar, in a worker, and forget it')
+    def driver_second_method(self, context: Any, http_method: str, bar: Any
+                             ) -> None:
+        return None
 
 
 class FakeBIOS(FakeInterfaceMixin, base.BIOSInterface):

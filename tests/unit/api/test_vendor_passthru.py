@@ -174,9 +174,13 @@ def test_driver_methods(api, create_node):
     path = '/v1/drivers/fake-hardware/vendor_passthru'
     response = api.get(path + '/methods', version='1.1')
     assert response.status_code == 200
-    assert response.json == {'first_method': {
-        'http_methods': ['POST'], 'async': False, 'attach': False,
-        'description': 'Test if the value of bar is baz'}}
+    assert response.json == {
+        'first_method': {
+            'http_methods': ['POST'], 'async': False, 'attach': False,
+            'description': 'Test if the value of bar is baz'},
+        'second_method': {
+            'http_methods': ['POST'], 'async': True, 'attach': False,
+            'description': 'Take bar, in a worker, and forget it'}}
     response = call(api, 'POST', path, {'bar': 'baz'}, method='first_method')
     assert response.status_code == 200, response.text
     assert response.json == {'http_method': 'POST', 'bar': 'baz',
@@ -190,8 +194,14 @@ def test_driver_methods(api, create_node):
     response = call(api, 'GET', path, method='first_method')
     assert error_of(response) == ('The method first_method does not '
                                   'support HTTP GET')
+    response = call(api, 'POST', path, {'bar': 'x'}, method='second_method')
+    assert response.status_code == 202
+    assert response.text == ''
     response = call(api, 'POST', path, {}, method='second_method')
-    assert error_of(response) == 'No handler for method second_method'
+    assert error_of(response) == ("Parameter 'bar' not passed to method "
+                                  "'second_method'.")
+    response = call(api, 'POST', path, {}, method='third_method')
+    assert error_of(response) == 'No handler for method third_method'
 
 
 def test_unknown_driver(api):

@@ -131,10 +131,12 @@ def test_driver_methods_of_a_type(conductor, context):
     with pytest.raises(messaging.ExpectedException) as err:
         conductor.get_driver_vendor_passthru_methods(context, 'nope')
     assert isinstance(err.value.exc_info[1], exception.DriverNotFound)
-    assert conductor.get_driver_vendor_passthru_methods(
-        context, 'fake-hardware') == {'first_method': {
-            'http_methods': ['POST'], 'async': False, 'attach': False,
-            'description': 'Test if the value of bar is baz'}}
+    methods = conductor.get_driver_vendor_passthru_methods(
+        context, 'fake-hardware')
+    assert methods['first_method'] == {
+        'http_methods': ['POST'], 'async': False, 'attach': False,
+        'description': 'Test if the value of bar is baz'}
+    assert methods['second_method']['async'] is True
 
 
 def _exercise(api, node, context):
