@@ -153,6 +153,11 @@ class DriverNotFound(NotFound):
     msg_fmt += "%(driver_name)s."
 
 
+class SubscriptionNotFound(NotFound):
+    msg_fmt = ("Event subscription %(id)s could not be found on the BMC of "
+               "node %(node)s.")
+
+
 class DeployTemplateNotFound(NotFound):
     msg_fmt = "Deploy template %(template)s could not be found."
 
