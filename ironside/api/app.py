@@ -42,6 +42,7 @@ from ironside.api import ramdisk
 from ironside.api import root
 from ironside.api import runbooks
 from ironside.api import url_forms
+from ironside.api import vendor_passthru
 from ironside.api import versions
 from ironside.api import volume
 from ironside.api import wire
@@ -60,7 +61,7 @@ RESOURCE_MODULES = (root, openapi, nodes, node_states, node_actions,
                     node_parts, ports, portgroups, drivers, conductors,
                     allocations, deploy_templates, runbooks, chassis, volume,
                     inspection_rules, metrics, node_indicators, ramdisk,
-                    boot_files)
+                    boot_files, vendor_passthru)
 
 REQUEST_ID_HEADER = 'X-OpenStack-Request-Id'
 # Set by the access log (ironside.api.access_log) when it runs first.

@@ -131,7 +131,7 @@ class Drivers:
         wire.send(resp, {'drivers': drivers})
 
 
-def _hosts_of(name: str) -> list[str]:
+def hosts_of(name: str) -> list[str]:
     hosts = _hardware_types().get(name)
     if not hosts:
         raise exception.DriverNotFound(driver_name=name)
@@ -146,7 +146,7 @@ class Driver:
         query = wire.query(req, {'fields': wire.as_fields})
         policy.authorize('baremetal:driver:get', req.context.ctx)
         _check_fields(req, query['fields'])
-        hosts = _hosts_of(driver_name)
+        hosts = hosts_of(driver_name)
         driver = _render(req, driver_name, hosts, True,
                          _interfaces([driver_name])[driver_name])
         wire.send(resp, _select(driver, query['fields']))
@@ -159,7 +159,7 @@ class DriverProperties(base.Resource):
                driver_name: str) -> None:
         wire.query(req, {})
         policy.authorize('baremetal:driver:get_properties', req.context.ctx)
-        _hosts_of(driver_name)
+        hosts_of(driver_name)
         wire.send(resp, self.rpcapi.get_driver_properties(req.context.ctx,
                                                           driver_name))
 
@@ -178,7 +178,7 @@ class DriverRaidProperties:
         policy.authorize('baremetal:driver:get_raid_logical_disk_properties',
                          req.context.ctx)
         versions.require(req.context.version, versions.RAID_CONFIG)
-        _hosts_of(driver_name)
+        hosts_of(driver_name)
         raid = {row.interface_name
                 for row in _interfaces([driver_name])[driver_name]
                 if row.interface_type == 'raid'}

@@ -153,6 +153,11 @@ class DriverNotFound(NotFound):
     msg_fmt += "%(driver_name)s."
 
 
+class SubscriptionNotFound(NotFound):
+    msg_fmt = ("Event subscription %(id)s could not be found on the BMC of "
+               "node %(node)s.")
+
+
 class DeployTemplateNotFound(NotFound):
     msg_fmt = "Deploy template %(template)s could not be found."
 
@@ -315,6 +320,13 @@ class RunbookDuplicateName(Conflict):
 class ConductorAlreadyRegistered(Conflict):
     msg_fmt = ("Conductor %(conductor)s already registered: another "
                "running process uses this host name.")
+
+
+class VendorPassthruException(IronsideException):
+    """A vendor method failed with an error that is not Ironside's own
+    (500, its message told, as Ironic answers)."""
+
+    msg_fmt = "%(err)s"
 
 
 class NodeNotLocked(IronsideException):

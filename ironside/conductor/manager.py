@@ -22,7 +22,6 @@ from ironside.common.conf.default import INTERFACE_TYPES
 from ironside.common.context import RequestContext
 from ironside.conductor import agent_callbacks
 from ironside.conductor import allocations
-from ironside.conductor import base_manager
 from ironside.conductor import boot_settings
 from ironside.conductor import cleaning
 from ironside.conductor import deployments
@@ -35,6 +34,7 @@ from ironside.conductor import retirement
 from ironside.conductor import servicing
 from ironside.conductor import step_flow
 from ironside.conductor import utils
+from ironside.conductor import vendor_passthru
 from ironside.conductor import volume
 from ironside.db import nodes as nodes_db
 from ironside.db import resources
@@ -57,7 +57,7 @@ READ_ONLY_FIELDS = frozenset((
 INTERFACE_FIELDS = tuple('%s_interface' % i for i in INTERFACE_TYPES)
 
 
-class ConductorManager(base_manager.BaseConductorManager):
+class ConductorManager(vendor_passthru.VendorPassthruEndpoints):
     target = messaging.Target(version=rpc.RPC_API_VERSION)
 
     # Nodes

@@ -52,7 +52,8 @@ WAITS_ON_BMC = frozenset({
     'validate_driver_interfaces', 'set_boot_device', 'get_boot_device',
     'inject_nmi', 'get_supported_indicators', 'get_indicator_state',
     'set_indicator_state', 'attach_virtual_media', 'detach_virtual_media',
-    'get_virtual_media', 'set_console_mode', 'get_console_information'})
+    'get_virtual_media', 'set_console_mode', 'get_console_information',
+    'vendor_passthru', 'driver_vendor_passthru'})
 
 
 def timeout_of(method: str) -> float:
@@ -325,9 +326,48 @@ class ConductorAPI:
 
     def get_driver_properties(self, context: RequestContext, driver_name: str
                               ) -> dict[str, str]:
+        return self._call_driver(context, driver_name,
+                                 'get_driver_properties')
+
+    def _call_driver(self, context: RequestContext, driver_name: str,
+                     method: str, **kwargs: Any) -> Any:
+        """Call the conductor the ring gives a hardware type's calls."""
         host = self.ring.owner(driver_name, driver_name)
-        return self._client_of(host, 'get_driver_properties').call(
-            context, 'get_driver_properties', driver_name=driver_name)
+        return self._client_of(host, method).call(
+            context, method, driver_name=driver_name, **kwargs)
+
+    # Vendor passthru: {'return': value, 'async': bool, 'attach': bool}
+
+    def vendor_passthru(self, context: RequestContext, node_ident: str,
+                        driver_method: str, http_method: str,
+                        info: dict[str, Any]) -> dict[str, Any]:
+        answer: dict[str, Any] = self._call_node(
+            context, node_ident, 'vendor_passthru',
+            driver_method=driver_method, http_method=http_method, info=info)
+        return answer
+
+    def driver_vendor_passthru(self, context: RequestContext,
+                               driver_name: str, driver_method: str,
+                               http_method: str, info: dict[str, Any]
+                               ) -> dict[str, Any]:
+        answer: dict[str, Any] = self._call_driver(
+            context, driver_name, 'driver_vendor_passthru',
+            driver_method=driver_method, http_method=http_method, info=info)
+        return answer
+
+    def get_node_vendor_passthru_methods(self, context: RequestContext,
+                                         node_ident: str
+                                         ) -> dict[str, dict[str, Any]]:
+        methods: dict[str, dict[str, Any]] = self._call_node(
+            context, node_ident, 'get_node_vendor_passthru_methods')
+        return methods
+
+    def get_driver_vendor_passthru_methods(self, context: RequestContext,
+                                           driver_name: str
+                                           ) -> dict[str, dict[str, Any]]:
+        methods: dict[str, dict[str, Any]] = self._call_driver(
+            context, driver_name, 'get_driver_vendor_passthru_methods')
+        return methods
 
     # Console and RAID
 

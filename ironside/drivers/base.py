@@ -31,9 +31,11 @@ from ironside.common.conf.default import INTERFACE_TYPES
 from ironside.drivers import boot_modes
 from ironside.drivers import indicators
 from ironside.drivers import step_defs
+from ironside.drivers import vendor_defs
 
-# The step plugin API stays where plugins written as for Ironic look
-# for it (ironic.drivers.base); the steps are declared in step_defs.
+# The step and vendor method plugin API stays where plugins written as
+# for Ironic look for it (ironic.drivers.base); the steps are declared
+# in step_defs, the vendor methods in vendor_defs.
 from ironside.drivers.step_defs import StepInfo as StepInfo
 from ironside.drivers.step_defs import Wait as Wait
 from ironside.drivers.step_defs import await_callback as await_callback
@@ -44,6 +46,10 @@ from ironside.drivers.step_defs import service_step as service_step
 
 # Drivers name it base.Task, beside the interfaces it is handed to.
 from ironside.drivers.task import Task as Task
+
+# (the vendor methods' decorators, as said above)
+from ironside.drivers.vendor_defs import driver_passthru as driver_passthru
+from ironside.drivers.vendor_defs import passthru as passthru
 
 CORE_INTERFACES = ('boot', 'deploy', 'management', 'power')
 
@@ -378,7 +384,44 @@ class StorageInterface(BaseInterface):
 
 
 class VendorInterface(BaseInterface):
+    """Vendor methods: those marked with
+    :func:`~ironside.drivers.vendor_defs.passthru` (on a node) or
+    :func:`~ironside.drivers.vendor_defs.driver_passthru` (on the
+    hardware type), called by name through the vendor_passthru routes."""
+
     interface_type = 'vendor'
+    _node_methods: ClassVar[dict[str, tuple[str, dict[str, Any]]]] = {}
+    _driver_methods: ClassVar[dict[str, tuple[str, dict[str, Any]]]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        cls._node_methods = vendor_defs.collect(cls, vendor_defs.NODE_ATTR)
+        cls._driver_methods = vendor_defs.collect(cls,
+                                                  vendor_defs.DRIVER_ATTR)
+
+    def _routes(self, methods: dict[str, tuple[str, dict[str, Any]]]
+                ) -> dict[str, dict[str, Any]]:
+        return {name: dict(metadata, func=getattr(self, attr))
+                for name, (attr, metadata) in methods.items()}
+
+    @property
+    def vendor_routes(self) -> dict[str, dict[str, Any]]:
+        """Node methods by API name: their metadata and ``func``."""
+        return self._routes(self._node_methods)
+
+    @property
+    def driver_routes(self) -> dict[str, dict[str, Any]]:
+        """Driver methods by API name: their metadata and ``func``."""
+        return self._routes(self._driver_methods)
+
+    def validate(self, task: Task, method: str | None = None,
+                 **kwargs: Any) -> None:
+        """Check the node can use this interface; with ``method``, also
+        the arguments (``kwargs``, with ``http_method``) it is called
+        with. Must not change the node or the hardware."""
+
+    def driver_validate(self, method: str, **kwargs: Any) -> None:
+        """Check the arguments a driver vendor method is called with."""
 
 
 class RAIDInterface(BaseInterface):

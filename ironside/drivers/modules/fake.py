@@ -415,7 +415,65 @@ class FakeRescue(FakeInterfaceMixin, base.RescueInterface):
 
 
 class FakeVendor(FakeInterfaceMixin, base.VendorInterface):
-    pass
+    """Vendor methods to call, as Ironic's fake vendor has: the node's
+    ``first_method`` (asynchronous) keeps its outcome in the node's
+    ``driver_internal_info`` (``fake_vendor``), ``second_method``
+    (synchronous) answers with it, ``fake_log`` answers raw text; the
+    hardware type's ``first_method`` answers at once, its
+    ``second_method`` runs in a worker."""
+
+    NEEDS_BAR = ('first_method', 'second_method')
+
+    def validate(self, task: base.Task, method: str | None = None,
+                 **kwargs: Any) -> None:
+        super().validate(task)
+        if method in self.NEEDS_BAR and not kwargs.get('bar'):
+            raise exception.MissingParameterValue(
+                err="Parameter 'bar' not passed to method '%s'." % method)
+
+    @base.passthru(['POST'], description='Test if the value of bar is baz; '
+                   'the outcome is kept in driver_internal_info fake_vendor')
+    def first_method(self, task: base.Task, http_method: str, bar: Any
+                    ) -> None:
+        run_fake_step(task, 'vendor.first_method')
+        task.node.driver_internal_info['fake_vendor'] = {
+            'first_method': {'bar': bar, 'result': bar == 'baz'}}
+
+    @base.passthru(['GET', 'POST'], async_call=False,
+                   require_exclusive_lock=False,
+                   description='Test if the value of bar is kazoo, and '
+                   'show what first_method last found')
+    def second_method(self, task: base.Task, http_method: str, bar: Any
+                     ) -> dict[str, Any]:
+        return {'http_method': http_method, 'bar': bar,
+                'result': bar == 'kazoo',
+                'first_method': task.node.driver_internal_info.get(
+                    'fake_vendor', {}).get('first_method')}
+
+    @base.passthru(['GET'], async_call=False, attach=True,
+                   require_exclusive_lock=False,
+                   description='The fake BMC log, as plain text')
+    def fake_log(self, task: base.Task, http_method: str) -> str:
+        return 'fake BMC log of node %s\n' % task.node.uuid
+
+    def driver_validate(self, method: str, **kwargs: Any) -> None:
+        if method in self.NEEDS_BAR and not kwargs.get('bar'):
+            raise exception.MissingParameterValue(
+                err="Parameter 'bar' not passed to method '%s'." % method)
+
+    @base.driver_passthru(['POST'], method='first_method',
+                          async_call=False,
+                          description='Test if the value of bar is baz')
+    def driver_first_method(self, context: Any, http_method: str, bar: Any
+                            ) -> dict[str, Any]:
+        return {'http_method': http_method, 'bar': bar,
+                'result': bar == 'baz'}
+
+    @base.driver_passthru(['POST'], method='second_method',
+                          description='Take bar, in a worker, and forget it')
+    def driver_second_method(self, context: Any, http_method: str, bar: Any
+                             ) -> None:
+        return None
 
 
 class FakeBIOS(FakeInterfaceMixin, base.BIOSInterface):

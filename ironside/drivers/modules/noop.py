@@ -70,8 +70,12 @@ class NoRescue(_Refusing, base.RescueInterface):
         _unsupported(task, 'rescue')
 
 
-class NoVendor(_Refusing, base.VendorInterface):
-    pass
+class NoVendor(_NoProperties, base.VendorInterface):
+    """No vendor methods: none to list, none to call."""
+
+    def validate(self, task: base.Task, method: str | None = None,
+                 **kwargs: Any) -> None:
+        _unsupported(task, self.interface_type)
 
 
 class NoopStorage(_NoProperties, base.StorageInterface):

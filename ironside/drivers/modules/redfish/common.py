@@ -264,8 +264,9 @@ def _get_system(root: sushy.Sushy, info: RedfishInfo) -> Any:
 
 
 def call_with_info(info: RedfishInfo, action: str,
-                   func: Callable[[object], T]) -> T:
-    """``func(system)`` with a cached connection, retried as it should be.
+                   func: Callable[[object], T], on_root: bool = False) -> T:
+    """``func(system)`` (``func(root)``, the service root, with
+    ``on_root``) with a cached connection, retried as it should be.
 
     401: the connection is replaced once, then CredentialsRejected.
     Not reached: tried [redfish]connection_attempts times, then
@@ -280,7 +281,7 @@ def call_with_info(info: RedfishInfo, action: str,
         attempt += 1
         try:
             root = CONNECTIONS.get(info)
-            return func(_get_system(root, info))
+            return func(root if on_root else _get_system(root, info))
         except sushy_exc.AccessError as exc:
             CONNECTIONS.drop(info)
             if exc.status_code == 401 and not refreshed:
@@ -333,6 +334,14 @@ def _short(text: str) -> str:
 def call(task: base.Task, action: str, func: Callable[[object], T]) -> T:
     """Run ``func(system)`` against the system of ``task.node``."""
     return call_with_info(parse_driver_info(task.node), action, func)
+
+
+def call_root(task: base.Task, action: str, func: Callable[[object], T]
+              ) -> T:
+    """Run ``func(root)`` against the service root of ``task.node``'s BMC
+    (for its services: events, ...)."""
+    return call_with_info(parse_driver_info(task.node), action, func,
+                          on_root=True)
 
 
 def validate(task: base.Task) -> RedfishInfo:
