@@ -146,7 +146,8 @@ class ConductorManager(vendor_passthru.VendorPassthruEndpoints):
     def destroy_node(self, context: RequestContext, node_id: str) -> None:
         with self.acquire(context, node_id, purpose='node deletion') as task:
             node = task.node
-            if node.instance_uuid is not None:
+            # As Ironic: a node in maintenance goes, instance or not.
+            if not node.maintenance and node.instance_uuid is not None:
                 raise exception.NodeAssociated(node=node.uuid,
                                                instance=node.instance_uuid)
             protection.check_not_protected(node)

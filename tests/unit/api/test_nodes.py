@@ -540,6 +540,21 @@ def test_delete_refused_while_active(api, create_node):
         'while it is in state "active".' % node['uuid'])
 
 
+def test_delete_of_a_node_with_an_instance_needs_maintenance(api,
+                                                             create_node):
+    """As Ironic: refused (409) while the node has an instance, unless the
+    node is in maintenance."""
+    node = create_node()
+    instance = '1be26c0b-03f2-4d2e-ae87-c02d7f33c123'
+    utils.update_node(node['uuid'], {'instance_uuid': instance})
+    response = api.delete('/v1/nodes/%s' % node['uuid'])
+    assert response.status_code == 409
+    assert error_of(response) == ('Node %s is associated with instance %s.'
+                                  % (node['uuid'], instance))
+    utils.update_node(node['uuid'], {'maintenance': True})
+    assert api.delete('/v1/nodes/%s' % node['uuid']).status_code == 204
+
+
 @pytest.mark.parametrize('resource', ['nodes', 'ports', 'chassis',
                                       'portgroups', 'allocations',
                                       'conductors', 'deploy_templates'])
