@@ -5,6 +5,14 @@ the ones operators run. The ``openstack`` CLI runs in this process (its
 ``main``, with the environment and streams it would have as a command) so
 that a hundred commands cost a hundred requests, not a hundred Python
 start-ups.
+
+Everything goes through the real Keystone (``fixtures/keystone.py``), as
+in a deployment: Ironside validates tokens with keystonemiddleware
+(``[keystone_authtoken]``) under Ironic 39's policy defaults
+(``[oslo_policy] enforce_scope`` and ``enforce_new_defaults``); the
+clients authenticate with a password as the system-scoped admin (as
+devstack configures Nova's and an operator's clients when Ironic enforces
+scope) and find Ironside in Keystone's catalog.
 """
 
 from __future__ import annotations
@@ -16,6 +24,7 @@ import pytest
 from openstack import connection
 
 from tests.functional.fixtures import ironside_process
+from tests.functional.fixtures import keystone as keystone_fixture
 from tests.functional.fixtures import services
 from tests.functional.fixtures.clients import InProcessCli
 from tests.functional.fixtures.clients import sdk_connection
@@ -37,12 +46,23 @@ BOTH_DEPLOYMENTS = pytest.mark.parametrize(
     indirect=True, scope='module')
 
 
+@pytest.fixture(scope='session')
+def keystone(tmp_path_factory):
+    """The real Keystone, started once per xdist worker (about 12 s) and
+    shared by the modules that worker runs: each module's Ironside puts
+    itself in the catalog when it starts, and a worker runs one module's
+    at a time."""
+    with keystone_fixture.Keystone(
+            tmp_path_factory.mktemp('keystone')) as server:
+        yield server
+
+
 @pytest.fixture(scope='module')
-def ironside(request, tmp_path_factory):
-    """One Ironside for the module: the all-in-one on SQLite in a temp
-    dir, or (parametrised ``rabbitmq-postgresql``) an ``ironside-api``
-    process and an ``ironside-conductor`` process over RabbitMQ and a
-    fresh PostgreSQL database.
+def ironside(request, tmp_path_factory, keystone):
+    """One Ironside for the module, under ``keystone``: the all-in-one
+    on SQLite in a temp dir, or (parametrised ``rabbitmq-postgresql``)
+    an ``ironside-api`` process and an ``ironside-conductor`` process
+    over RabbitMQ and a fresh PostgreSQL database.
 
     Debug logging is on, so that tests that look for secrets in the log
     see everything a chatty deployment would write.
@@ -50,20 +70,21 @@ def ironside(request, tmp_path_factory):
     deployment = getattr(request, 'param', SQLITE)
     workdir = tmp_path_factory.mktemp('ironside')
     if deployment == RABBITMQ_POSTGRESQL:
-        yield from ironside_process.serve_split(workdir, 'postgresql')
+        yield from ironside_process.serve_split(workdir, 'postgresql',
+                                                keystone=keystone)
     else:
         yield from ironside_process.serve(
-            workdir, options={'DEFAULT': {'debug': True}})
+            workdir, keystone, options={'DEFAULT': {'debug': True}})
 
 
 @pytest.fixture(scope='module')
 def cli(ironside) -> InProcessCli:
-    return InProcessCli(ironside.endpoint)
+    return InProcessCli(ironside.endpoint, auth=ironside.client_auth)
 
 
 @pytest.fixture(scope='module')
 def sdk(ironside) -> connection.Connection:
-    conn = sdk_connection(ironside.endpoint)
+    conn = sdk_connection(ironside.endpoint, ironside.client_auth)
     yield conn
     conn.close()
 

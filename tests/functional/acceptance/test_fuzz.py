@@ -22,6 +22,13 @@ hypothesis then sends the malformations clients really produce to the
 real process's node: bad JSON, wrong types, unknown fields, bad
 JSON-patch paths and ops, oversized bodies.
 
+Unlike the other acceptance modules, this one runs without auth (its
+own server, not conftest's under Keystone): its subject is what the API
+does with a request once admitted, the in-process application is called
+without a socket to carry a token, and over HTTP a token would add the
+same keystonemiddleware step to every request (test_site_keystone and
+the other modules cover that step).
+
 ``IRONSIDE_FUZZ_EXAMPLES`` sets how many requests hypothesis draws
 in-process (default 3000), ``IRONSIDE_FUZZ_HTTP`` over HTTP (default
 300), ``IRONSIDE_FUZZ_MALFORMED`` the malformations (default 1000);

@@ -63,29 +63,30 @@ def test_python_api_deploy_and_undeploy(provisioner, sdk):
     assert list(sdk.baremetal.allocations(node=node.id)) == []
 
 
-def _metalsmith_cli(sdk, *args: str) -> dict | None:
-    """``metalsmith ...`` in-process, on the SDK's cloud; its JSON output.
+def _metalsmith_cli(ironside, *args: str) -> dict | None:
+    """``metalsmith ...`` in-process, with the clients' OS_* variables
+    (Keystone's system admin); its JSON output.
 
     Its deploy output lists the instance's IPs from Neutron, which a
     standalone Ironic (or Ironside) has not: deploy runs with --quiet.
     """
-    endpoint = sdk.config.config['baremetal_endpoint_override']
-    with command_context(endpoint) as (out, _):
+    with command_context(ironside.endpoint, ironside.client_auth) as (
+            out, _):
         _cmd.main(list(args))
     text = out.getvalue()
     return json.loads(text) if text.strip() else None
 
 
-def test_cli_deploy_and_undeploy(sdk):
+def test_cli_deploy_and_undeploy(sdk, ironside):
     node = available_node(sdk, name=unique('mscli'))
     _metalsmith_cli(
-        sdk, '--quiet', 'deploy', '--resource-class', 'baremetal',
+        ironside, '--quiet', 'deploy', '--resource-class', 'baremetal',
         '--candidate', node.id, '--image', IMAGE, '--image-checksum',
         CHECKSUM, '--hostname', 'db-1', '--wait', '60')
     deployed = sdk.baremetal.get_node(node.id)
     assert deployed.provision_state == 'active'
     assert sdk.baremetal.get_allocation('db-1').node_id == node.id
-    undeployed = _metalsmith_cli(sdk, '--format', 'json', 'undeploy',
+    undeployed = _metalsmith_cli(ironside, '--format', 'json', 'undeploy',
                                  'db-1', '--wait', '60')
     assert undeployed['node']['provision_state'] == 'available'
     assert sdk.baremetal.get_node(node.id).instance_id is None

@@ -2,7 +2,10 @@
 
 Read from nova/virt/ironic/driver.py: the same proxy methods, fields,
 patches and bodies, and the same judgement of each answer (what Nova
-treats as success, failure or "already done").
+treats as success, failure or "already done"). The SDK authenticates as
+Nova's ``[ironic]`` section does where Ironic enforces scope (devstack's):
+a password, a system-scoped admin, Ironside's endpoint from Keystone's
+catalog (conftest).
 """
 
 from __future__ import annotations

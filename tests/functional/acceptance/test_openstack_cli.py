@@ -1,4 +1,5 @@
-"""``openstack baremetal`` (python-ironicclient) against a real Ironside."""
+"""``openstack baremetal`` (python-ironicclient) against a real Ironside,
+authenticated by the real Keystone (see conftest)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 from tests.functional.acceptance.conftest import BOTH_DEPLOYMENTS
 from tests.functional.acceptance.conftest import unique
 from tests.functional.acceptance.conftest import wait_state
+from tests.functional.fixtures.clients import InProcessCli
 
 pytestmark = [pytest.mark.functional, BOTH_DEPLOYMENTS]
 
@@ -507,3 +509,30 @@ def test_retire_raid_and_firmware(cli, ironside):
     assert 'raid_level' in [_column(p, 'property') for p in properties]
     firmware = cli('node', 'firmware', 'list', name, '-f', 'json')
     assert {_column(c, 'component') for c in firmware} == {'bios', 'bmc'}
+
+
+def test_project_personas(ironside, keystone):
+    """Ironic 39's defaults for the project personas, with Keystone's
+    tokens, on this deployment (under the split one, ironside-api
+    validates the tokens and applies the policy): a project admin's node
+    is its project's, which its readers see and other projects do not;
+    a project member creates nothing; a system reader deletes nothing."""
+    def as_user(user: str) -> InProcessCli:
+        return InProcessCli(ironside.endpoint,
+                            auth=keystone.client_env(user))
+
+    project_admin = as_user('project-admin')
+    node = project_admin('node', 'create', '--driver', 'fake-hardware',
+                         '--name', unique('owned'), '-f', 'json')
+    assert node['owner'] == keystone.projects['tenant']
+    assert [n['uuid'] for n in as_user('project-reader')(
+        'node', 'list', '-f', 'json')] == [node['uuid']]
+    assert node['uuid'] not in [n['uuid'] for n in as_user('other-admin')(
+        'node', 'list', '-f', 'json')]
+    refused = as_user('project-member')('node', 'create', '--driver',
+                                        'fake-hardware', check=False)
+    assert 'HTTP 403' in refused.stderr
+    refused = as_user('system-reader')('node', 'delete', node['uuid'],
+                                       check=False)
+    assert 'HTTP 403' in refused.stderr
+    project_admin('node', 'delete', node['uuid'])
