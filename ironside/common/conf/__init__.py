@@ -2,7 +2,7 @@
 
 import oslo_messaging
 from oslo_config import cfg
-from oslo_messaging import transport as messaging_transport
+from oslo_messaging import opts as messaging_opts
 
 from ironside.common.conf import agent
 from ironside.common.conf import api
@@ -37,7 +37,12 @@ site.register_opts(CONF)
 ssh_tasks.register_opts(CONF)
 
 # oslo.messaging registers transport_url and control_exchange only when a
-# transport is first made; register them now so config files and tests can
-# set them before that.
-CONF.register_opts(messaging_transport._transport_opts)
+# transport is first made; register them now (from its public list of
+# options, equal to the ones it registers later) so config files and tests
+# can set them before that.
 oslo_messaging.set_transport_defaults('ironside')
+_TRANSPORT_OPTS = ('transport_url', 'control_exchange')
+for _group, _opts in messaging_opts.list_opts():
+    if _group is None:
+        CONF.register_opts([opt for opt in _opts
+                            if opt.name in _TRANSPORT_OPTS])
