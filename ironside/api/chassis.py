@@ -55,7 +55,8 @@ class ChassisCollection(ChassisList):
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         wire.query(req, {})
         policy.authorize('baremetal:chassis:create', req.context.ctx)
-        body = schemas.validate('chassis', wire.read_json(req),
+        # As Ironic: no body is an empty one.
+        body = schemas.validate('chassis', wire.read_json(req, default={}),
                                 chassis_schema.CHASSIS)
         values = {k: v for k, v in body.items() if v is not None}
         if 'uuid' in values:

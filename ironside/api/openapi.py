@@ -30,15 +30,18 @@ import json
 import os
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import cast
 
 import falcon
 import yaml
 
+from ironside.api import runbooks
 from ironside.api import versions
 from ironside.api import wire
 from ironside.api.schemas import chassis as chassis_schema
 from ironside.api.schemas import common as common_schemas
 from ironside.api.schemas import node as node_schema
+from ironside.common import inspection_rules as rules
 from ironside.common import states
 
 if TYPE_CHECKING:
@@ -64,6 +67,9 @@ REQUEST_SCHEMAS = {
     'ChassisBody': chassis_schema.CHASSIS,
     'VifAttach': node_schema.VIF,
     'Trait': common_schemas.TRAIT,
+    'Step': common_schemas.CLEAN_STEPS['items'],
+    'DeployStep': common_schemas.DEPLOY_STEP,
+    'RunbookStep': runbooks.STEP,
 }
 
 
@@ -108,9 +114,11 @@ def boolean_like() -> dict:
 
 
 def accepted_versions() -> list[str]:
-    """The values of the version header the API accepts."""
+    """The values of the version header the API accepts (empty is none
+    given: the oldest version, as for Ironic)."""
     return ['latest'] + ['%d.%d' % (versions.BASE_VERSION, minor) for minor
-                         in range(versions.MIN_MINOR, versions.MAX_MINOR + 1)]
+                         in range(versions.MIN_MINOR, versions.MAX_MINOR + 1)
+                         ] + ['']
 
 
 def _complete(operation: dict, path: str, method: str) -> None:
@@ -152,6 +160,12 @@ def document() -> dict:
     # state machine's).
     schemas['ProvisionRequest']['properties']['target']['enum'] = sorted(
         states.VERBS)
+    # An inspection rule's conditions and actions, as the API checks them.
+    rule = spec['paths']['/v1/inspection_rules']['post']['requestBody'][
+        'content']['application/json']['schema']['properties']
+    pieces = cast('dict[str, Any]', rules.SCHEMA['properties'])
+    for piece in ('conditions', 'actions'):
+        rule[piece] = openapi_schema(pieces[piece])
     # A VIF's id is a UUID or a name: the API checks it after the
     # schema, as Ironic does, and says so in Ironic's words.
     schemas['VifAttach']['properties']['id']['pattern'] = \
