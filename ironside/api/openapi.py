@@ -35,12 +35,15 @@ from typing import cast
 import falcon
 import yaml
 
+from ironside.api import patch as json_patch
 from ironside.api import runbooks
 from ironside.api import versions
 from ironside.api import wire
 from ironside.api.schemas import chassis as chassis_schema
 from ironside.api.schemas import common as common_schemas
 from ironside.api.schemas import node as node_schema
+from ironside.api.schemas import port as port_schemas
+from ironside.api.schemas import raid as raid_schemas
 from ironside.common import inspection_rules as rules
 from ironside.common import states
 
@@ -70,6 +73,8 @@ REQUEST_SCHEMAS = {
     'Step': common_schemas.CLEAN_STEPS['items'],
     'DeployStep': common_schemas.DEPLOY_STEP,
     'RunbookStep': runbooks.STEP,
+    'LocalLinkConnection': port_schemas.LOCAL_LINK_CONNECTION,
+    'RaidConfig': raid_schemas.SCHEMA,
 }
 
 
@@ -156,6 +161,9 @@ def document() -> dict:
     schemas['MacAddress'] = {'type': 'string', 'pattern':  # any case
                              wire.MAC_ADDRESS.pattern.replace('0-9a-f',
                                                               '0-9A-Fa-f')}
+    # A JSON patch's path (~0 and ~1 escapes from 1.98).
+    schemas['PatchPath'] = {'type': 'string', 'example': '/extra/rack',
+                            'pattern': json_patch.PATH_ESCAPED.pattern}
     # The provision verbs (which of them the node's state allows is the
     # state machine's).
     schemas['ProvisionRequest']['properties']['target']['enum'] = sorted(
