@@ -112,7 +112,7 @@ def boolean_like() -> dict:
     words = sorted(wire.TRUE_STRINGS | wire.FALSE_STRINGS)
     return {'anyOf': [
         {'type': 'boolean'},
-        {'type': 'integer', 'enum': [0, 1]},
+        {'type': 'integer', 'enum': [0, 1], 'minimum': 0, 'maximum': 1},
         {'type': 'string', 'pattern': r'^\s*(%s)\s*$' % '|'.join(
             _any_case(word) for word in words)},
     ]}
