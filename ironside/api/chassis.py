@@ -14,21 +14,12 @@ from ironside.api import policy
 from ironside.api import schemas
 from ironside.api import views
 from ironside.api import wire
+from ironside.api.schemas import chassis as chassis_schema
 from ironside.common import exception
 from ironside.db import chassis as chassis_db
 
 if TYPE_CHECKING:
     from ironside.conductor.rpcapi import ConductorAPI
-
-SCHEMA = {
-    'type': 'object',
-    'properties': {
-        'uuid': {'type': ['string', 'null']},
-        'description': {'type': ['string', 'null'], 'maxLength': 255},
-        'extra': {'type': ['object', 'null']},
-    },
-    'additionalProperties': False,
-}
 
 VIEW = views.ResourceView(
     resource='chassis',
@@ -66,7 +57,9 @@ class ChassisCollection(ChassisList):
     def on_post(self, req: falcon.Request, resp: falcon.Response) -> None:
         wire.query(req, {})
         policy.authorize('baremetal:chassis:create', req.context.ctx)
-        body = schemas.validate('chassis', wire.read_json(req), SCHEMA)
+        # As Ironic: no body is an empty one.
+        body = schemas.validate('chassis', wire.read_json(req, default={}),
+                                chassis_schema.CHASSIS)
         values = {k: v for k, v in body.items() if v is not None}
         if 'uuid' in values:
             wire.as_uuid('uuid', values['uuid'])
@@ -96,7 +89,8 @@ class Chassis:
         json_patch.check_allowed(patch, ('description', 'extra'))
         document = {'description': row['description'], 'extra': row['extra']}
         result = schemas.validate('chassis',
-                                  json_patch.apply(document, patch), SCHEMA)
+                                  json_patch.apply(document, patch),
+                                  chassis_schema.CHASSIS)
         values = json_patch.changes(document, result)
         if 'extra' in values and values['extra'] is None:
             values['extra'] = {}

@@ -12,8 +12,10 @@ import falcon
 
 from ironside.api import base
 from ironside.api import node_access
+from ironside.api import schemas
 from ironside.api import versions
 from ironside.api import wire
+from ironside.api.schemas import node as node_schema
 from ironside.common import exception
 
 if TYPE_CHECKING:
@@ -123,14 +125,9 @@ class Vifs(base.Resource):
                 node_ident: str) -> None:
         _require_vifs(req)
         wire.query(req, {})
-        vif = wire.read_json(req, default={})
-        if not isinstance(vif, dict):
-            raise exception.InvalidParameterValue(
-                err='Expected types dict for vif: %s' % vif)
-        if 'id' not in vif:
-            raise exception.InvalidParameterValue(
-                err="Schema error for vif: 'id' is a required property")
-        wire.as_uuid_or_name('id', wire.as_string('id', vif['id']))
+        vif = schemas.validate('vif', wire.read_json(req, default={}),
+                               node_schema.VIF)
+        wire.as_uuid_or_name('id', vif['id'])
         if req.context.version.allows(versions.VIF_ATTACH_PORT):
             if 'port_uuid' in vif and 'portgroup_uuid' in vif:
                 raise exception.Invalid(

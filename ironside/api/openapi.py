@@ -15,6 +15,12 @@ on a node (locked or changed meanwhile), and where a body may be sent
 beside /v1) is described in the same document; its operations share
 400, 403, 404, 503 and, with a body, 408 and 413, not the version
 header.
+
+The request bodies the API checks with a JSON schema of its own
+(``ironside.api.schemas``) are not written in the document but taken
+from there (``REQUEST_SCHEMAS``), so that what the document says a body
+may be is what the API takes; so is ``BooleanLike``, what a boolean
+parameter may be given as (``wire.as_boolean``).
 """
 
 from __future__ import annotations
@@ -23,12 +29,23 @@ import functools
 import json
 import os
 from typing import TYPE_CHECKING
+from typing import Any
+from typing import cast
 
 import falcon
 import yaml
 
+from ironside.api import patch as json_patch
+from ironside.api import runbooks
 from ironside.api import versions
 from ironside.api import wire
+from ironside.api.schemas import chassis as chassis_schema
+from ironside.api.schemas import common as common_schemas
+from ironside.api.schemas import node as node_schema
+from ironside.api.schemas import port as port_schemas
+from ironside.api.schemas import raid as raid_schemas
+from ironside.common import inspection_rules as rules
+from ironside.common import states
 
 if TYPE_CHECKING:
     from ironside.conductor.rpcapi import ConductorAPI
@@ -47,12 +64,66 @@ SITE_OPERATION = {'400': ERROR, '403': ERROR, '404': ERROR,
                   '503': UNAVAILABLE}
 # The methods whose requests may carry a body the API reads.
 BODY_METHODS = ('put', 'post', 'patch')
+# components/schemas the document takes from the schemas the API
+# validates bodies with.
+REQUEST_SCHEMAS = {
+    'ChassisBody': chassis_schema.CHASSIS,
+    'VifAttach': node_schema.VIF,
+    'Trait': common_schemas.TRAIT,
+    'Step': common_schemas.CLEAN_STEPS['items'],
+    'DeployStep': common_schemas.DEPLOY_STEP,
+    'RunbookStep': runbooks.STEP,
+    'LocalLinkConnection': port_schemas.LOCAL_LINK_CONNECTION,
+    'RaidConfig': raid_schemas.SCHEMA,
+}
+
+
+def openapi_schema(schema: Any) -> Any:
+    """``schema`` (JSON Schema draft 7, as ``ironside.api.schemas``
+    writes them) in OpenAPI 3.0's dialect: a list of types becomes one
+    type (or anyOf the types), ``nullable`` if null is among them."""
+    if isinstance(schema, list):
+        return [openapi_schema(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    result = {key: openapi_schema(value) for key, value in schema.items()}
+    kinds = schema.get('type')
+    if isinstance(kinds, list):
+        named = [kind for kind in kinds if kind != 'null']
+        del result['type']
+        if len(named) == 1:
+            result['type'] = named[0]
+        else:
+            result['anyOf'] = [{'type': kind} for kind in named]
+        if 'null' in kinds:
+            result['nullable'] = True
+    return result
+
+
+def _any_case(word: str) -> str:
+    return ''.join('[%s%s]' % (c.upper(), c) if c.isalpha() else c
+                   for c in word)
+
+
+def boolean_like() -> dict:
+    """What ``wire.as_boolean`` takes for true or false, as Ironic's
+    boolean parameters do: a boolean, 0 or 1, or one of its strings in
+    any case with blanks around."""
+    words = sorted(wire.TRUE_STRINGS | wire.FALSE_STRINGS)
+    return {'anyOf': [
+        {'type': 'boolean'},
+        {'type': 'integer', 'enum': [0, 1], 'minimum': 0, 'maximum': 1},
+        {'type': 'string', 'pattern': r'^\s*(%s)\s*$' % '|'.join(
+            _any_case(word) for word in words)},
+    ]}
 
 
 def accepted_versions() -> list[str]:
-    """The values of the version header the API accepts."""
+    """The values of the version header the API accepts (empty is none
+    given: the oldest version, as for Ironic)."""
     return ['latest'] + ['%d.%d' % (versions.BASE_VERSION, minor) for minor
-                         in range(versions.MIN_MINOR, versions.MAX_MINOR + 1)]
+                         in range(versions.MIN_MINOR, versions.MAX_MINOR + 1)
+                         ] + ['']
 
 
 def _complete(operation: dict, path: str, method: str) -> None:
@@ -80,6 +151,33 @@ def document() -> dict:
         spec = yaml.safe_load(stream)
     spec['components']['parameters']['Version']['schema'] = {
         'type': 'string', 'enum': accepted_versions()}
+    for name, schema in REQUEST_SCHEMAS.items():
+        spec['components']['schemas'][name] = openapi_schema(schema)
+    schemas = spec['components']['schemas']
+    schemas['BooleanLike'] = boolean_like()
+    # What the API checks in code (``wire``) rather than with a schema.
+    schemas['Name'] = {'type': 'string',
+                       'pattern': wire.LOGICAL_NAME.pattern}
+    schemas['MacAddress'] = {'type': 'string', 'pattern':  # any case
+                             wire.MAC_ADDRESS.pattern.replace('0-9a-f',
+                                                              '0-9A-Fa-f')}
+    # A JSON patch's path (~0 and ~1 escapes from 1.98).
+    schemas['PatchPath'] = {'type': 'string', 'example': '/extra/rack',
+                            'pattern': json_patch.PATH_ESCAPED.pattern}
+    # The provision verbs (which of them the node's state allows is the
+    # state machine's).
+    schemas['ProvisionRequest']['properties']['target']['enum'] = sorted(
+        states.VERBS)
+    # An inspection rule's conditions and actions, as the API checks them.
+    rule = spec['paths']['/v1/inspection_rules']['post']['requestBody'][
+        'content']['application/json']['schema']['properties']
+    pieces = cast('dict[str, Any]', rules.SCHEMA['properties'])
+    for piece in ('conditions', 'actions'):
+        rule[piece] = openapi_schema(pieces[piece])
+    # A VIF's id is a UUID or a name: the API checks it after the
+    # schema, as Ironic does, and says so in Ironic's words.
+    schemas['VifAttach']['properties']['id']['pattern'] = \
+        wire.LOGICAL_NAME.pattern
     spec['components']['responses']['Unavailable'] = {
         'description': 'The database or the conductors cannot be reached '
                        'for now; try again after Retry-After seconds.',

@@ -22,7 +22,7 @@ from ironside.api import versions
 from ironside.common import exception
 
 _PATH = re.compile(r'^(/[\w-]+)+$')
-_PATH_ESCAPED = re.compile(r'^(/([\w-]|~0|~1)+)+$')
+PATH_ESCAPED = re.compile(r'^(/([\w-]|~0|~1)+)+$')
 
 _SCHEMA = {
     'type': 'array',
@@ -53,7 +53,7 @@ def root_of(path: str) -> str:
 def validate(version: versions.Version, patch: Any) -> list[dict]:
     """The patch, if well formed; 400 naming what is wrong otherwise."""
     schemas.validate('patch', patch, _SCHEMA)
-    pattern = _PATH_ESCAPED if version.allows(
+    pattern = PATH_ESCAPED if version.allows(
         versions.SPECIAL_CHARS_IN_PATCH) else _PATH
     for operation in patch:
         if not pattern.match(operation['path']):

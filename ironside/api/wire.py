@@ -23,14 +23,17 @@ from oslo_utils import uuidutils
 from ironside.common import exception
 from ironside.common.conf import CONF
 
-_TRUE = frozenset(('1', 't', 'true', 'on', 'y', 'yes'))
-_FALSE = frozenset(('0', 'f', 'false', 'off', 'n', 'no'))
-_ALL_BOOLS = ', '.join("'%s'" % v for v in sorted(_TRUE | _FALSE))
+# What a boolean parameter may be given as, besides true and false (any
+# case, blanks around; as Ironic's strutils.bool_from_string, strict).
+TRUE_STRINGS = frozenset(('1', 't', 'true', 'on', 'y', 'yes'))
+FALSE_STRINGS = frozenset(('0', 'f', 'false', 'off', 'n', 'no'))
+_ALL_BOOLS = ', '.join("'%s'" % v
+                       for v in sorted(TRUE_STRINGS | FALSE_STRINGS))
 
 # RFC 3986 unreserved characters: what Ironic accepts as a logical name.
-_LOGICAL_NAME = re.compile(r'^[A-Za-z0-9\-._~]{1,255}$')
+LOGICAL_NAME = re.compile(r'^[A-Za-z0-9\-._~]{1,255}$')
 _HOSTNAME_LABEL = re.compile(r'^(?!-)[a-z0-9-]{1,63}(?<!-)$')
-_MAC = re.compile(r'^([0-9a-f]{2}[:-]){5}[0-9a-f]{2}$')
+MAC_ADDRESS = re.compile(r'^([0-9a-f]{2}[:-]){5}[0-9a-f]{2}$')
 _INT64_MIN, _INT64_MAX = -2 ** 63, 2 ** 63 - 1
 
 
@@ -52,9 +55,9 @@ def as_boolean(name: str, value: Any) -> bool | None:
     if value is None or isinstance(value, bool):
         return value
     text = str(value).strip().lower()
-    if text in _TRUE:
+    if text in TRUE_STRINGS:
         return True
-    if text in _FALSE:
+    if text in FALSE_STRINGS:
         return False
     raise invalid("Invalid %s: Unrecognized value '%s', acceptable values "
                   "are: %s" % (name, value, _ALL_BOOLS))
@@ -81,7 +84,7 @@ def as_uuid(name: str, value: Any) -> str | None:
 
 
 def is_logical_name(value: Any) -> bool:
-    return isinstance(value, str) and bool(_LOGICAL_NAME.match(value))
+    return isinstance(value, str) and bool(LOGICAL_NAME.match(value))
 
 
 def is_hostname_safe(value: Any) -> bool:
@@ -132,7 +135,7 @@ def as_fields(name: str, value: Any) -> list[str] | None:
 
 
 def normalize_mac(value: str) -> str:
-    if not isinstance(value, str) or not _MAC.match(value.lower()):
+    if not isinstance(value, str) or not MAC_ADDRESS.match(value.lower()):
         raise invalid('Expected valid MAC address for address: %s' % value)
     return value.lower().replace('-', ':')
 
@@ -140,7 +143,7 @@ def normalize_mac(value: str) -> str:
 def as_mac(name: str, value: Any) -> str | None:
     if value is None:
         return None
-    if not isinstance(value, str) or not _MAC.match(value.lower()):
+    if not isinstance(value, str) or not MAC_ADDRESS.match(value.lower()):
         raise invalid('Expected valid MAC address for %s: %s'
                       % (name, value))
     return value.lower().replace('-', ':')

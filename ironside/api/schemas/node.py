@@ -60,6 +60,16 @@ PATCH_ALLOWED_FIELDS = tuple(sorted(
     set(PATCH_RESULT['properties']) - {'uuid', 'console_enabled',
                                        'boot_mode', 'secure_boot'}))
 
+# POST /v1/nodes/{node}/vifs: as Ironic's, an id (a UUID or name, which
+# the API checks after) and whatever else the network interface reads
+# (port_uuid, portgroup_uuid).
+VIF = {
+    'type': 'object',
+    'properties': {'id': {'type': 'string'}},
+    'required': ['id'],
+    'additionalProperties': True,
+}
+
 BOOLEAN_FIELDS = ('automated_clean', 'console_enabled', 'disable_power_off',
                   'maintenance', 'protected', 'retired', 'secure_boot')
 UUID_FIELDS = ('chassis_uuid', 'instance_uuid', 'uuid')

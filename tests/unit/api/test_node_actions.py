@@ -79,7 +79,11 @@ def test_vifs(api, create_node):
     ({'id': 'has space'}, 'Expected UUID or name for id: has space'),
     ({'id': VIF, 'port_uuid': 'a', 'portgroup_uuid': 'b'},
      'Cannot specify both port_uuid and portgroup_uuid'),
-    (['x'], "Expected types dict for vif: ['x']"),
+    # As Ironic's VIF schema: an object whose id is a string.
+    (['x'], "Schema error for vif: ['x'] is not of type 'object'"),
+    ({'id': None},
+     "Schema error for vif: None is not of type 'string' (at /id)"),
+    ({'id': 7}, "Schema error for vif: 7 is not of type 'string' (at /id)"),
 ])
 def test_vif_attach_refusals(api, create_node, body, message):
     node = create_node()

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import falcon.inspect
+import jsonschema
 import pytest
 
 from ironside.api import app as api_app
 from ironside.api import openapi
 from ironside.api import site as site_api
 from ironside.api import versions
+from ironside.api import wire
+from ironside.common import exception
 
 METHODS = ('get', 'put', 'post', 'delete', 'patch', 'head', 'options')
 
@@ -116,7 +119,8 @@ def test_the_version_header_takes_only_what_is_accepted():
     schema = openapi.document()['components']['parameters']['Version'][
         'schema']
     assert schema['enum'][:3] == ['latest', '1.1', '1.2']
-    assert schema['enum'][-1] == versions.MAX_VERSION_STRING
+    # Empty is none given (the oldest), as for Ironic.
+    assert schema['enum'][-2:] == [versions.MAX_VERSION_STRING, '']
     assert 'x' not in schema['enum'] and '2.0' not in schema['enum']
 
 
@@ -149,3 +153,100 @@ def test_the_site_action_list_documents_its_filters():
         'requestBody']
     assert body['content']['application/json']['schema'] == {
         '$ref': '#/components/schemas/SiteDocuments'}
+
+
+# Request bodies: what the document says a body may be is what the API
+# (as Ironic) takes.
+
+def _resolved(value):
+    """``value`` with its references replaced and OpenAPI 3.0's
+    ``nullable`` written as JSON Schema's null type."""
+    if isinstance(value, list):
+        return [_resolved(item) for item in value]
+    if not isinstance(value, dict):
+        return value
+    if '$ref' in value:
+        target = openapi.document()
+        for part in value['$ref'].lstrip('#/').split('/'):
+            target = target[part]
+        return _resolved(target)
+    result = {k: _resolved(v) for k, v in value.items() if k != 'nullable'}
+    if value.get('nullable'):
+        if 'type' in result:
+            result['type'] = [result['type'], 'null']
+        else:
+            result = {'anyOf': [result, {'type': 'null'}]}
+    return result
+
+
+def _body_schema(path, method):
+    operation = openapi.document()['paths'][path][method]
+    return _resolved(operation['requestBody']['content'][
+        'application/json']['schema'])
+
+
+NODE = '/v1/nodes/{node_ident}'
+
+
+@pytest.mark.parametrize('path,method,body,allowed', [
+    # As Ironic's schema of a chassis: a null description is none.
+    ('/v1/chassis', 'post', {'description': None}, True),
+    ('/v1/chassis', 'post', {'description': 'x' * 256}, False),
+    ('/v1/chassis', 'post', {'uuid': 'not-a-uuid'}, False),
+    # As Ironic's VIF schema: the id a string (a UUID or a name).
+    (NODE + '/vifs', 'post', {'id': None}, False),
+    (NODE + '/vifs', 'post', {'id': 'has space'}, False),
+    (NODE + '/vifs', 'post', {'id': 'vif-1', 'port_uuid': 'p'}, True),
+    # Ironic reads these booleans as strutils does: 0 is false.
+    (NODE + '/states/console', 'put', {'enabled': 0}, True),
+    (NODE + '/states/console', 'put', {'enabled': ' Yes '}, True),
+    (NODE + '/states/console', 'put', {'enabled': 2}, False),
+    (NODE + '/states/console', 'put', {'enabled': True, 'x': 1}, False),
+    (NODE + '/states/secure_boot', 'put', {'target': 0}, True),
+    (NODE + '/states/secure_boot', 'put', {'target': None}, False),
+    # A null timeout is the default one.
+    (NODE + '/states/power', 'put',
+     {'target': 'power on', 'timeout': None}, True),
+    (NODE + '/states/power', 'put', {'target': 'power on', 'timeout': 0},
+     False),
+    (NODE + '/states/provision', 'put', {'target': 'nonsense'}, False),
+    (NODE + '/states/provision', 'put',
+     {'target': 'clean', 'disable_ramdisk': 'yes'}, True),
+])
+def test_request_bodies(path, method, body, allowed):
+    validator = jsonschema.Draft7Validator(
+        _body_schema(path, method),
+        format_checker=jsonschema.FormatChecker())
+    assert validator.is_valid(body) is allowed
+
+
+def test_a_raid_body_may_be_left_out():
+    # As Ironic: no body is an empty target configuration (it clears it).
+    operation = openapi.document()['paths'][NODE + '/states/raid']['put']
+    assert operation['requestBody']['required'] is False
+
+
+# (1.0 is left out: to a JSON schema it is the integer 1, which the API,
+# as Ironic, reads as the text "1.0" and refuses.)
+@pytest.mark.parametrize('value', [
+    True, False, 0, 1, 2, -1, 0.5, None, 'yes', 'YES', ' off ', 'T', 'x',
+    '', 'truee', [], {}])
+def test_boolean_like_is_what_the_api_reads(value):
+    validator = jsonschema.Draft7Validator(
+        _resolved({'$ref': '#/components/schemas/BooleanLike'}))
+    try:
+        reads = wire.as_boolean('b', value) is not None
+    except exception.InvalidParameterValue:
+        reads = False
+    assert validator.is_valid(value) is reads
+
+
+@pytest.mark.parametrize('name', sorted(openapi.REQUEST_SCHEMAS))
+def test_bodies_the_api_validates_are_its_schemas(name):
+    # One source: the document's schema is the API's, converted (a
+    # property may say more, such as the pattern of a VIF's id).
+    document = dict(openapi.document()['components']['schemas'][name])
+    expected = openapi.openapi_schema(openapi.REQUEST_SCHEMAS[name])
+    assert document.pop('properties', {}).keys() == \
+        expected.pop('properties', {}).keys()
+    assert document == expected

@@ -153,3 +153,13 @@ def test_chassis(api, create_node):
 def test_openapi_document_is_served(api):
     body = api.get('/openapi.json').json
     assert body['openapi'].startswith('3.')
+
+
+def test_chassis_without_a_body_or_with_null_fields(api):
+    # As Ironic: no body is an empty one, and a null field is none.
+    response = api.post('/v1/chassis')
+    assert response.status_code == 201, response.text
+    assert response.json['description'] is None
+    response = api.post('/v1/chassis', {'description': None, 'extra': None})
+    assert response.status_code == 201, response.text
+    assert response.json['extra'] == {}
