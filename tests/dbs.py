@@ -91,9 +91,20 @@ def truncate_all(engine: sa.Engine) -> None:
     with engine.begin() as conn:
         existing = set(sa.inspect(conn).get_table_names())
         if engine.dialect.name == 'postgresql':
-            names = ', '.join(t for t in tables if t in existing)
-            conn.execute(sa.text('TRUNCATE %s RESTART IDENTITY CASCADE'
-                                 % names))
+            # DELETE, not TRUNCATE: a TRUNCATE of forty tables makes new
+            # files for each (0.3 s a test); these tables hold a few rows.
+            # The ids start again at 1, as after TRUNCATE ... RESTART
+            # IDENTITY.
+            for table in tables:
+                if table in existing:
+                    conn.execute(sa.text('DELETE FROM %s' % table))
+            sequences = conn.execute(sa.text(
+                "SELECT sequencename FROM pg_sequences "
+                "WHERE schemaname = current_schema() "
+                "AND last_value IS NOT NULL")).scalars().all()
+            for sequence in sequences:
+                conn.execute(sa.text("SELECT setval('%s', 1, false)"
+                                     % sequence))
             return
         if engine.dialect.name == 'mysql':
             conn.execute(sa.text('SET FOREIGN_KEY_CHECKS=0'))

@@ -155,9 +155,11 @@ def test_async_failure_is_kept_in_history(api, create_node):
     assert rows[0].severity == 'ERROR'
     assert rows[0].event.startswith(
         'Vendor passthru method first_method failed: ')
-    shown = api.get('/v1/nodes/%s' % node['uuid']).json
+    # The failure is recorded before the worker lets the lock go.
+    shown = utils.wait_for(lambda: (lambda n: n if n['reservation'] is None
+                                    else None)(
+        api.get('/v1/nodes/%s' % node['uuid']).json), what='lock released')
     assert shown['provision_state'] == node['provision_state']
-    assert shown['reservation'] is None
 
 
 def test_no_vendor_interface_has_no_methods(api, create_node):
