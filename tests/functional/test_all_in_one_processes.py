@@ -141,7 +141,11 @@ def test_api_and_conductor_over_json_rpc_without_a_broker(tmp_path):
                     'enabled_hardware_types': 'fake-hardware'},
         'database': {'connection': 'sqlite:///%s' % (tmp_path / 'db')},
         'json_rpc': {'host_ip': '127.0.0.1', 'port': port},
-        'conductor': dict(ironside_process.FAST_CONDUCTOR),
+        # The conductor, stopped and then killed below, stays "alive" in
+        # the database long enough for the API to try it (with 4 s, a
+        # loaded machine found no live conductor instead).
+        'conductor': dict(ironside_process.FAST_CONDUCTOR,
+                          heartbeat_timeout=60),
         'api': {'rpc_response_timeout': 1, 'rpc_bmc_response_timeout': 2},
     }
     ironside_process.upgrade_database(tmp_path, sections)
