@@ -163,8 +163,13 @@ class Deployment:
                                           'network': 'noop',
                                           'storage': 'noop'}))
         sections = {'DEFAULT': default,
+                    # The BMCs are fake-hardware's, as quick as the
+                    # database: a call waiting on one gets the same 10 s
+                    # as any other, so a call sent to a conductor just
+                    # killed fails and is retried within that, not 90 s.
                     'api': {'host_ip': '127.0.0.1', 'port': self.port,
-                            'max_limit': 1000},
+                            'max_limit': 1000,
+                            'rpc_bmc_response_timeout': 10},
                     'database': {'connection': self.database.url},
                     'metrics': {'enabled': 'true'}}
         for group, values in self.options.items():

@@ -7,19 +7,14 @@ from __future__ import annotations
 import http.client
 import json
 
-import pytest
-
 from benchmarks import api_burst
 from ironside.api import app as api_app
 from ironside.api import auth
 from ironside.api import server as api_server
-from tests import dbs
 
 CLIENTS = 1000
 
 
-@pytest.mark.skipif(dbs.backend() != 'sqlite',
-                    reason='uses no database: run once, with the SQLite run')
 def test_a_thousand_concurrent_clients_are_all_served():
     # The client and the server share this process and, in CI, two cores
     # with other test processes: answers may be slow, never refused.
