@@ -9,6 +9,7 @@ the allocation, as metalsmith and ``--wait`` do.
 
 from __future__ import annotations
 
+from http import HTTPStatus
 from typing import TYPE_CHECKING
 from typing import Any
 
@@ -120,7 +121,7 @@ class Allocations(base.Resource):
                 filters['node_id'] = node_access.get_node(
                     req, query['node'], 'baremetal:node:get', ['id'])['id']
             except exception.NodeNotFound as exc:
-                exc.code = 400
+                exc.code = HTTPStatus.BAD_REQUEST
                 raise
         page_size = collection.limit(query['limit'])
         rows = allocations_db.list_allocations(
@@ -160,7 +161,7 @@ class Allocations(base.Resource):
                 node = node_access.get_node(req, node_ident,
                                             'baremetal:node:get')
             except exception.NodeNotFound as exc:
-                exc.code = 400
+                exc.code = HTTPStatus.BAD_REQUEST
                 raise
         if not values.get('resource_class'):
             if node is None:

@@ -126,7 +126,8 @@ def build_app(rpcapi: ConductorAPI,
     app.req_options.default_media_type = falcon.MEDIA_JSON
     # Answers without a body (202, 204) have no Content-Type, as Ironic's:
     # ironicclient tries to decode a body typed as JSON, even if empty.
-    app.resp_options.default_media_type = None
+    # (falcon's hint says str; its response code reads it as str | None.)
+    app.resp_options.default_media_type = None  # type: ignore[assignment]
     errors.register(app)
     for module in RESOURCE_MODULES:
         module.register(app, rpcapi)

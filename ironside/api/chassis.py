@@ -77,14 +77,14 @@ class Chassis:
         query = wire.query(req, {'fields': wire.as_fields})
         policy.authorize('baremetal:chassis:get', req.context.ctx)
         VIEW.check_fields(req.context.version, query['fields'])
-        row = chassis_db.get(wire.as_uuid('chassis_uuid', chassis_uuid))
+        row = chassis_db.get(wire.uuid('chassis_uuid', chassis_uuid))
         wire.send(resp, VIEW.renderer(req, query['fields'])(row))
 
     def on_patch(self, req: falcon.Request, resp: falcon.Response,
                  chassis_uuid: str) -> None:
         wire.query(req, {})
         policy.authorize('baremetal:chassis:update', req.context.ctx)
-        row = chassis_db.get(wire.as_uuid('chassis_uuid', chassis_uuid))
+        row = chassis_db.get(wire.uuid('chassis_uuid', chassis_uuid))
         patch = json_patch.validate(req.context.version, wire.read_json(req))
         json_patch.check_allowed(patch, ('description', 'extra'))
         document = {'description': row['description'], 'extra': row['extra']}
@@ -102,7 +102,7 @@ class Chassis:
                   chassis_uuid: str) -> None:
         wire.query(req, {})
         policy.authorize('baremetal:chassis:delete', req.context.ctx)
-        chassis_db.destroy(wire.as_uuid('chassis_uuid', chassis_uuid))
+        chassis_db.destroy(wire.uuid('chassis_uuid', chassis_uuid))
         wire.no_content(resp)
 
 

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
+from collections.abc import Collection
 from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
 
 import falcon
+import orjson
 
 from ironside.api import links
 from ironside.api import versions
@@ -35,7 +37,7 @@ def sort_dir(value: str | None) -> str:
     return value
 
 
-def sort_key(value: str | None, unsortable: Sequence[str] = ()) -> str:
+def sort_key(value: str | None, unsortable: Collection[str] = ()) -> str:
     value = value or 'id'
     if value in unsortable:
         raise exception.InvalidParameterValue(
@@ -62,7 +64,8 @@ def fields_or_default(version: versions.Version,
     return fields
 
 
-def answer(req: falcon.Request, item_name: str, items: list[dict],
+def answer(req: falcon.Request, item_name: str,
+           items: Sequence[Mapping[str, Any] | orjson.Fragment],
            page_size: int,
            resource: str, params: dict[str, Any],
            key: str = 'uuid', marker: str | None = None

@@ -73,8 +73,9 @@ def handle_falcon(req: falcon.Request, resp: falcon.Response,
     message = exc.description or _FALCON_MESSAGES.get(status) or \
         exc.title or 'Error'
     set_error(resp, status, message)
-    for name, value in (exc.headers or {}).items():
-        resp.set_header(name, value)
+    if exc.headers:
+        # A mapping or (name, value) pairs: falcon takes either.
+        resp.set_headers(exc.headers)
 
 
 # Seconds a client is asked to wait before it retries a 503.

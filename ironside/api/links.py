@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from collections.abc import Sequence
 from typing import Any
 from urllib import parse
+
+import orjson
 
 
 def url(base: str, resource: str, args: str = '',
@@ -32,8 +36,9 @@ def self_and_bookmark(base: str, resource: str, args: str = ''
             make('bookmark', base, resource, args, bookmark=True)]
 
 
-def next_link(base: str, resource: str, items: list[dict], limit: int,
-              params: dict[str, Any], key: str = 'uuid',
+def next_link(base: str, resource: str,
+              items: Sequence[Mapping[str, Any] | orjson.Fragment],
+              limit: int, params: dict[str, Any], key: str = 'uuid',
               marker: str | None = None) -> str | None:
     """The link to the page after ``items``, if the page is full.
 
@@ -45,7 +50,12 @@ def next_link(base: str, resource: str, items: list[dict], limit: int,
     query = {name: value for name, value in params.items()
              if value is not None}
     query['limit'] = limit
-    query['marker'] = items[-1][key] if marker is None else marker
+    if marker is None:
+        last = items[-1]
+        # Items encoded already come with their marker.
+        assert isinstance(last, Mapping)
+        marker = last[key]
+    query['marker'] = marker
     pairs = []
     for name, value in query.items():
         if isinstance(value, bool):

@@ -7,6 +7,7 @@ may not see the node does not see them either (404).
 from __future__ import annotations
 
 from collections.abc import Iterable
+from http import HTTPStatus
 from typing import Any
 
 import falcon
@@ -45,7 +46,7 @@ def node_for_body(req: falcon.Request, ident: str, rule: str
     try:
         row = node_views.select_node_dict(ident, _BODY_NODE_COLUMNS)
     except exception.NodeNotFound as exc:
-        exc.code = 400
+        exc.code = HTTPStatus.BAD_REQUEST
         raise
     policy.authorize(rule, req.context.ctx,
                      policy.node_target(row['owner'], row['lessee']))
@@ -58,7 +59,7 @@ def _linked_node(req: falcon.Request, ident: str, rule: str) -> dict[str, Any]:
     try:
         return node_access.get_node(req, ident, rule, _BODY_NODE_COLUMNS)
     except exception.NodeNotFound as exc:
-        exc.code = 400
+        exc.code = HTTPStatus.BAD_REQUEST
         raise
 
 
@@ -102,9 +103,9 @@ def patched(req: falcon.Request, row: dict[str, Any],
 def node_uuid_to_id(values: dict[str, Any], req: falcon.Request,
                     rule: str) -> None:
     if 'node_uuid' in values:
-        node = _linked_node(req, wire.as_uuid('node_uuid',
-                                               values.pop('node_uuid')),
-                             rule)
+        node = _linked_node(req, wire.uuid('node_uuid',
+                                           values.pop('node_uuid')),
+                            rule)
         values['node_id'] = node['id']
 
 

@@ -9,8 +9,11 @@ happen.
 from __future__ import annotations
 
 import string
+from http import HTTPStatus
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import Generic
+from typing import TypeVar
 
 import falcon
 
@@ -370,16 +373,29 @@ class NodeRaid(base.Resource):
             self.rpcapi.set_target_raid_config(req.context.ctx, row['uuid'],
                                                config)
         except exception.UnsupportedDriverExtension as exc:
-            exc.code = 404
+            exc.code = HTTPStatus.NOT_FOUND
             raise
         wire.no_content(resp)
 
 
-class _BootSetting(base.Resource):
+# The value a boot setting is set to.
+_Target = TypeVar('_Target')
+
+
+class _BootSetting(base.Resource, Generic[_Target]):
     """PUT of one boot setting (1.76): checked here, changed by the
     conductor (202)."""
 
     rule = ''
+
+    def target(self, value: Any) -> _Target:
+        """The setting's value the body gives (400 if it is none)."""
+        raise NotImplementedError
+
+    def dispatch(self, context: RequestContext, uuid: str,
+                 target: _Target) -> None:
+        """Ask the node's conductor to set it."""
+        raise NotImplementedError
 
     def on_put(self, req: falcon.Request, resp: falcon.Response,
                node_ident: str) -> None:
@@ -400,7 +416,7 @@ class _BootSetting(base.Resource):
         wire.no_content(resp, 202)
 
 
-class NodeBootMode(_BootSetting):
+class NodeBootMode(_BootSetting[str]):
     """PUT /v1/nodes/{node_ident}/states/boot_mode: uefi or bios."""
 
     rule = 'baremetal:node:set_boot_mode'
@@ -417,7 +433,7 @@ class NodeBootMode(_BootSetting):
         self.rpcapi.set_boot_mode(context, uuid, target)
 
 
-class NodeSecureBoot(_BootSetting):
+class NodeSecureBoot(_BootSetting[bool]):
     """PUT /v1/nodes/{node_ident}/states/secure_boot: true or false."""
 
     rule = 'baremetal:node:set_secure_boot'

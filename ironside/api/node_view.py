@@ -356,9 +356,8 @@ class NodeView:
         ring, it owns every node and no hashing is needed.
         """
         route = (group, driver)
-        owner = self._sole_owners.get(route, self)
-        if owner is not self:
-            return owner
+        if route in self._sole_owners:
+            return self._sole_owners[route]
         if self._rings is None:
             self._rings = self._ring.rings if self._ring is not None \
                 else {}
@@ -426,7 +425,7 @@ class NodeView:
 
         def extras(row: tuple) -> tuple[list[str] | None, str | None]:
             traits = conductor = None
-            if traits_of is not None:
+            if traits_of is not None and id_at is not None:
                 traits = traits_of[row[id_at]]
             if routing is not None:
                 conductor = self.conductor_of(

@@ -140,8 +140,8 @@ class NodeList:
     def on_get(self, req: falcon.Request, resp: falcon.Response,
                chassis_uuid: str | None = None) -> None:
         """``chassis_uuid`` from the path of /v1/chassis/{uuid}/nodes."""
-        readers = {name: reader for name, (reader, _) in
-                   LIST_FILTERS.items()}
+        readers: dict[str, wire.Reader] = {
+            name: reader for name, (reader, _) in LIST_FILTERS.items()}
         readers.update(PAGING)
         if not self.detail:
             readers.update(fields=wire.as_fields, detail=wire.as_boolean)
@@ -319,8 +319,9 @@ MERGED_FIELDS = frozenset((
     'resource_class', 'shard'))
 
 # What a removed top-level field becomes.
-_EMPTY = {name: {} for name in ('driver_info', 'extra', 'instance_info',
-                                'network_data', 'properties')}
+_EMPTY: dict[str, Any] = {
+    name: {} for name in ('driver_info', 'extra', 'instance_info',
+                          'network_data', 'properties')}
 _EMPTY.update(maintenance=False, protected=False, retired=False,
               disable_power_off=False, conductor_group='')
 

@@ -154,7 +154,7 @@ class Collection(base.Resource):
         kind.check_values(values)
         node = node_owned.node_for_body(
             req, values.pop('node_ident', None) or
-            wire.as_uuid('node_uuid', values.pop('node_uuid', None)),
+            wire.uuid('node_uuid', values.pop('node_uuid', None)),
             kind.rule('create'))
         values['node_id'] = node['id']
         kind.resolve_links(node['id'], values)

@@ -8,6 +8,7 @@ while it does.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from http import HTTPStatus
 from typing import TYPE_CHECKING
 from typing import Any
 
@@ -61,15 +62,16 @@ class PortList:
                node_ident: str | None = None,
                portgroup_ident: str | None = None) -> None:
         version = req.context.version
-        filters = {'address': wire.as_mac, 'shard': wire.as_string_list,
-                   'conductor_groups': wire.as_string_list,
-                   'description_contains': wire.as_string}
+        readers: dict[str, wire.Reader] = {
+            'address': wire.as_mac, 'shard': wire.as_string_list,
+            'conductor_groups': wire.as_string_list,
+            'description_contains': wire.as_string}
         if self.parent is None:
-            filters.update(node=wire.as_uuid_or_name,
+            readers.update(node=wire.as_uuid_or_name,
                            node_uuid=wire.as_uuid,
                            portgroup=wire.as_uuid_or_name)
         query = wire.query(req, owned_resources.list_readers(self.detail,
-                                                             **filters))
+                                                             **readers))
         if self.parent == 'portgroup':
             owned_resources.require(req, versions.PORTGROUPS_SUBCONTROLLERS)
         node = node_ident or query.get('node_uuid') or query.get('node')
@@ -163,9 +165,9 @@ def _portgroup_of(node_id: int, values: dict[str, Any]) -> None:
     # Ironic takes a port group name here too, despite the field's name.
     try:
         portgroup = portgroups_db.get(
-            wire.as_uuid_or_name('portgroup_uuid', ident))
+            wire.uuid_or_name('portgroup_uuid', ident))
     except exception.PortgroupNotFound as exc:
-        exc.code = 400
+        exc.code = HTTPStatus.BAD_REQUEST
         raise
     if portgroup['node_id'] != node_id:
         raise exception.Invalid('Port can not be added to a portgroup '

@@ -114,7 +114,7 @@ def _addresses(value: list[str] | None) -> list[str]:
         mac = mac.strip().lower()
         if not mac:
             continue
-        macs.append(wire.as_mac('addresses', mac))
+        macs.append(wire.mac('addresses', mac))
     return macs
 
 
@@ -181,7 +181,8 @@ def _route(row: dict[str, Any]) -> nodes_db.NodeRoute:
 def _callback_url(value: Any) -> str:
     url = wire.as_string('callback_url', value)
     parsed = parse.urlparse(url or '')
-    if parsed.scheme not in ('http', 'https') or not parsed.hostname:
+    if url is None or parsed.scheme not in ('http', 'https') \
+            or not parsed.hostname:
         raise wire.invalid('callback_url must be an http(s) URL, not %r'
                            % (url,))
     return url

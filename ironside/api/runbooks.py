@@ -46,7 +46,7 @@ STEP = {
     'required': ['interface', 'step', 'order'],
     'additionalProperties': False,
 }
-SCHEMA = {
+SCHEMA: dict[str, Any] = {
     'type': 'object',
     'properties': {
         'uuid': {'type': ['string', 'null']},
@@ -66,8 +66,8 @@ NAME_V112 = {'type': 'string', 'minLength': 1, 'maxLength': 255,
 SCHEMA_V112 = dict(SCHEMA, properties=dict(
     SCHEMA['properties'], name=NAME_V112,
     description={'type': ['string', 'null'], 'maxLength': 255}))
-PATCH_ALLOWED = ('disable_ramdisk', 'extra', 'name', 'owner', 'public',
-                 'steps')
+PATCH_ALLOWED: tuple[str, ...] = ('disable_ramdisk', 'extra', 'name',
+                                  'owner', 'public', 'steps')
 DOCUMENT_FIELDS = ('uuid', 'name', 'steps', 'disable_ramdisk', 'extra',
                    'public', 'owner', 'description')
 # Patching these needs a rule of its own, besides baremetal:runbook:update.

@@ -160,7 +160,7 @@ class VolumeCollection(VolumeList):
         if values.get('uuid') is not None:
             wire.as_uuid('uuid', values['uuid'])
         node = node_owned.node_for_body(
-            req, wire.as_uuid('node_uuid', values.pop('node_uuid')),
+            req, wire.uuid('node_uuid', values.pop('node_uuid')),
             'baremetal:volume:create')
         values = {k: v for k, v in values.items() if v is not None}
         uuid = self.rpcapi.create_volume(req.context.ctx, kind.name,

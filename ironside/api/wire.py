@@ -13,6 +13,7 @@ import math
 import re
 from collections.abc import Callable
 from collections.abc import Iterable
+from collections.abc import Mapping
 from typing import Any
 
 import falcon
@@ -75,12 +76,15 @@ def as_integer(name: str, value: Any) -> int | None:
                       % (name, value)) from None
 
 
-def as_uuid(name: str, value: Any) -> str | None:
-    if value is None:
-        return None
+def uuid(name: str, value: object) -> str:
+    """A UUID that must be there (400 if it is not, or is None)."""
     if not isinstance(value, str) or not uuidutils.is_uuid_like(value):
         raise invalid('Expected UUID for %s: %s' % (name, value))
     return value
+
+
+def as_uuid(name: str, value: Any) -> str | None:
+    return None if value is None else uuid(name, value)
 
 
 def is_logical_name(value: Any) -> bool:
@@ -96,13 +100,16 @@ def is_hostname_safe(value: Any) -> bool:
         not value.replace('.', '').isdigit()
 
 
-def as_uuid_or_name(name: str, value: Any) -> str | None:
-    if value is None:
-        return None
-    if not (is_logical_name(value) or (isinstance(value, str) and
-                                       uuidutils.is_uuid_like(value))):
+def uuid_or_name(name: str, value: object) -> str:
+    """A UUID or logical name that must be there (400 if it is not)."""
+    if not isinstance(value, str) or not (
+            is_logical_name(value) or uuidutils.is_uuid_like(value)):
         raise invalid('Expected UUID or name for %s: %s' % (name, value))
     return value
+
+
+def as_uuid_or_name(name: str, value: Any) -> str | None:
+    return None if value is None else uuid_or_name(name, value)
 
 
 def _comma_list(name: str, value: Any, lower: bool) -> list[str] | None:
@@ -111,7 +118,9 @@ def _comma_list(name: str, value: Any, lower: bool) -> list[str] | None:
     values = value if isinstance(value, list) else [value]
     items: list[str] = []
     for item in values:
-        for part in as_string(name, item).split(','):
+        text = as_string(name, item)
+        assert text is not None  # a query parameter's values are strings
+        for part in text.split(','):
             part = part.strip()
             if lower:
                 part = part.lower()
@@ -134,25 +143,26 @@ def as_fields(name: str, value: Any) -> list[str] | None:
     return _comma_list(name, value, lower=False) or None
 
 
-def normalize_mac(value: str) -> str:
-    if not isinstance(value, str) or not MAC_ADDRESS.match(value.lower()):
-        raise invalid('Expected valid MAC address for address: %s' % value)
-    return value.lower().replace('-', ':')
-
-
-def as_mac(name: str, value: Any) -> str | None:
-    if value is None:
-        return None
+def mac(name: str, value: object) -> str:
+    """A MAC address, lower-case with colons (400 if it is none)."""
     if not isinstance(value, str) or not MAC_ADDRESS.match(value.lower()):
         raise invalid('Expected valid MAC address for %s: %s'
                       % (name, value))
     return value.lower().replace('-', ':')
 
 
+def normalize_mac(value: str) -> str:
+    return mac('address', value)
+
+
+def as_mac(name: str, value: Any) -> str | None:
+    return None if value is None else mac(name, value)
+
+
 Reader = Callable[[str, Any], Any]
 
 
-def query(req: falcon.Request, readers: dict[str, Reader]
+def query(req: falcon.Request, readers: Mapping[str, Reader]
           ) -> dict[str, Any]:
     """Read the query parameters a handler takes; refuse any other.
 

@@ -22,7 +22,7 @@ def utcnow() -> datetime.datetime:
     return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
 
 
-class JsonEncoded(sa.types.TypeDecorator):
+class JsonEncoded(sa.types.TypeDecorator[Any]):
     """JSON stored as text, so every backend stores and returns the same.
 
     Native JSON types differ across SQLite, PostgreSQL and MariaDB in how
@@ -67,7 +67,7 @@ class JsonList(JsonEncoded):
     empty = list
 
 
-class TrackedDict(MutableDict):
+class TrackedDict(MutableDict[str, Any]):
     """A JSON object column's value that flags its parent when it changes,
     and only then.
 
@@ -83,11 +83,15 @@ class TrackedDict(MutableDict):
         return super().pop(key, *default)
 
 
-def dict_column() -> orm.Mapped[dict]:
+# A JSON object column's value: keys are strings, values any JSON.
+JsonObject = dict[str, Any]
+
+
+def dict_column() -> orm.Mapped[JsonObject]:
     return orm.mapped_column(TrackedDict.as_mutable(JsonDict), nullable=True)
 
 
-def list_column() -> orm.Mapped[list]:
+def list_column() -> orm.Mapped[list[Any]]:
     return orm.mapped_column(MutableList.as_mutable(JsonList), nullable=True)
 
 
@@ -114,7 +118,7 @@ class TimestampMixin:
         sa.DateTime, onupdate=utcnow, nullable=True)
 
 
-def _str(length: int = 255, **kwargs) -> orm.Mapped[str | None]:
+def _str(length: int = 255, **kwargs: Any) -> orm.Mapped[str | None]:
     kwargs.setdefault('nullable', True)
     return orm.mapped_column(sa.String(length), **kwargs)
 
@@ -125,7 +129,7 @@ class Chassis(TimestampMixin, Base):
     id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
     uuid: orm.Mapped[str] = orm.mapped_column(sa.String(36), unique=True)
     description: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
-    extra: orm.Mapped[dict] = dict_column()
+    extra: orm.Mapped[JsonObject] = dict_column()
 
 
 class Conductor(TimestampMixin, Base):
@@ -137,7 +141,7 @@ class Conductor(TimestampMixin, Base):
     online: orm.Mapped[bool] = orm.mapped_column(sa.Boolean, default=True)
     conductor_group: orm.Mapped[str] = orm.mapped_column(
         sa.String(255), default='', nullable=False, index=True)
-    hardware_types: orm.Mapped[list] = list_column()
+    hardware_types: orm.Mapped[list[str]] = list_column()
     heartbeat_at: orm.Mapped[datetime.datetime] = orm.mapped_column(
         sa.DateTime, default=utcnow, nullable=False, index=True)
     # The process that registered it (see common.process_identity).
@@ -182,9 +186,9 @@ class Allocation(TimestampMixin, Base):
     owner: orm.Mapped[str | None] = _str()
     last_error: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
     resource_class: orm.Mapped[str | None] = _str(80)
-    traits: orm.Mapped[list] = list_column()
-    candidate_nodes: orm.Mapped[list] = list_column()
-    extra: orm.Mapped[dict] = dict_column()
+    traits: orm.Mapped[list[str]] = list_column()
+    candidate_nodes: orm.Mapped[list[str]] = list_column()
+    extra: orm.Mapped[JsonObject] = dict_column()
     conductor_affinity: orm.Mapped[int | None] = orm.mapped_column(
         sa.Integer, nullable=True)
 
@@ -241,24 +245,24 @@ class Node(TimestampMixin, Base):
     conductor_group: orm.Mapped[str] = orm.mapped_column(
         sa.String(255), default='', nullable=False, index=True)
 
-    driver_info: orm.Mapped[dict] = dict_column()
-    driver_internal_info: orm.Mapped[dict] = dict_column()
-    instance_info: orm.Mapped[dict] = dict_column()
+    driver_info: orm.Mapped[JsonObject] = dict_column()
+    driver_internal_info: orm.Mapped[JsonObject] = dict_column()
+    instance_info: orm.Mapped[JsonObject] = dict_column()
     instance_uuid: orm.Mapped[str | None] = _str(36, unique=True)
     instance_name: orm.Mapped[str | None] = _str(index=True)
-    properties: orm.Mapped[dict] = dict_column()
-    extra: orm.Mapped[dict] = dict_column()
-    network_data: orm.Mapped[dict] = dict_column()
-    raid_config: orm.Mapped[dict] = dict_column()
-    target_raid_config: orm.Mapped[dict] = dict_column()
+    properties: orm.Mapped[JsonObject] = dict_column()
+    extra: orm.Mapped[JsonObject] = dict_column()
+    network_data: orm.Mapped[JsonObject] = dict_column()
+    raid_config: orm.Mapped[JsonObject] = dict_column()
+    target_raid_config: orm.Mapped[JsonObject] = dict_column()
 
     last_error: orm.Mapped[str | None] = orm.mapped_column(sa.Text)
     # Machine-readable reason of the last failure (e.g. StepFailed,
     # StepTimeout, BMCUnreachable, ConductorDied), beside last_error.
     failure_reason: orm.Mapped[str | None] = _str(64)
-    deploy_step: orm.Mapped[dict] = dict_column()
-    clean_step: orm.Mapped[dict] = dict_column()
-    service_step: orm.Mapped[dict] = dict_column()
+    deploy_step: orm.Mapped[JsonObject] = dict_column()
+    clean_step: orm.Mapped[JsonObject] = dict_column()
+    service_step: orm.Mapped[JsonObject] = dict_column()
 
     resource_class: orm.Mapped[str | None] = _str(80, index=True)
     owner: orm.Mapped[str | None] = _str(index=True)
@@ -316,9 +320,9 @@ class Portgroup(TimestampMixin, Base):
     node_id: orm.Mapped[int] = orm.mapped_column(
         sa.ForeignKey('nodes.id', ondelete='CASCADE'), index=True)
     address: orm.Mapped[str | None] = _str(18, unique=True)
-    extra: orm.Mapped[dict] = dict_column()
-    internal_info: orm.Mapped[dict] = dict_column()
-    properties: orm.Mapped[dict] = dict_column()
+    extra: orm.Mapped[JsonObject] = dict_column()
+    internal_info: orm.Mapped[JsonObject] = dict_column()
+    properties: orm.Mapped[JsonObject] = dict_column()
     standalone_ports_supported: orm.Mapped[bool] = orm.mapped_column(
         sa.Boolean, default=True, nullable=False)
     mode: orm.Mapped[str | None] = _str()
@@ -338,9 +342,9 @@ class Port(TimestampMixin, Base):
     portgroup_id: orm.Mapped[int | None] = orm.mapped_column(
         sa.ForeignKey('portgroups.id', ondelete='SET NULL'), nullable=True,
         index=True)
-    extra: orm.Mapped[dict] = dict_column()
-    internal_info: orm.Mapped[dict] = dict_column()
-    local_link_connection: orm.Mapped[dict] = dict_column()
+    extra: orm.Mapped[JsonObject] = dict_column()
+    internal_info: orm.Mapped[JsonObject] = dict_column()
+    local_link_connection: orm.Mapped[JsonObject] = dict_column()
     pxe_enabled: orm.Mapped[bool] = orm.mapped_column(
         sa.Boolean, default=True, nullable=False)
     physical_network: orm.Mapped[str | None] = _str()
@@ -357,7 +361,7 @@ class DeployTemplate(TimestampMixin, Base):
     id: orm.Mapped[int] = orm.mapped_column(primary_key=True)
     uuid: orm.Mapped[str] = orm.mapped_column(sa.String(36), unique=True)
     name: orm.Mapped[str] = orm.mapped_column(sa.String(255), unique=True)
-    extra: orm.Mapped[dict] = dict_column()
+    extra: orm.Mapped[JsonObject] = dict_column()
     steps: orm.Mapped[list[DeployTemplateStep]] = orm.relationship(
         'DeployTemplateStep', lazy='selectin', cascade='all, delete-orphan',
         passive_deletes=True, order_by='DeployTemplateStep.id')
@@ -372,7 +376,7 @@ class DeployTemplateStep(TimestampMixin, Base):
         index=True)
     interface: orm.Mapped[str] = orm.mapped_column(sa.String(255))
     step: orm.Mapped[str] = orm.mapped_column(sa.String(255))
-    args: orm.Mapped[dict] = dict_column()
+    args: orm.Mapped[JsonObject] = dict_column()
     priority: orm.Mapped[int] = orm.mapped_column(sa.Integer)
 
     def as_step(self) -> dict[str, Any]:
@@ -395,7 +399,7 @@ class VolumeConnector(TimestampMixin, Base):
         sa.ForeignKey('nodes.id', ondelete='CASCADE'), index=True)
     type: orm.Mapped[str] = orm.mapped_column(sa.String(32))
     connector_id: orm.Mapped[str] = orm.mapped_column(sa.String(255))
-    extra: orm.Mapped[dict] = dict_column()
+    extra: orm.Mapped[JsonObject] = dict_column()
 
 
 class VolumeTarget(TimestampMixin, Base):
@@ -412,10 +416,10 @@ class VolumeTarget(TimestampMixin, Base):
     node_id: orm.Mapped[int] = orm.mapped_column(
         sa.ForeignKey('nodes.id', ondelete='CASCADE'), index=True)
     volume_type: orm.Mapped[str] = orm.mapped_column(sa.String(64))
-    properties: orm.Mapped[dict] = dict_column()
+    properties: orm.Mapped[JsonObject] = dict_column()
     boot_index: orm.Mapped[int] = orm.mapped_column(sa.Integer)
     volume_id: orm.Mapped[str] = orm.mapped_column(sa.String(36))
-    extra: orm.Mapped[dict] = dict_column()
+    extra: orm.Mapped[JsonObject] = dict_column()
 
 
 class Runbook(TimestampMixin, Base):
@@ -433,8 +437,8 @@ class Runbook(TimestampMixin, Base):
     owner: orm.Mapped[str | None] = _str()
     description: orm.Mapped[str | None] = _str()
     # The node traits that approve the runbook for a node (1.112).
-    traits: orm.Mapped[list] = list_column()
-    extra: orm.Mapped[dict] = dict_column()
+    traits: orm.Mapped[list[str]] = list_column()
+    extra: orm.Mapped[JsonObject] = dict_column()
     steps: orm.Mapped[list[RunbookStep]] = orm.relationship(
         'RunbookStep', lazy='selectin', cascade='all, delete-orphan',
         passive_deletes=True, order_by='RunbookStep.id')
@@ -448,7 +452,7 @@ class RunbookStep(TimestampMixin, Base):
         sa.ForeignKey('runbooks.id', ondelete='CASCADE'), index=True)
     interface: orm.Mapped[str] = orm.mapped_column(sa.String(255))
     step: orm.Mapped[str] = orm.mapped_column(sa.String(255))
-    args: orm.Mapped[dict] = dict_column()
+    args: orm.Mapped[JsonObject] = dict_column()
     order: orm.Mapped[int] = orm.mapped_column(sa.Integer)
 
     def as_step(self) -> dict[str, Any]:
@@ -486,8 +490,8 @@ class InspectionRule(TimestampMixin, Base):
     priority: orm.Mapped[int] = orm.mapped_column(default=0)
     sensitive: orm.Mapped[bool] = orm.mapped_column(sa.Boolean,
                                                     default=False)
-    conditions: orm.Mapped[list] = list_column()
-    actions: orm.Mapped[list] = list_column()
+    conditions: orm.Mapped[list[JsonObject]] = list_column()
+    actions: orm.Mapped[list[JsonObject]] = list_column()
 
 
 class NodeInventory(TimestampMixin, Base):
@@ -497,8 +501,8 @@ class NodeInventory(TimestampMixin, Base):
 
     node_id: orm.Mapped[int] = orm.mapped_column(
         sa.ForeignKey('nodes.id', ondelete='CASCADE'), primary_key=True)
-    inventory: orm.Mapped[dict] = dict_column()
-    plugin_data: orm.Mapped[dict] = dict_column()
+    inventory: orm.Mapped[JsonObject] = dict_column()
+    plugin_data: orm.Mapped[JsonObject] = dict_column()
 
 
 class FleetLimit(Base):

@@ -161,7 +161,7 @@ class Rows(NamedTuple):
     """Nodes as tuples of ``keys``; ``traits`` by node id if asked."""
 
     keys: list[str]
-    rows: list[tuple]
+    rows: Sequence[db_session.AnyRow]
     traits: dict[int, list[str]] | None
 
     def as_dicts(self) -> list[dict[str, Any]]:

@@ -43,11 +43,12 @@ from ironside.db import fast_sqlite
 from ironside.db import models
 from ironside.db import node_filters
 from ironside.db import node_rows
+from ironside.db import resources
 from ironside.db import session as db_session
 
-NODES = models.Node.__table__
-TRAITS = models.NodeTrait.__table__
-_IDENT = sa.bindparam('ident')
+NODES = resources.table(models.Node)
+TRAITS = resources.table(models.NodeTrait)
+_IDENT: sa.BindParameter[str | int] = sa.bindparam('ident')
 
 
 def ident_column(ident: str | int) -> str:
@@ -57,7 +58,7 @@ def ident_column(ident: str | int) -> str:
     return 'uuid' if uuidutils.is_uuid_like(ident) else 'name'
 
 
-def _duplicate_error(exc: db_exc.DBDuplicateEntry, values: Mapping
+def _duplicate_error(exc: db_exc.DBDuplicateEntry, values: Mapping[str, Any]
                      ) -> exception.IronsideException:
     columns = db_session.duplicate_columns(exc)
     if 'name' in columns:
@@ -75,14 +76,14 @@ def _duplicate_error(exc: db_exc.DBDuplicateEntry, values: Mapping
 # takes to run it; a kept one has both already.
 
 @functools.cache
-def _row_statement(column: str) -> sa.Select:
+def _row_statement(column: str) -> db_session.AnySelect:
     """Every column of the node whose ``column`` is ``ident``, in the
     table's order (what :func:`node_rows.detached_node` takes)."""
     return sa.select(*NODES.c).where(NODES.c[column] == _IDENT)
 
 
 @functools.cache
-def _route_statement(column: str) -> sa.Select:
+def _route_statement(column: str) -> db_session.AnySelect:
     return sa.select(NODES.c.uuid, NODES.c.driver, NODES.c.conductor_group
                      ).where(NODES.c[column] == _IDENT)
 
@@ -97,7 +98,7 @@ def _reserve_statement(column: str, returning: bool) -> sa.Update:
 
 
 @functools.cache
-def _holder_statement(column: str) -> sa.Select:
+def _holder_statement(column: str) -> db_session.AnySelect:
     return sa.select(NODES.c.reservation).where(NODES.c[column] == _IDENT)
 
 
@@ -138,7 +139,7 @@ _UNLINK_ALLOCATION = (
     .where(NODES.c.allocation_id == sa.bindparam('allocation'))
     .values(allocation_id=None, instance_uuid=None,
             row_version=NODES.c.row_version + 1))
-_INSERT_HISTORY = sa.insert(models.NodeHistory.__table__)
+_INSERT_HISTORY = sa.insert(resources.table(models.NodeHistory))
 _INSERT_TRAIT = sa.insert(TRAITS)
 _ID = sa.select(NODES.c.id).where(NODES.c.id == sa.bindparam('node_id'))
 
@@ -196,7 +197,7 @@ def node_route(ident: str | int) -> NodeRoute:
 
 def select_node_columns(columns: Sequence[str],
                         filters: dict[str, Any] | None = None,
-                        limit: int | None = None) -> list[sa.Row]:
+                        limit: int | None = None) -> list[db_session.AnyRow]:
     """Only some columns of matching nodes: cheap enough for periodic jobs.
 
     A periodic job that looks at every node of a conductor must not load
@@ -212,7 +213,7 @@ def select_node_columns(columns: Sequence[str],
 
 def select_stale_nodes(states_: Iterable[str], older_than: datetime.datetime,
                        columns: Sequence[str] = ('id', 'uuid')
-                       ) -> list[sa.Row]:
+                       ) -> list[db_session.AnyRow]:
     """Nodes in ``states_`` whose provision state is older than a time."""
     return select_node_columns(
         columns, {'provision_state': list(states_),
@@ -238,6 +239,8 @@ def create_node(values: dict[str, Any]) -> models.Node:
                                     values)
                 row = fast_sqlite.first(connection, _row_statement('uuid'),
                                         {'ident': values['uuid']})
+            # The row was inserted on this connection just now.
+            assert row is not None
             node = node_rows.detached_node(row)
             if traits:
                 fast_sqlite.execute(connection, _INSERT_TRAIT,
@@ -330,11 +333,11 @@ def destroy_node(ident: str | int) -> None:
         node_id = row[0]
         for model in (models.Port, models.Portgroup, models.NodeTrait,
                       models.NodeHistory, models.NodeInventory):
-            table = model.__table__
+            table = resources.table(model)
             connection.execute(sa.delete(table)
                                .where(table.c.node_id == node_id))
         # As in Ironic, a node's allocation goes with it.
-        allocations = models.Allocation.__table__
+        allocations = resources.table(models.Allocation)
         connection.execute(sa.delete(allocations)
                            .where(allocations.c.node_id == node_id))
         connection.execute(sa.delete(NODES).where(NODES.c.id == node_id))

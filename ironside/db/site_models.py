@@ -19,6 +19,7 @@ from ironside.db import design_models  # noqa: F401 (the tables it references)
 from ironside.db.models import Base
 from ironside.db.models import JsonDict
 from ironside.db.models import JsonList
+from ironside.db.models import JsonObject
 from ironside.db.models import TimestampMixin
 from ironside.db.models import utcnow
 
@@ -63,7 +64,8 @@ class SiteStrategy(TimestampMixin, Base):
     # The document's schema, e.g. shipyard/DeploymentStrategy/v1.
     schema: orm.Mapped[str] = orm.mapped_column(sa.String(255))
     # The whole document (schema, metadata, data) as validated.
-    document: orm.Mapped[dict] = orm.mapped_column(JsonDict, nullable=True)
+    document: orm.Mapped[JsonObject] = orm.mapped_column(JsonDict,
+                                                         nullable=True)
     # The text it was given as, when it came as text (YAML keeps comments).
     source: orm.Mapped[str | None] = orm.mapped_column(sa.Text,
                                                        nullable=True)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import abc
 import inspect
+from collections.abc import Callable
 from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
@@ -37,6 +38,7 @@ from ironside.drivers import vendor_defs
 # for Ironic look for it (ironic.drivers.base); the steps are declared
 # in step_defs, the vendor methods in vendor_defs.
 from ironside.drivers.step_defs import StepInfo as StepInfo
+from ironside.drivers.step_defs import StepMark
 from ironside.drivers.step_defs import Wait as Wait
 from ironside.drivers.step_defs import await_callback as await_callback
 from ironside.drivers.step_defs import clean_step as clean_step
@@ -58,11 +60,11 @@ class BaseInterface(abc.ABC):
     """What every interface implementation offers."""
 
     interface_type: ClassVar[str]
-    _step_methods: ClassVar[dict[str, dict[str, dict]]] = {}
+    _step_methods: ClassVar[dict[str, dict[str, StepMark]]] = {}
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        found: dict[str, dict[str, dict]] = {
+        found: dict[str, dict[str, StepMark]] = {
             kind: {} for kind in step_defs.FLOW_STATES}
         for name, member in inspect.getmembers(cls, inspect.isfunction):
             for kind in step_defs.FLOW_STATES:
@@ -107,16 +109,21 @@ class BaseInterface(abc.ABC):
 
     def get_steps(self, task: Task, kind: str) -> list[StepInfo]:
         """The steps of ``kind`` (deploy, clean, service) it offers."""
-        return getattr(self, 'get_%s_steps' % kind)(task)
+        get: Callable[[Task], list[StepInfo]] = getattr(
+            self, 'get_%s_steps' % kind)
+        return get(task)
 
     def execute_step(self, task: Task, kind: str, step: StepInfo
                     ) -> Wait | None:
         """Run a step of ``kind``; None when done, a :class:`Wait` when it
         goes on."""
-        return getattr(self, 'execute_%s_step' % kind)(task, step)
+        execute: Callable[[Task, StepInfo], Wait | None] = getattr(
+            self, 'execute_%s_step' % kind)
+        return execute(task, step)
 
     def _execute_step(self, task: Task, step: StepInfo) -> Wait | None:
-        return getattr(self, step['step'])(task, **(step.get('args') or {}))
+        method: Callable[..., Wait | None] = getattr(self, step['step'])
+        return method(task, **(step.get('args') or {}))
 
     def execute_service_step(self, task: Task, step: StepInfo) -> Wait | None:
         """Run a service step; None when done, a Wait when it goes on."""
@@ -232,7 +239,7 @@ class BootInterface(BaseInterface):
         raise exception.UnsupportedDriverExtension(
             driver=task.node.driver, extension='booting a ramdisk')
 
-    def prepare_ramdisk(self, task: Task, ramdisk_params: dict,
+    def prepare_ramdisk(self, task: Task, ramdisk_params: dict[str, Any],
                         purpose: str = 'deploy') -> None:
         """Make the node boot into the agent's ``purpose`` ramdisk (deploy
         or rescue) with ``ramdisk_params`` on its kernel command line."""

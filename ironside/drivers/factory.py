@@ -35,8 +35,12 @@ class NodeDriver:
     interfaces: dict[str, base.BaseInterface]
 
     def __getattr__(self, name: str) -> base.BaseInterface:
+        # Through __dict__: while it is unset (an object being copied),
+        # self.interfaces would come back here.
+        interfaces: dict[str, base.BaseInterface] = \
+            self.__dict__['interfaces']
         try:
-            return self.__dict__['interfaces'][name]
+            return interfaces[name]
         except KeyError:
             raise AttributeError(name) from None
 
@@ -121,7 +125,7 @@ class DriverFactory:
 
     def registration(self) -> list[tuple[str, str, str, bool]]:
         """(hardware type, interface type, name, is default) rows."""
-        rows = []
+        rows: list[tuple[str, str, str, bool]] = []
         for (hw, iface), names in sorted(self._supported.items()):
             rows.extend((hw, iface, name, i == 0)
                         for i, name in enumerate(names))

@@ -3,7 +3,7 @@
 from ironside.drivers import base
 from ironside.drivers.modules import noop
 
-OPTIONAL_DEFAULTS = {
+OPTIONAL_DEFAULTS: dict[str, list[type[base.BaseInterface]]] = {
     'bios': [noop.NoBIOS],
     'console': [noop.NoConsole],
     'firmware': [noop.NoFirmware],

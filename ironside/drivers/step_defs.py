@@ -18,6 +18,7 @@ from collections.abc import Callable
 from collections.abc import Mapping
 from typing import Any
 from typing import TypedDict
+from typing import TypeVar
 
 from ironside.common import exception
 from ironside.common import states
@@ -25,6 +26,8 @@ from ironside.drivers.task import Task
 
 # An interface method a decorator marks as a step.
 StepMethod = Callable[..., Any]
+# A step method, its type kept through the step decorators.
+StepT = TypeVar('StepT', bound=StepMethod)
 
 # Order of interfaces among steps of equal priority: the first runs first.
 # Ironic's order, so steps contributed by the same interfaces run in the
@@ -54,6 +57,18 @@ class StepInfo(TypedDict, total=False):
     argsinfo: dict[str, dict[str, Any]] | None
     abortable: bool
     args: dict[str, Any]
+
+
+class _Mark(TypedDict):
+    priority: int
+    argsinfo: dict[str, dict[str, Any]] | None
+
+
+class StepMark(_Mark, total=False):
+    """What a step decorator records on its method (``_<kind>_step``)."""
+
+    # Clean and service steps only.
+    abortable: bool
 
 
 def _check_argsinfo(func: StepMethod,
@@ -95,7 +110,7 @@ def _check_priority(func: StepMethod, priority: Any) -> None:
 
 
 def deploy_step(priority: int, argsinfo: dict[str, Any] | None = None
-                ) -> Callable[[StepMethod], StepMethod]:
+                ) -> Callable[[StepT], StepT]:
     """Mark an interface method as a deploy step.
 
     :param priority: steps run from the highest priority to the lowest;
@@ -104,19 +119,20 @@ def deploy_step(priority: int, argsinfo: dict[str, Any] | None = None
     :param argsinfo: ``{argument: {'description': str, 'required': bool}}``
         for the keyword arguments the step takes.
     """
-    def decorator(func: StepMethod) -> StepMethod:
+    def decorator(func: StepT) -> StepT:
         _check_priority(func, priority)
         _check_argsinfo(func, argsinfo)
-        setattr(func, '_%s_step' % DEPLOY, {
+        mark: StepMark = {
             'priority': priority,
-            'argsinfo': dict(argsinfo) if argsinfo else None})
+            'argsinfo': dict(argsinfo) if argsinfo else None}
+        setattr(func, '_%s_step' % DEPLOY, mark)
         return func
     return decorator
 
 
 def clean_step(priority: int, abortable: bool = False,
                argsinfo: dict[str, Any] | None = None
-               ) -> Callable[[StepMethod], StepMethod]:
+               ) -> Callable[[StepT], StepT]:
     """Mark an interface method as a clean step.
 
     :param priority: steps with a priority above 0 run during automated
@@ -131,7 +147,7 @@ def clean_step(priority: int, abortable: bool = False,
 
 def service_step(priority: int = 0, abortable: bool = False,
                  argsinfo: dict[str, Any] | None = None
-                 ) -> Callable[[StepMethod], StepMethod]:
+                 ) -> Callable[[StepT], StepT]:
     """Mark an interface method as a service step: run on an ``active``
     node when a user asks for it (``service`` verb, API 1.87).
 
@@ -145,18 +161,19 @@ def service_step(priority: int = 0, abortable: bool = False,
 
 def _abortable_step(kind: str, priority: int, abortable: bool,
                     argsinfo: dict[str, Any] | None
-                    ) -> Callable[[StepMethod], StepMethod]:
+                    ) -> Callable[[StepT], StepT]:
     """The decorator of a clean or service step (``_<kind>_step``)."""
-    def decorator(func: StepMethod) -> StepMethod:
+    def decorator(func: StepT) -> StepT:
         _check_priority(func, priority)
         _check_argsinfo(func, argsinfo)
         if not isinstance(abortable, bool):
             raise exception.InvalidParameterValue(
                 err='abortable of step %s must be a boolean'
                     % func.__name__)
-        setattr(func, '_%s_step' % kind, {
+        mark: StepMark = {
             'priority': priority, 'abortable': abortable,
-            'argsinfo': dict(argsinfo) if argsinfo else None})
+            'argsinfo': dict(argsinfo) if argsinfo else None}
+        setattr(func, '_%s_step' % kind, mark)
         return func
     return decorator
 

@@ -57,7 +57,7 @@ def create_strategy(source: str | Mapping[str, Any],
         source if isinstance(source, str) else None)
 
 
-def create_action(nodes: seam.NodeBackend, action: str,
+def create_action(nodes: seam.PlanNodes, action: str,
                   strategy_name: str | None = None,
                   parameters: Mapping[str, Any] | None = None,
                   documents: Sequence[Any] = (),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+from typing import Any
 
 from ironside.common.conf.default import INTERFACE_TYPES
 
@@ -12,7 +13,8 @@ _STRING = {'type': ['string', 'null']}
 _BOOLEAN = {'type': ['string', 'boolean', 'null']}
 _OBJECT = {'type': ['object', 'null']}
 
-CREATE = {
+# A JSON schema, as jsonschema takes it.
+CREATE: dict[str, Any] = {
     'type': 'object',
     'properties': {
         'automated_clean': _BOOLEAN,

@@ -177,12 +177,13 @@ class Diff:
 
 
 def revision_view(info: store.RevisionInfo) -> dict[str, Any]:
-    view = {'revision': info.number, 'created_at': isotime(info.created_at),
-            'documents': info.documents, 'forced': info.forced,
-            'warnings': info.warnings,
-            'tags': [{'tag': t.tag, 'action': t.action,
-                      'created_at': isotime(t.created_at)}
-                     for t in info.tags]}
+    view: dict[str, Any] = {
+        'revision': info.number, 'created_at': isotime(info.created_at),
+        'documents': info.documents, 'forced': info.forced,
+        'warnings': info.warnings,
+        'tags': [{'tag': t.tag, 'action': t.action,
+                  'created_at': isotime(t.created_at)}
+                 for t in info.tags]}
     if info.collections is not None:
         view['collections'] = info.collections
     if info.actions is not None:

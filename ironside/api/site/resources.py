@@ -33,11 +33,12 @@ from ironside.strategy.reader import shipyard
 def strategy_view(strategy: site_models.SiteStrategy,
                   detail: bool = False) -> dict[str, Any]:
     groups = strategy.document.get('data', {}).get('groups', [])
-    view = {'uuid': strategy.uuid, 'name': strategy.name,
-            'schema': strategy.schema,
-            'groups': [g['name'] for g in groups],
-            'created_at': isotime(strategy.created_at),
-            'updated_at': isotime(strategy.updated_at)}
+    view: dict[str, Any] = {
+        'uuid': strategy.uuid, 'name': strategy.name,
+        'schema': strategy.schema,
+        'groups': [g['name'] for g in groups],
+        'created_at': isotime(strategy.created_at),
+        'updated_at': isotime(strategy.updated_at)}
     if detail:
         view['document'] = strategy.document
     return view
@@ -217,22 +218,25 @@ class NodeFilter:
         if 'revision' in body:
             found = self._in_design(selectors, body['revision'])
         else:
-            found = self.nodes.resolve(selectors)
+            found = [(n, n.uuid) for n in self.nodes.resolve(selectors)]
         send(resp, {'nodes': [
-            {'name': n.name, 'uuid': n.uuid, 'rack': n.rack,
+            {'name': n.name, 'uuid': uuid, 'rack': n.rack,
              'tags': sorted(n.tags), 'labels': dict(sorted(n.labels))}
-            for n in found
-            if seen is None or n.uuid in seen]})
+            for n, uuid in found
+            if seen is None or uuid in seen]})
 
-    def _in_design(self, selectors: list, version: Any) -> list:
+    def _in_design(self, selectors: list, version: Any
+                   ) -> list[tuple[selectors_model.SiteNode, str | None]]:
         """The inventory nodes of a design version the selectors select,
         as the design describes them (what an action on it would deploy,
-        before it updates the nodes); a node not enrolled yet has no
-        UUID."""
+        before it updates the nodes), each with its UUID: None for a node
+        not enrolled yet."""
         design = store.design(versions.parse(version))
         uuids = {name: n.uuid for name, n in
                  self.nodes.find_nodes(sorted(design.nodes)).items()}
-        inventory = sorted((node.site_node(uuids.get(name))
+        # A node not enrolled yet is selected by its name alone.
+        inventory = sorted((node.site_node(uuids.get(name, name))
                             for name, node in design.nodes.items()),
                            key=lambda n: n.name)
-        return selectors_model.select(selectors, inventory)
+        return [(n, uuids.get(n.name))
+                for n in selectors_model.select(selectors, inventory)]

@@ -16,14 +16,18 @@ from collections.abc import Callable
 from collections.abc import Mapping
 from typing import Any
 from typing import ClassVar
+from typing import TypeVar
+from typing import overload
 
 from ironside.common import exception
 from ironside.common import states
 from ironside.common.conf import CONF
 from ironside.drivers import base
 
+T = TypeVar('T')
 
-def required_str(info: Mapping, key: str, node_uuid: str) -> str:
+
+def required_str(info: Mapping[str, Any], key: str, node_uuid: str) -> str:
     value = info.get(key)
     if value is None or (isinstance(value, str) and not value.strip()):
         raise exception.MissingParameterValue(
@@ -35,7 +39,17 @@ def required_str(info: Mapping, key: str, node_uuid: str) -> str:
     return value.strip()
 
 
-def optional_str(info: Mapping, key: str, node_uuid: str,
+@overload
+def optional_str(info: Mapping[str, Any], key: str, node_uuid: str,
+                 default: str) -> str: ...
+
+
+@overload
+def optional_str(info: Mapping[str, Any], key: str, node_uuid: str,
+                 default: None = None) -> str | None: ...
+
+
+def optional_str(info: Mapping[str, Any], key: str, node_uuid: str,
                  default: str | None = None) -> str | None:
     value = info.get(key)
     if value is None:
@@ -47,7 +61,8 @@ def optional_str(info: Mapping, key: str, node_uuid: str,
     return value
 
 
-def port(info: Mapping, key: str, node_uuid: str, default: int) -> int:
+def port(info: Mapping[str, Any], key: str, node_uuid: str,
+         default: int) -> int:
     value = info.get(key, default)
     try:
         number = int(value)
@@ -64,7 +79,7 @@ def port(info: Mapping, key: str, node_uuid: str, default: int) -> int:
     return number
 
 
-def positive_number(info: Mapping, key: str, node_uuid: str,
+def positive_number(info: Mapping[str, Any], key: str, node_uuid: str,
                     default: float) -> float:
     value = info.get(key, default)
     try:
@@ -86,7 +101,7 @@ _TRUE = ('true', '1', 'yes', 'on')
 _FALSE = ('false', '0', 'no', 'off')
 
 
-def bool_or_path(info: Mapping, key: str, node_uuid: str,
+def bool_or_path(info: Mapping[str, Any], key: str, node_uuid: str,
                  default: bool = True) -> bool | str:
     """A boolean, or a string that is not one (a CA bundle path)."""
     value = info.get(key, default)
@@ -104,9 +119,9 @@ def bool_or_path(info: Mapping, key: str, node_uuid: str,
             'bundle, not %r' % (node_uuid, key, value))
 
 
-def choice(info: Mapping, key: str, node_uuid: str, choices: tuple,
-           default: Any) -> Any:
-    value = info.get(key, default)
+def choice(info: Mapping[str, Any], key: str, node_uuid: str,
+           choices: tuple[T, ...], default: T) -> T:
+    value: T = info.get(key, default)
     if value not in choices:
         raise exception.InvalidParameterValue(
             err='Node %s: driver_info %s must be one of %s, not %r'

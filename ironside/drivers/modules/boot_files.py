@@ -20,6 +20,8 @@ import tempfile
 import threading
 import uuid
 from collections.abc import Iterator
+from collections.abc import Mapping
+from typing import Any
 from urllib import parse
 
 import requests
@@ -48,8 +50,8 @@ PROPERTIES = {
 _FETCH_LOCK = threading.Lock()
 
 
-def ramdisk_sources(node_uuid: str, driver_info: dict, purpose: str = DEPLOY
-                    ) -> tuple[str, str]:
+def ramdisk_sources(node_uuid: str, driver_info: Mapping[str, Any],
+                    purpose: str = DEPLOY) -> tuple[str, str]:
     """(kernel, ramdisk) sources of the node's ``purpose`` ramdisk."""
     found = []
     for part in ('kernel', 'ramdisk'):
@@ -72,7 +74,7 @@ def ramdisk_sources(node_uuid: str, driver_info: dict, purpose: str = DEPLOY
     return found[0], found[1]
 
 
-def place_ramdisk(node_uuid: str, driver_info: dict,
+def place_ramdisk(node_uuid: str, driver_info: Mapping[str, Any],
                   purpose: str = DEPLOY) -> tuple[str, str]:
     """The node's ``purpose`` kernel and ramdisk under its directory of
     http_root; their paths."""
@@ -106,7 +108,7 @@ def check_source(node_uuid: str, name: str, value: object) -> str:
 
 def http_url() -> str:
     """[deploy]http_url, which boot files need to be reachable."""
-    url = CONF.deploy.http_url
+    url: str | None = CONF.deploy.http_url
     if not url:
         raise exception.InvalidParameterValue(
             err='[deploy]http_url is not set: machines cannot fetch their '

@@ -44,6 +44,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from typing import Any
+from typing import ClassVar
 
 from ironside.common import exception
 from ironside.common import states
@@ -145,6 +146,9 @@ def run_fake_step(task: base.Task, name: str, sleep: bool = True) -> None:
 
 
 class FakeInterfaceMixin:
+    # Set by the interface class it is mixed into.
+    interface_type: ClassVar[str]
+
     def get_properties(self) -> dict[str, str]:
         return dict(PROPERTIES)
 
@@ -241,7 +245,9 @@ class FakeManagement(FakeInterfaceMixin, base.ManagementInterface):
         task.node.driver_internal_info['fake_boot_mode'] = mode
 
     def get_boot_mode(self, task: base.Task) -> str | None:
-        return task.node.driver_internal_info.get('fake_boot_mode')
+        mode: str | None = task.node.driver_internal_info.get(
+            'fake_boot_mode')
+        return mode
 
     def get_supported_indicators(self, task: base.Task
                                  ) -> dict[str, dict[str, Any]]:
@@ -254,9 +260,10 @@ class FakeManagement(FakeInterfaceMixin, base.ManagementInterface):
                             indicator: str) -> str:
         indicators.check_known(self.get_supported_indicators(task),
                                component, indicator)
-        return task.node.driver_internal_info.get(
+        state: str = task.node.driver_internal_info.get(
             FAKE_INDICATORS_KEY, {}).get('%s@%s' % (indicator, component),
                                          indicators.OFF)
+        return state
 
     def set_indicator_state(self, task: base.Task, component: str,
                             indicator: str, state: str) -> None:
@@ -489,8 +496,8 @@ class FakeBIOS(FakeInterfaceMixin, base.BIOSInterface):
 
     @step_defs.clean_step(priority=0, argsinfo=SETTINGS_ARGSINFO)
     @step_defs.deploy_step(priority=0, argsinfo=SETTINGS_ARGSINFO)
-    def apply_configuration(self, task: base.Task, settings: list[dict]
-                           ) -> None:
+    def apply_configuration(self, task: base.Task,
+                            settings: list[dict[str, Any]]) -> None:
         run_fake_step(task, 'bios.apply_configuration')
         if not isinstance(settings, list) or not all(
                 isinstance(s, dict) and 'name' in s and 'value' in s
@@ -533,7 +540,8 @@ class FakeFirmware(FakeInterfaceMixin, base.FirmwareInterface):
 
     @step_defs.clean_step(priority=0, argsinfo=UPDATE_ARGSINFO)
     @step_defs.service_step(priority=0, argsinfo=UPDATE_ARGSINFO)
-    def update(self, task: base.Task, settings: list[dict]) -> None:
+    def update(self, task: base.Task, settings: list[dict[str, Any]]
+               ) -> None:
         run_fake_step(task, 'firmware.update')
         known = self.read_components(task)
         flashed = task.node.driver_internal_info.setdefault(FLASHED_KEY, {})
@@ -573,7 +581,8 @@ class FakeRAID(FakeInterfaceMixin, base.RAIDInterface):
                                            'configuration first.',
                             'required': False},
     })
-    def apply_configuration(self, task: base.Task, raid_config: dict,
+    def apply_configuration(self, task: base.Task,
+                            raid_config: dict[str, Any],
                             delete_existing: bool = True) -> None:
         run_fake_step(task, 'raid.apply_configuration')
         task.node.raid_config = dict(raid_config)

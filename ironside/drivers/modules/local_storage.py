@@ -63,7 +63,7 @@ def as_bool(value: Any, name: str = 'preserve_local_storage') -> bool:
         err='%s must be true or false, not %r' % (name, value))
 
 
-def _matches(disk: Disk, hints: dict) -> bool:
+def _matches(disk: Disk, hints: dict[str, Any]) -> bool:
     for key, wanted in hints.items():
         have = getattr(disk, key)
         if key == 'size':

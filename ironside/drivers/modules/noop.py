@@ -7,6 +7,7 @@ always has an implementation of each interface type.
 from __future__ import annotations
 
 from typing import Any
+from typing import ClassVar
 from typing import NoReturn
 
 from ironside.common import exception
@@ -29,6 +30,9 @@ class _NoProperties:
 
 class _Refusing(_NoProperties):
     """validate() fails: the interface exists but does nothing."""
+
+    # Set by the interface class it is mixed into.
+    interface_type: ClassVar[str]
 
     def validate(self, task: base.Task) -> None:
         _unsupported(task, self.interface_type)
@@ -157,8 +161,9 @@ class NoopNetwork(_NoProperties, base.NetworkInterface):
         vifs.remove(vif_id)
 
 
-def _free_port_like(vif_info: dict[str, Any], ports: list[dict],
-                    groups: list[dict]) -> tuple[str, dict[str, Any]]:
+def _free_port_like(vif_info: dict[str, Any], ports: list[dict[str, Any]],
+                    groups: list[dict[str, Any]]
+                    ) -> tuple[str, dict[str, Any]]:
     """('port' or 'portgroup', the row) to take the VIF; else 400."""
     vif_id = vif_info['id']
     for kind, items in (('port', ports), ('portgroup', groups)):

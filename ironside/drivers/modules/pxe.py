@@ -74,8 +74,8 @@ poweroff
 
 
 def instance_boot_device(task: base.Task) -> str:
-    device = (task.node.instance_info or {}).get('boot_device',
-                                                 base.BootDevice.DISK)
+    device: str = (task.node.instance_info or {}).get(
+        'boot_device', base.BootDevice.DISK)
     if device not in INSTANCE_BOOT_DEVICES:
         raise exception.InvalidParameterValue(
             err='Node %s: instance_info boot_device must be one of %s, not '
@@ -124,7 +124,7 @@ class PXEBoot(base.BootInterface):
                 err='Node %s has no port: a machine finds its boot script '
                     'by the MAC address of a port' % task.node.uuid)
 
-    def prepare_ramdisk(self, task: base.Task, ramdisk_params: dict,
+    def prepare_ramdisk(self, task: base.Task, ramdisk_params: dict[str, Any],
                         purpose: str = boot_files.DEPLOY) -> None:
         node = task.node
         kernel_path, ramdisk_path = boot_files.place_ramdisk(

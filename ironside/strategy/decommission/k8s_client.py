@@ -89,12 +89,15 @@ class KubernetesApi:
                         context: str | None = None, **kwargs: Any
                         ) -> KubernetesApi:
         """From a kubeconfig file's path, or its parsed content."""
+        # The kubernetes client's loaders have no type hints (nor stubs).
         if isinstance(kubeconfig, Mapping):
-            client = kubernetes.config.new_client_from_config_dict(
-                dict(kubeconfig), context=context)
+            load = kubernetes.config.new_client_from_config_dict
+            client = load(dict(kubeconfig),  # type: ignore[no-untyped-call]
+                          context=context)
         else:
-            client = kubernetes.config.new_client_from_config(
-                config_file=kubeconfig, context=context)
+            read = kubernetes.config.new_client_from_config
+            client = read(kubeconfig,  # type: ignore[no-untyped-call]
+                          context=context)
         return cls(client, **kwargs)
 
     # Calls

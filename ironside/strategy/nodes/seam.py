@@ -93,23 +93,16 @@ class NewNode:
     extra: Mapping[str, Any] = dataclasses.field(default_factory=dict)
 
 
-class NodeBackend(Protocol):
+class PlanNodes(Protocol):
+    """What planning an action reads and writes of the nodes: the API
+    gives the nodes as its caller sees them (api.site.scope)."""
+
     def resolve(self, selectors: Sequence[Selector]) -> list[SiteNode]:
         """The nodes the selectors select, ordered by name."""
 
     def read_states(self, node_uuids: Sequence[str]
                     ) -> dict[str, NodeState]:
         """Current states of these nodes; missing ones are left out."""
-
-    def start_prepare(self, node_uuid: str, verb: str) -> None:
-        """Start ``manage`` (enroll → manageable, or clean failed and
-        inspect failed → manageable) or ``provide`` (manageable →
-        cleaning → available)."""
-
-    def start_deploy(self, node_uuid: str,
-                     deploy_steps: Sequence[dict[str, Any]] = (),
-                     deploy_templates: Sequence[str] = ()) -> None:
-        """Start deploying (available → active) with these steps."""
 
     def find_nodes(self, names: Sequence[str]) -> dict[str, KnownNode]:
         """The nodes of these names that exist, by name."""
@@ -122,6 +115,20 @@ class NodeBackend(Protocol):
 
     def set_extra(self, node_uuid: str, extra: Mapping[str, Any]) -> None:
         """Replace a node's ``extra`` field (Busy, Rejected)."""
+
+
+class NodeBackend(PlanNodes, Protocol):
+    """The nodes as a running action moves them."""
+
+    def start_prepare(self, node_uuid: str, verb: str) -> None:
+        """Start ``manage`` (enroll → manageable, or clean failed and
+        inspect failed → manageable) or ``provide`` (manageable →
+        cleaning → available)."""
+
+    def start_deploy(self, node_uuid: str,
+                     deploy_steps: Sequence[dict[str, Any]] = (),
+                     deploy_templates: Sequence[str] = ()) -> None:
+        """Start deploying (available → active) with these steps."""
 
     def start_teardown(self, node_uuid: str) -> None:
         """Start undeploying (active, deploy failed or error → deleting

@@ -58,7 +58,7 @@ from ironside.strategy.tasks import registry as task_registry
 OWN_TYPES = (model.STEP, model.SKIPPED)
 
 
-def build_plan(action_input: ActionInput, nodes: seam.NodeBackend,
+def build_plan(action_input: ActionInput, nodes: seam.PlanNodes,
                site_nodes: Sequence[SiteNode] | None = None,
                computed: ComputedFields | None = None) -> ActionPlan:
     """The plan of an action (see the module's docstring), on the nodes

@@ -117,7 +117,7 @@ def _extra(current: Mapping[str, Any], node: InventoryNode
     return None if extra == dict(current) else extra
 
 
-def apply_inventory(nodes: seam.NodeBackend, design: Design,
+def apply_inventory(nodes: seam.PlanNodes, design: Design,
                     only: Collection[str] | None = None
                     ) -> tuple[dict[str, str], list[str]]:
     """Enroll and update the inventory's nodes (or only those named in
@@ -164,7 +164,7 @@ def apply_inventory(nodes: seam.NodeBackend, design: Design,
     return uuids, done
 
 
-def prepare(nodes: seam.NodeBackend, action: str,
+def prepare(nodes: seam.PlanNodes, action: str,
             params: Mapping[str, Any],
             only: Collection[str] | None = None,
             design: Design | None = None) -> Prepared:

@@ -191,7 +191,7 @@ class Planned:
     log: list[dict[str, str]]
 
 
-def plan_action(nodes: seam.NodeBackend,
+def plan_action(nodes: seam.PlanNodes,
                 parameters: Mapping[str, Any] | None) -> Planned:
     """Check a redeploy_server action and plan it (see the module doc);
     the node's inventory entry is applied, nothing else is changed."""

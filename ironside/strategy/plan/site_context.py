@@ -75,7 +75,7 @@ def deployed_design() -> Design | None:
     return store.design(revision)
 
 
-def live_nodes(nodes: seam.NodeBackend, names: Iterable[str]
+def live_nodes(nodes: seam.PlanNodes, names: Iterable[str]
                ) -> list[expressions.LiveNode]:
     """Ironside's nodes of these names, with their provision states."""
     known = nodes.find_nodes(sorted(set(names)))
@@ -88,7 +88,7 @@ def live_nodes(nodes: seam.NodeBackend, names: Iterable[str]
             for name, found in sorted(known.items())]
 
 
-def for_design(nodes: seam.NodeBackend, design: Design,
+def for_design(nodes: seam.PlanNodes, design: Design,
                rebuilt: Collection[str] = ()) -> expressions.SiteContext:
     """The context of an action running ``design``.
 
@@ -109,7 +109,7 @@ def for_design(nodes: seam.NodeBackend, design: Design,
     return expressions.build_context(target, live_nodes(nodes, names), old)
 
 
-def for_nodes(nodes: seam.NodeBackend, site_nodes: Sequence[SiteNode]
+def for_nodes(nodes: seam.PlanNodes, site_nodes: Sequence[SiteNode]
               ) -> expressions.SiteContext:
     """The context of an action given documents, not a design: the
     nodes as the backend describes them, nothing deployed before."""

@@ -445,7 +445,9 @@ class GroupPhases:
             record = self.records[uuid]
             decision = decide(states.get(uuid), record.request)
             if decision.kind == node_flow.DONE:
-                self._end(record, decision.status, decision.reason)
+                status = decision.status
+                assert status is not None  # a DONE decision names it
+                self._end(record, status, decision.reason)
                 changed = True
             elif record.phase is None and not self.limit.try_acquire():
                 continue

@@ -239,9 +239,11 @@ class Redeploy:
                 self._record(record)
                 continue
             if move.kind == destroy.SUBMIT:
+                verb = move.verb
+                assert verb is not None  # a SUBMIT move names its request
                 try:
                     record.update(destroy.submit(
-                        self.backend, self.node_uuid, move.verb,
+                        self.backend, self.node_uuid, verb,
                         self.state['preserve_local_storage'], reason))
                 except seam.Busy as exc:
                     LOG.debug('Node %s is busy; %s asked again later: %s',

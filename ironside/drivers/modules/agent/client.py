@@ -56,9 +56,9 @@ def command_error(result: dict[str, Any]) -> str:
 def command_error_type(result: dict[str, Any]) -> str:
     """The agent's class of error (ImageChecksumError...), as a reason."""
     error = result.get('command_error')
-    if isinstance(error, dict) and isinstance(error.get('type'), str) \
-            and error['type'].isidentifier():
-        return error['type']
+    kind = error.get('type') if isinstance(error, dict) else None
+    if isinstance(kind, str) and kind.isidentifier():
+        return kind
     return exception.AgentCommandFailed.failure_reason
 
 
@@ -136,7 +136,8 @@ class AgentClient:
                     reason='%s: %s' % (what, _short(exc))) from None
         raise AssertionError('unreachable')
 
-    def _json(self, response: requests.Response, command: str) -> Any:
+    def _json(self, response: requests.Response, command: str
+              ) -> dict[str, Any]:
         try:
             body = response.json()
         except ValueError:
@@ -210,7 +211,8 @@ class AgentClient:
             if response.status_code != 200:
                 return True
             try:
-                return response.json().get('command_status') != RUNNING
+                status = response.json().get('command_status')
+                return bool(status != RUNNING)
             except ValueError:
                 return True
         return ended

@@ -111,11 +111,12 @@ def refresh(task: base.Task, kind: str) -> None:
 def _priority_override(kind: str, name: str) -> int | None:
     if kind != step_defs.CLEAN:
         return None
+    priority: int | None = None
     if name == 'erase_devices':
-        return CONF.deploy.erase_devices_priority
-    if name == 'erase_devices_metadata':
-        return CONF.deploy.erase_devices_metadata_priority
-    return None
+        priority = CONF.deploy.erase_devices_priority
+    elif name == 'erase_devices_metadata':
+        priority = CONF.deploy.erase_devices_metadata_priority
+    return priority
 
 
 def cached_steps(node: Any, kind: str, interface: str

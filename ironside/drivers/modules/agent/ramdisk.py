@@ -96,7 +96,7 @@ def check_ports(task: base.Task) -> None:
 
 def api_url() -> str:
     """The API's URL as agents reach it."""
-    url = CONF.agent.api_url or CONF.api.public_endpoint
+    url: str | None = CONF.agent.api_url or CONF.api.public_endpoint
     if not url:
         raise exception.ConfigInvalid(
             error_msg='[agent]api_url is not set: the agent on a machine '

@@ -19,7 +19,9 @@ BootDevice = base.BootDevice
 _TO_IPMI = {BootDevice.PXE: 'network', BootDevice.DISK: 'hd',
             BootDevice.CDROM: 'optical', BootDevice.BIOS: 'setup',
             BootDevice.SAFE: 'safe'}
-_FROM_IPMI = {value: key for key, value in _TO_IPMI.items()}
+# By pyghmi's word for it (None when it has none).
+_FROM_IPMI: dict[str | None, str] = {
+    value: key for key, value in _TO_IPMI.items()}
 
 # pyghmi's health bits, worst first, in the words of Ironic's sensor data.
 _HEALTH = ((8, 'failed'), (2, 'critical'), (1, 'warning'))
@@ -122,9 +124,11 @@ def _boot_mode(task: base.Task) -> str:
     properties = task.node.properties or {}
     capabilities = properties.get('capabilities') or ''
     if isinstance(capabilities, dict):
-        return capabilities.get('boot_mode', 'uefi')
+        mode: str = capabilities.get('boot_mode', 'uefi')
+        return mode
     for item in str(capabilities).split(','):
         key, _, value = item.partition(':')
         if key.strip() == 'boot_mode':
             return value.strip()
-    return (task.node.instance_info or {}).get('boot_mode', 'uefi')
+    mode = (task.node.instance_info or {}).get('boot_mode', 'uefi')
+    return mode

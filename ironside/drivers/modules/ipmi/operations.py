@@ -39,7 +39,8 @@ def log_in(command: Any) -> None:
 
 def get_power(command: Any) -> str | None:
     """'on', 'off', or None when the BMC says something else."""
-    return command.get_power().get('powerstate')
+    state: str | None = command.get_power().get('powerstate')
+    return state
 
 
 def set_power(command: Any, state: str) -> None:

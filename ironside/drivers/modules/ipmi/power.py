@@ -17,7 +17,9 @@ from ironside.drivers.modules.ipmi import common
 from ironside.drivers.modules.ipmi import operations
 
 # pyghmi's words for the power states.
-_READ = {'on': states.POWER_ON, 'off': states.POWER_OFF}
+# By pyghmi's word for it (None when it has none).
+_READ: dict[str | None, str] = {'on': states.POWER_ON,
+                                'off': states.POWER_OFF}
 _SET = {states.POWER_ON: 'on', states.POWER_OFF: 'off',
         states.SOFT_POWER_OFF: 'shutdown'}
 

@@ -41,9 +41,9 @@ class Forker:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._control: socket.socket | None = None
-        self._process: subprocess.Popen | None = None
+        self._process: subprocess.Popen[bytes] | None = None
 
-    def fork(self, serve_args: tuple, wait: float
+    def fork(self, serve_args: tuple[object, ...], wait: float
              ) -> tuple[connection.Connection, int]:
         """A new session process running ``session_process.serve(conn,
         *serve_args)``: the conductor's end of its connection, and its
@@ -71,7 +71,9 @@ class Forker:
         return connection.Connection(ours.detach()), pid
 
     def _running(self) -> socket.socket:
-        if self._process is not None and self._process.poll() is None:
+        # The two are set, and cleared, together.
+        if self._control is not None and self._process is not None \
+                and self._process.poll() is None:
             return self._control
         self._stop()
         ours, theirs = socket.socketpair(socket.AF_UNIX,

@@ -86,7 +86,7 @@ class _Session:
         return self.command is not None and bool(
             getattr(self.command.ipmi_session, 'broken', False))
 
-    def run(self, operation: Callable[..., Any], args: tuple
+    def run(self, operation: Callable[..., Any], args: tuple[object, ...]
             ) -> tuple[str, Any, bool]:
         """(outcome, value, whether this process must end after it)."""
         if self.broken:
@@ -150,7 +150,7 @@ def serve(conn: connection.Connection, address: str, port: int,
         idle_since = time.monotonic()
 
 
-def _send(conn: connection.Connection, answer: tuple) -> bool:
+def _send(conn: connection.Connection, answer: tuple[object, ...]) -> bool:
     """Send ``answer``; False when the conductor is gone."""
     try:
         conn.send(answer)

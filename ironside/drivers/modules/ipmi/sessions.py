@@ -43,6 +43,8 @@ from ironside.drivers.modules.ipmi import session_process
 
 LOG = logging.getLogger(__name__)
 T = TypeVar('T')
+# What a session process is asked: an operation and its arguments.
+Request = tuple[Callable[..., Any], tuple[Any, ...]]
 
 # Seconds a call may still wait for its BMC once the process is stopping.
 STOP_GRACE = 0.5
@@ -85,7 +87,7 @@ class _SessionProcess:
             wait=_deadline(deadline) - time.monotonic())
         self.alive = True
 
-    def ask(self, request: tuple, deadline: float) -> tuple[str, Any]:
+    def ask(self, request: Request, deadline: float) -> tuple[str, Any]:
         """Send ``request`` and wait for the answer until ``deadline``
         (earlier once the process is stopping).
 
@@ -193,8 +195,11 @@ class Sessions:
             try:
                 with self._turn(bmc, action, deadline,
                                 exclusive) as turns:
-                    return self._attempt(turns, bmc, action, deadline,
-                                         (operation, args))
+                    # What the operation returned, from the session
+                    # process.
+                    value: T = self._attempt(turns, bmc, action, deadline,
+                                             (operation, args))
+                    return value
             except _NoAnswer as exc:
                 remaining = _deadline(deadline) - time.monotonic()
                 if stopping.since() is not None:
@@ -240,7 +245,7 @@ class Sessions:
             turns.lock.release()
 
     def _attempt(self, turns: _Turns, bmc: BMC, action: str,
-                 deadline: float, request: tuple) -> Any:
+                 deadline: float, request: Request) -> Any:
         """One try, in the BMC's turn."""
         _refuse_if_rejected(turns, bmc)
         try:
@@ -265,13 +270,14 @@ class Sessions:
         turns.silent_since = turns.silent_since or time.monotonic()
         raise _NoAnswer(value)
 
-    def _ask(self, turns: _Turns, bmc: BMC, request: tuple,
+    def _ask(self, turns: _Turns, bmc: BMC, request: Request,
              deadline: float) -> tuple[str, Any]:
         """The BMC's process answers ``request`` (one started if needed)."""
         for _ in range(2):
-            if not _has_process(turns):
+            process = _live_process(turns)
+            if process is None:
                 try:
-                    turns.process = self._start(bmc, deadline)
+                    process = turns.process = self._start(bmc, deadline)
                 except TimeoutError:
                     raise _NoAnswer('no session process could be started '
                                     'for it in time') from None
@@ -281,7 +287,7 @@ class Sessions:
                         'started for it: %s' % exc) from None
             turns.last_used = time.monotonic()
             try:
-                return turns.process.ask(request, deadline)
+                return process.ask(request, deadline)
             except _Unread:
                 continue
         raise _NoAnswer('its session processes ended before reading')
@@ -307,8 +313,9 @@ class Sessions:
             if not turns.lock.acquire(blocking=False):
                 continue  # busy: not idle after all
             try:
-                if _has_process(turns):
-                    turns.process.retire()
+                process = _live_process(turns)
+                if process is not None:
+                    process.retire()
                     turns.process = None
                     excess -= 1
             finally:
@@ -338,8 +345,13 @@ class Sessions:
         _FORKER.close()
 
 
+def _live_process(turns: _Turns) -> _SessionProcess | None:
+    process = turns.process
+    return process if process is not None and process.alive else None
+
+
 def _has_process(turns: _Turns) -> bool:
-    return turns.process is not None and turns.process.alive
+    return _live_process(turns) is not None
 
 
 def _refuse_if_rejected(turns: _Turns, bmc: BMC) -> None:

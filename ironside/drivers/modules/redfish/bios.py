@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from sushy.resources.system.system import System
+
 from ironside.common import exception
 from ironside.common import states
 from ironside.common.conf import CONF
@@ -41,9 +43,9 @@ def _attributes(settings: Any) -> dict[str, Any]:
     return {s['name']: s['value'] for s in settings}
 
 
-def _read(task: base.Task) -> tuple[dict, dict]:
+def _read(task: base.Task) -> tuple[dict[str, Any], dict[str, Any]]:
     """(current, pending) BIOS attributes as the BMC reports them."""
-    def _get(system: Any) -> tuple[dict, dict]:
+    def _get(system: System) -> tuple[dict[str, Any], dict[str, Any]]:
         bios = system.bios
         return dict(bios.attributes or {}), dict(bios.pending_attributes
                                                  or {})
@@ -63,7 +65,8 @@ class RedfishBIOS(base.BIOSInterface):
 
     @step_defs.clean_step(priority=0, argsinfo=SETTINGS_ARGSINFO)
     @step_defs.deploy_step(priority=0, argsinfo=SETTINGS_ARGSINFO)
-    def apply_configuration(self, task: base.Task, settings: list[dict]
+    def apply_configuration(self, task: base.Task,
+                            settings: list[dict[str, Any]]
                             ) -> step_defs.Wait:
         """Write BIOS settings, reboot, wait until they are in effect."""
         attributes = _attributes(settings)
@@ -74,13 +77,14 @@ class RedfishBIOS(base.BIOSInterface):
 
     @step_defs.clean_step(priority=0)
     @step_defs.deploy_step(priority=0)
-    def factory_reset(self, task: base.Task) -> str:
+    def factory_reset(self, task: base.Task) -> step_defs.Wait:
         """Reset BIOS settings to the vendor's defaults, reboot, wait."""
         common.call(task, 'reset BIOS settings',
                     lambda system: system.bios.reset_bios())
         return self._reboot_and_wait(task, {'kind': 'reset'})
 
-    def _reboot_and_wait(self, task: base.Task, wait: dict) -> str:
+    def _reboot_and_wait(self, task: base.Task, wait: dict[str, Any]
+                         ) -> step_defs.Wait:
         task.node.driver_internal_info[WAIT_KEY] = wait
         power.change_power_state(task, states.REBOOT)
         task.node.power_state = states.POWER_ON

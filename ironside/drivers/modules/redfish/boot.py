@@ -16,6 +16,7 @@ BMC.
 from __future__ import annotations
 
 import os
+from typing import Any
 from urllib import parse
 
 from ironside.common import exception
@@ -99,7 +100,7 @@ class RedfishVirtualMediaBoot(base.BootInterface):
                                    task.node.driver_info or {}, purpose)
         boot_files.http_url()
 
-    def prepare_ramdisk(self, task: base.Task, ramdisk_params: dict,
+    def prepare_ramdisk(self, task: base.Task, ramdisk_params: dict[str, Any],
                         purpose: str = boot_files.DEPLOY) -> None:
         node = task.node
         url = ready_made_iso(node) if purpose == boot_files.DEPLOY else None

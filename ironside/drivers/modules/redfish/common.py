@@ -33,6 +33,7 @@ import re
 import threading
 import time
 from collections.abc import Callable
+from collections.abc import Mapping
 from typing import Any
 from typing import TypeVar
 from urllib import parse
@@ -42,6 +43,7 @@ import sushy
 from requests import adapters as requests_adapters
 from sushy import connector as sushy_connector
 from sushy import exceptions as sushy_exc
+from sushy.resources.system.system import System
 from urllib3 import exceptions as urllib3_exc
 
 from ironside.common import exception
@@ -70,6 +72,10 @@ PROPERTIES = {
 }
 
 
+# A BMC and the credentials a connection to it is made with.
+ConnectionKey = tuple[str, str, str, bool | str, str]
+
+
 @dataclasses.dataclass(frozen=True)
 class RedfishInfo:
     address: str
@@ -85,12 +91,12 @@ class RedfishInfo:
         return self.address + (self.system_id or '')
 
     @property
-    def key(self) -> tuple:
+    def key(self) -> ConnectionKey:
         return (self.address, self.username, self.password, self.verify_ca,
                 self.auth_type)
 
 
-def _address(info: dict, uuid: str) -> str:
+def _address(info: Mapping[str, Any], uuid: str) -> str:
     address = bmc_common.required_str(info, 'redfish_address', uuid)
     if '://' not in address:
         address = 'https://' + address
@@ -102,7 +108,7 @@ def _address(info: dict, uuid: str) -> str:
     return address.rstrip('/')
 
 
-def _system_id(info: dict, uuid: str) -> str | None:
+def _system_id(info: Mapping[str, Any], uuid: str) -> str | None:
     value = bmc_common.optional_str(info, 'redfish_system_id', uuid)
     if value is None or not value.strip():
         return None
@@ -178,10 +184,15 @@ class OneTryAdapter(requests_adapters.HTTPAdapter):
     is sent once and :func:`call_with_info` decides what to retry.
     """
 
-    def send(self, request: requests.PreparedRequest, **kwargs: Any
-             ) -> requests.Response:
+    def send(self, request: requests.PreparedRequest, stream: bool = False,
+             timeout: (float | tuple[float, float] | tuple[float, None]
+                       | None) = None,
+             verify: bool | str = True,
+             cert: bytes | str | tuple[bytes | str, bytes | str] | None = None,
+             proxies: Mapping[str, str] | None = None) -> requests.Response:
         try:
-            return super().send(request, **kwargs)
+            return super().send(request, stream=stream, timeout=timeout,
+                                verify=verify, cert=cert, proxies=proxies)
         except requests.exceptions.SSLError:
             raise  # not retried by sushy either: a TLS setup problem
         except (requests.exceptions.ConnectionError,
@@ -221,7 +232,7 @@ class ConnectionCache:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._roots: collections.OrderedDict[tuple, sushy.Sushy] = \
+        self._roots: collections.OrderedDict[ConnectionKey, sushy.Sushy] = \
             collections.OrderedDict()
 
     def get(self, info: RedfishInfo) -> sushy.Sushy:
@@ -264,7 +275,8 @@ def _get_system(root: sushy.Sushy, info: RedfishInfo) -> Any:
 
 
 def call_with_info(info: RedfishInfo, action: str,
-                   func: Callable[[object], T], on_root: bool = False) -> T:
+                   func: Callable[[System], T] | Callable[[sushy.Sushy], T],
+                   on_root: bool = False) -> T:
     """``func(system)`` (``func(root)``, the service root, with
     ``on_root``) with a cached connection, retried as it should be.
 
@@ -331,12 +343,12 @@ def _short(text: str) -> str:
     return text if len(text) <= 300 else text[:300] + '...'
 
 
-def call(task: base.Task, action: str, func: Callable[[object], T]) -> T:
+def call(task: base.Task, action: str, func: Callable[[System], T]) -> T:
     """Run ``func(system)`` against the system of ``task.node``."""
     return call_with_info(parse_driver_info(task.node), action, func)
 
 
-def call_root(task: base.Task, action: str, func: Callable[[object], T]
+def call_root(task: base.Task, action: str, func: Callable[[sushy.Sushy], T]
               ) -> T:
     """Run ``func(root)`` against the service root of ``task.node``'s BMC
     (for its services: events, ...)."""

@@ -40,7 +40,7 @@ BOOT_MODES = {sushy.BOOT_SOURCE_MODE_UEFI: 'uefi',
               sushy.BOOT_SOURCE_MODE_BIOS: 'bios'}
 
 
-def _optional(read: Callable[[Any], Any], default: Any = None) -> Any:
+def _optional(read: Callable[[], Any], default: Any = None) -> Any:
     """What ``read()`` returns, or ``default`` if the BMC lacks it."""
     try:
         return read()
@@ -82,11 +82,16 @@ def _disks(system: Any) -> tuple[list[dict[str, Any]], list[int]]:
                           'serial': drive.serial_number,
                           'model': drive.model,
                           'vendor': drive.manufacturer})
-        for volume in _optional(lambda m=member: m.volumes.get_members(),
-                                []):
-            if volume.capacity_bytes:
-                volumes.append(volume.capacity_bytes)
+        volumes.extend(_volume_sizes(member))
     return disks, volumes or [d['size'] for d in disks]
+
+
+def _volume_sizes(storage: Any) -> list[int]:
+    """The sizes of a storage subsystem's volumes (none if the BMC
+    lacks them)."""
+    return [volume.capacity_bytes
+            for volume in _optional(lambda: storage.volumes.get_members(), [])
+            if volume.capacity_bytes]
 
 
 def _local_gb(sizes: list[int]) -> int:

@@ -16,6 +16,8 @@ from collections.abc import Sequence
 from typing import Any
 
 import sushy
+from sushy.resources.system.storage.drive import Drive
+from sushy.resources.system.system import System
 
 from ironside.common import exception
 from ironside.common.conf import CONF
@@ -73,7 +75,7 @@ class RedfishManagement(base.ManagementInterface):
                         target=_TO_REDFISH[device], enabled=enabled))
 
     def get_boot_device(self, task: base.Task) -> dict[str, Any]:
-        def _read(system: Any) -> tuple[Any, Any]:
+        def _read(system: System) -> tuple[Any, Any]:
             return system.boot.target, system.boot.enabled
 
         target, enabled = common.call(task, 'get boot device', _read)
@@ -124,8 +126,10 @@ class RedfishManagement(base.ManagementInterface):
                     lambda system: system.set_indicator_led(_TO_LED[state]))
 
     def get_secure_boot_state(self, task: base.Task) -> bool | None:
-        return common.call(task, 'get secure boot state',
-                           lambda system: system.secure_boot.enabled)
+        enabled: bool | None = common.call(
+            task, 'get secure boot state',
+            lambda system: system.secure_boot.enabled)
+        return enabled
 
     def set_secure_boot_state(self, task: base.Task, enabled: bool) -> None:
         common.call(task, 'set secure boot %s' % enabled,
@@ -164,11 +168,12 @@ class RedfishManagement(base.ManagementInterface):
                            preserve_local_storage: bool = False
                           ) -> step_defs.Wait | None:
         """Secure-erase every drive, or only the OS disk."""
-        def _erase(system: Any) -> tuple[list, list[str]]:
+        def _erase(system: System) -> tuple[list[local_storage.Disk],
+                                            list[str]]:
             drives = _drives(system)
             chosen = local_storage.select(task.node, list(drives),
                                           preserve_local_storage)
-            targets = {}
+            targets: dict[local_storage.Disk, str | None] = {}
             for disk in chosen:
                 action = (drives[disk].json.get('Actions') or {}).get(
                     SECURE_ERASE) or {}
@@ -209,7 +214,7 @@ class RedfishManagement(base.ManagementInterface):
         return True
 
 
-def _drives(system: Any) -> dict:
+def _drives(system: System) -> dict[local_storage.Disk, Drive]:
     """{Disk: sushy Drive} of every storage subsystem, in BMC order."""
     found = {}
     for storage in system.storage.get_members():

@@ -8,6 +8,7 @@ or the timeout the conductor passes is spent.
 from __future__ import annotations
 
 import sushy
+from sushy.resources.system.system import System
 
 from ironside.common import exception
 from ironside.common import states
@@ -50,7 +51,7 @@ def change_power_state(task: base.Task, power_state: str,
                 % power_state)
     target = bmc_common.TARGET_OF[power_state]
 
-    def reset(system: object) -> bool:
+    def reset(system: System) -> bool:
         """Reset the system as needed, on the one read of it; whether
         it was."""
         current = _READ.get(system.power_state, states.POWER_ERROR)

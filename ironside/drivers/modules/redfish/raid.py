@@ -24,14 +24,16 @@ TASKS_KEY = 'redfish_raid_tasks'
 GIB = 1024 ** 3
 
 # raid_level: (Redfish RAIDType, drives needed, data drives of n)
-RAID_LEVELS = {
+RAID_LEVELS: dict[str, tuple[str, int, Callable[[int], int]]] = {
     '0': ('RAID0', 1, lambda n: n),
     '1': ('RAID1', 2, lambda n: 1),
     '5': ('RAID5', 3, lambda n: n - 1),
     '6': ('RAID6', 4, lambda n: n - 2),
     '1+0': ('RAID10', 4, lambda n: n // 2),
 }
-_LEVEL_OF = {value[0]: level for level, value in RAID_LEVELS.items()}
+# By the Redfish RAIDType (None when a volume has none).
+_LEVEL_OF: dict[str | None, str] = {
+    value[0]: level for level, value in RAID_LEVELS.items()}
 
 CREATE_ARGSINFO = {
     'create_root_volume': {
@@ -54,7 +56,7 @@ APPLY_ARGSINFO = {
 }
 
 
-def check_logical_disks(config: Any) -> list[dict]:
+def check_logical_disks(config: Any) -> list[dict[str, Any]]:
     if not isinstance(config, dict) or not isinstance(
             config.get('logical_disks'), list) or \
             not config['logical_disks']:
@@ -72,7 +74,8 @@ def check_logical_disks(config: Any) -> list[dict]:
             raise exception.InvalidParameterValue(
                 err='Each logical disk needs size_gb, a positive integer '
                     'or "MAX"; got %r' % (size,))
-    return config['logical_disks']
+    disks: list[dict[str, Any]] = config['logical_disks']
+    return disks
 
 
 def _storage_with_drives(system: Any) -> Any:
@@ -84,7 +87,8 @@ def _storage_with_drives(system: Any) -> Any:
                                     'drives (%s)' % system.path)
 
 
-def _volume_payload(storage: Any, disk: dict, index: int) -> dict:
+def _volume_payload(storage: Any, disk: dict[str, Any], index: int
+                    ) -> dict[str, Any]:
     raid_type, needed, data_drives = RAID_LEVELS[disk['raid_level']]
     drives = storage.drives
     wanted = disk.get('physical_disks')
@@ -97,7 +101,7 @@ def _volume_payload(storage: Any, disk: dict, index: int) -> dict:
             err='RAID %s needs %d drives; storage %s has %d usable'
                 % (disk['raid_level'], needed, storage.identity,
                    len(drives)))
-    payload = {
+    payload: dict[str, Any] = {
         'Name': disk.get('volume_name') or 'ironside-volume-%d' % index,
         'RAIDType': raid_type,
         'Links': {'Drives': [{'@odata.id': d.path} for d in drives]},
@@ -164,7 +168,8 @@ class RedfishRAID(base.RAIDInterface):
         return self._start(task, _delete_all)
 
     @step_defs.deploy_step(priority=0, argsinfo=APPLY_ARGSINFO)
-    def apply_configuration(self, task: base.Task, raid_config: dict,
+    def apply_configuration(self, task: base.Task,
+                            raid_config: dict[str, Any],
                             delete_existing: bool = True
                             ) -> step_defs.Wait | None:
         """Make raid_config the target and create it."""
@@ -195,7 +200,7 @@ def _delete_all(system: Any) -> list[str]:
     return uris
 
 
-def _volumes(system: Any) -> list[dict]:
+def _volumes(system: Any) -> list[dict[str, Any]]:
     disks = []
     for storage in system.storage.get_members():
         for volume in storage.volumes.get_members():

@@ -18,6 +18,9 @@ from collections.abc import Callable
 from typing import Any
 from typing import TypeVar
 
+import sushy
+from sushy.resources.system.system import System
+
 from ironside.common import exception
 from ironside.drivers import base
 from ironside.drivers.modules.redfish import common
@@ -63,14 +66,14 @@ class RedfishVendor(base.VendorInterface):
         elif method in ('delete_subscription', 'get_subscription'):
             _subscription_id(kwargs)
 
-    def call(self, task: base.Task, action: str, func: Callable[[object], T]
-            ) -> T:
+    def call(self, task: base.Task, action: str, func: Callable[[System], T]
+             ) -> T:
         """``func(system)`` on the node's sushy System, with the retries,
         reconnection and error translation of the redfish interfaces."""
         return common.call(task, action, func)
 
     def call_root(self, task: base.Task, action: str,
-                  func: Callable[[object], T]) -> T:
+                  func: Callable[[sushy.Sushy], T]) -> T:
         """As :meth:`call`, with the BMC's service root."""
         return common.call_root(task, action, func)
 

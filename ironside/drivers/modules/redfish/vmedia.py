@@ -15,6 +15,8 @@ from typing import Any
 
 import sushy
 from sushy import exceptions as sushy_exceptions
+from sushy.resources.manager.virtual_media import VirtualMedia
+from sushy.resources.system.system import System
 
 from ironside.common import exception
 from ironside.drivers import base
@@ -27,9 +29,9 @@ MEDIA_TYPES = {
 }
 
 
-def devices(system: Any) -> list:
+def devices(system: System) -> list[VirtualMedia]:
     """Every virtual media device of the system."""
-    found = []
+    found: list[VirtualMedia] = []
     try:
         found.extend(system.virtual_media.get_members())
     except (sushy_exceptions.MissingAttributeError,
@@ -53,7 +55,7 @@ def device_type_of(device: Any) -> str | None:
     return None
 
 
-def devices_of(system: Any, device_type: str) -> list:
+def devices_of(system: System, device_type: str) -> list[VirtualMedia]:
     """The devices of one of Ironic's types; UnsupportedDriverExtension
     when the BMC has none."""
     chosen = [d for d in devices(system) if device_type_of(d) == device_type]
