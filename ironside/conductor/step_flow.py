@@ -48,10 +48,10 @@ class StepFlow:
     kind: str                       # step_defs.DEPLOY, CLEAN or SERVICE
     event_type: str                 # history event type
     # Called when the last step is done, with the lock held.
-    on_done: Callable
+    on_done: Callable[[TaskManager], None]
     # Called as on_fail(task, message, reason, event='fail') with the lock
     # held; event is 'abort' when a user aborted.
-    on_fail: Callable
+    on_fail: Callable[..., None]
     # Seconds a step may wait (0: for ever); read when checked.
     callback_timeout: Callable[[], int]
     # Whether a user's abort stops a waiting step at once (otherwise only
@@ -59,7 +59,7 @@ class StepFlow:
     abort_waiting_step: bool = False
     # The flow's steps, computed again where the steps available change
     # (once the flow's preparation or a step that booted the agent ends).
-    steps_for: Callable[[TaskManager], list[dict]] | None = None
+    steps_for: Callable[[TaskManager], list[steps_mod.Step]] | None = None
     # Called before the first step (to boot a ramdisk, say), with the
     # lock held; if it raises, the flow fails before any step runs. A
     # Wait it returns holds the flow in its wait state, with no step yet,
@@ -83,8 +83,9 @@ class StepFlow:
         return '%s_step' % self.kind
 
     def execute(self, iface: base.BaseInterface, task: TaskManager,
-                step: dict) -> step_defs.Wait | str | None:
-        return iface.execute_step(task, self.kind, step)
+                step: steps_mod.Step) -> step_defs.Wait | str | None:
+        return iface.execute_step(task, self.kind,
+                                  steps_mod.step_info(step))
 
 
 _FLOWS: dict[str, StepFlow] = {}
@@ -102,7 +103,7 @@ def flow_for(node: models.Node) -> StepFlow:
     return _FLOWS[step_defs.flow_of(node)]
 
 
-def current_step(task: TaskManager, flow: StepFlow) -> dict:
+def current_step(task: TaskManager, flow: StepFlow) -> steps_mod.Step:
     return dict(getattr(task.node, flow.step_field) or {})
 
 
@@ -114,7 +115,8 @@ def clear_async_flags(node: models.Node, flow: StepFlow) -> None:
     state_of(node, flow).waiting_cleared().save_to(node)
 
 
-def start(task: TaskManager, flow: StepFlow, step_list: list[dict]) -> None:
+def start(task: TaskManager, flow: StepFlow,
+          step_list: list[steps_mod.Step]) -> None:
     """Prepare the node for the flow, store the step list and run it from
     the first step (or, if the preparation goes on, once it ended)."""
     setattr(task.node, flow.step_field, {})
@@ -167,7 +169,7 @@ def _wait_of(result: Any, flow: StepFlow) -> step_defs.Wait | None:
     return None
 
 
-def _stored_step(step: dict) -> dict:
+def _stored_step(step: steps_mod.Step) -> steps_mod.Step:
     """The step as recorded in node.deploy_step: without its argsinfo."""
     return {k: v for k, v in step.items() if k != 'argsinfo'}
 
@@ -238,7 +240,8 @@ def poll_interval(state: StepState) -> float:
     """Seconds until a polled step is asked again."""
     if state.poll_interval is not None:
         return state.poll_interval
-    return CONF.conductor.async_step_poll_interval
+    interval: float = CONF.conductor.async_step_poll_interval
+    return interval
 
 
 def _hold(task: TaskManager, flow: StepFlow, state: StepState,
@@ -252,7 +255,7 @@ def _hold(task: TaskManager, flow: StepFlow, state: StepState,
 
 
 def _refreshed(task: TaskManager, flow: StepFlow, state: StepState,
-               step: dict) -> tuple[StepState, int] | None:
+               step: steps_mod.Step) -> tuple[StepState, int] | None:
     """The flow's steps computed again, and the index of ``step`` (or,
     with no step, -1: the flow starts). None if that failed (the flow is
     failed already)."""
@@ -338,8 +341,11 @@ def poll(task: TaskManager, flow: StepFlow) -> bool | None:
             return bool(task.driver.deploy.poll_prepared(task, flow.kind))
         if reserved_steps.is_reserved(step):
             return True
-        iface = task.driver.interfaces.get(step.get('interface'))
-        return bool(iface.poll_async_step(task, step))
+        iface = task.driver.interfaces.get(step.get('interface') or '')
+        if iface is None:
+            raise exception.InvalidParameterValue(
+                err='node has no %s interface' % step.get('interface'))
+        return bool(iface.poll_async_step(task, steps_mod.step_info(step)))
     except Exception as exc:
         what = 'preparation' if preparing else \
             'step %s' % steps_mod.step_name(step)
