@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import Protocol
 
 from ironside.common import exception
 from ironside.common import metrics
@@ -43,15 +44,21 @@ if TYPE_CHECKING:
 LOG = logging.getLogger(__name__)
 
 
+class OnFail(Protocol):
+    """What fails a flow: ``on_fail(task, message, reason, event)``."""
+
+    def __call__(self, task: TaskManager, message: str, reason: str,
+                 event: str = 'fail') -> None: ...
+
+
 @dataclasses.dataclass(frozen=True)
 class StepFlow:
     kind: str                       # step_defs.DEPLOY, CLEAN or SERVICE
     event_type: str                 # history event type
     # Called when the last step is done, with the lock held.
     on_done: Callable[[TaskManager], None]
-    # Called as on_fail(task, message, reason, event='fail') with the lock
-    # held; event is 'abort' when a user aborted.
-    on_fail: Callable[..., None]
+    # Called with the lock held; event is 'abort' when a user aborted.
+    on_fail: OnFail
     # Seconds a step may wait (0: for ever); read when checked.
     callback_timeout: Callable[[], int]
     # Whether a user's abort stops a waiting step at once (otherwise only
@@ -388,7 +395,7 @@ def abort(task: TaskManager, flow: StepFlow) -> None:
         utils.set_failure(
             task, '%s aborted by request %s'
             % (flow.event_type.capitalize(), what), utils.ABORTED)
-        flow.on_fail(task, task.node.last_error, utils.ABORTED,
+        flow.on_fail(task, task.node.last_error or '', utils.ABORTED,
                      event='abort')
         return
     state = state_of(task.node, flow)
