@@ -145,7 +145,7 @@ def process_heartbeat(task: TaskManager, fields: dict[str, Any]) -> None:
         LOG.info('Node %s is in maintenance: its heartbeat is only '
                  'recorded', node.uuid)
         return
-    flow = step_flow.wait_states().get(node.provision_state)
+    flow = step_flow.wait_states().get(node.provision_state or '')
     if flow is not None:
         if step_flow.state_of(node, flow).polling:
             step_flow.poll_and_resume(task, flow)

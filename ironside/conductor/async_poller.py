@@ -8,6 +8,7 @@ takeover job, which schedules them here too.
 
 from __future__ import annotations
 
+import functools
 import heapq
 import itertools
 import logging
@@ -89,7 +90,7 @@ class AsyncStepPoller:
             if node_uuid is None:
                 return
             try:
-                self._submit(lambda u=node_uuid: self._poll_node(u))
+                self._submit(functools.partial(self._poll_node, node_uuid))
             except exception.NoFreeConductorWorker:
                 self.schedule(node_uuid, BUSY_RETRY)
             except Exception:

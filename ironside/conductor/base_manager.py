@@ -11,6 +11,7 @@ import threading
 import time
 from collections.abc import Callable
 from typing import Any
+from typing import TypeVar
 
 import futurist
 from futurist import periodics
@@ -32,6 +33,16 @@ from ironside.drivers import factory
 
 LOG = logging.getLogger(__name__)
 
+_Part = TypeVar('_Part')
+
+
+def _prepared(part: _Part | None, what: str) -> _Part:
+    """A part of the conductor that prepare_host makes."""
+    if part is None:
+        raise exception.IronsideException(
+            'The conductor has no %s before prepare_host' % what)
+    return part
+
 
 class BaseConductorManager:
     def __init__(self, host: str | None = None) -> None:
@@ -39,15 +50,27 @@ class BaseConductorManager:
         self.conductor_id: int | None = None
         self.ring = hash_ring.HashRingManager(
             conductors_db.live_conductors)
-        self.drivers: factory.DriverFactory | None = None
+        self._drivers: factory.DriverFactory | None = None
         self._executor: futurist.ThreadPoolExecutor | None = None
         self._slots: threading.BoundedSemaphore | None = None
         self._periodic_worker: periodics.PeriodicWorker | None = None
         self._periodic_thread: threading.Thread | None = None
-        self.poller: async_poller.AsyncStepPoller | None = None
-        self.watchers: step_watchers.StepWatchers | None = None
+        self._poller: async_poller.AsyncStepPoller | None = None
+        self._watchers: step_watchers.StepWatchers | None = None
         self.power_failures = conductor_power.SyncFailures()
         self._started = False
+
+    @property
+    def drivers(self) -> factory.DriverFactory:
+        return _prepared(self._drivers, 'drivers')
+
+    @property
+    def poller(self) -> async_poller.AsyncStepPoller:
+        return _prepared(self._poller, 'step poller')
+
+    @property
+    def watchers(self) -> step_watchers.StepWatchers:
+        return _prepared(self._watchers, 'step watchers')
 
     # Lifecycle
 
@@ -62,15 +85,15 @@ class BaseConductorManager:
         An RPC server may start between this and register_and_start, so
         that whoever sees this conductor in the database can reach it.
         """
-        self.drivers = factory.get_factory()
+        self._drivers = factory.get_factory()
         pool_size = CONF.conductor.workers_pool_size
         self._executor = futurist.ThreadPoolExecutor(max_workers=pool_size)
         self._slots = threading.BoundedSemaphore(
             pool_size + CONF.conductor.workers_pool_backlog)
-        self.poller = async_poller.AsyncStepPoller(self.spawn_worker,
-                                                   self.poll_node)
-        self.poller.start()
-        self.watchers = step_watchers.StepWatchers(
+        self._poller = async_poller.AsyncStepPoller(self.spawn_worker,
+                                                    self.poll_node)
+        self._poller.start()
+        self._watchers = step_watchers.StepWatchers(
             lambda node_uuid: self.schedule_poll(node_uuid, 0),
             CONF.conductor.step_watchers)
 
@@ -99,11 +122,12 @@ class BaseConductorManager:
         if self._periodic_worker is not None:
             self._periodic_worker.stop()
             self._periodic_worker.wait()
+        if self._periodic_thread is not None:
             self._periodic_thread.join(timeout=10)
-        if self.poller is not None:
-            self.poller.stop()
-        if self.watchers is not None:
-            self.watchers.stop()
+        if self._poller is not None:
+            self._poller.stop()
+        if self._watchers is not None:
+            self._watchers.stop()
         if self._executor is not None:
             self._wait_for_workers(timeout=60)
             # Idle workers notice the shutdown within a second by themselves.
@@ -117,16 +141,17 @@ class BaseConductorManager:
         deadline = time.monotonic() + timeout
         total = CONF.conductor.workers_pool_size + \
             CONF.conductor.workers_pool_backlog
+        slots = _prepared(self._slots, 'worker slots')
         taken = 0
         while taken < total and time.monotonic() < deadline:
-            if self._slots.acquire(timeout=0.1):
+            if slots.acquire(timeout=0.1):
                 taken += 1
         if taken < total:
             LOG.warning('%d workers still running at shutdown',
                         total - taken)
 
     def _start_periodics(self) -> None:
-        jobs = []
+        jobs: list[tuple[Callable[[], None], tuple[()], dict[str, Any]]] = []
         for spacing, func in conductor_periodics.jobs(self):
             if spacing and spacing > 0:
                 jobs.append((periodics.periodic(spacing=spacing,
@@ -147,19 +172,21 @@ class BaseConductorManager:
         Work never queues behind a full pool (beyond the configured
         backlog): the API answers 503 and the client retries.
         """
-        if not self._slots.acquire(blocking=False):
+        slots = _prepared(self._slots, 'worker slots')
+        executor = _prepared(self._executor, 'worker pool')
+        if not slots.acquire(blocking=False):
             raise exception.NoFreeConductorWorker()
 
         def _run() -> None:
             try:
                 fn()
             finally:
-                self._slots.release()
+                slots.release()
 
         try:
-            self._executor.submit(_run)
+            executor.submit(_run)
         except Exception:
-            self._slots.release()
+            slots.release()
             raise exception.NoFreeConductorWorker() from None
 
     def schedule_poll(self, node_uuid: str, delay: float) -> None:

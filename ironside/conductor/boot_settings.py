@@ -13,6 +13,7 @@ from typing import Callable
 
 from ironside.common import boot_settings as common_boot
 from ironside.common import exception
+from ironside.common import states
 from ironside.conductor import utils
 from ironside.conductor.task_manager import TaskManager
 
@@ -22,7 +23,8 @@ BOOT_MODES = common_boot.BOOT_MODES
 
 
 def check_state(task: TaskManager, action: str) -> None:
-    common_boot.check_state(task.node.uuid, task.node.provision_state,
+    common_boot.check_state(task.node.uuid,
+                            task.node.provision_state or states.ENROLL,
                             action)
 
 

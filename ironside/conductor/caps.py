@@ -34,7 +34,8 @@ class Cap:
 
     @property
     def limit(self) -> int:
-        return getattr(CONF.conductor, self.option)
+        limit: int = getattr(CONF.conductor, self.option)
+        return limit
 
     def admit(self, write: Callable[[], T]) -> T:
         """``write`` if the fleet is under the cap; else refused."""

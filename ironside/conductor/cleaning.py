@@ -73,7 +73,7 @@ def fail_cleaning(task: TaskManager, message: str, reason: str,
         target_state=states.MANAGEABLE if manual else None)
 
 
-def _clean_steps(task: TaskManager) -> list[dict]:
+def _clean_steps(task: TaskManager) -> list[steps.Step]:
     if _manual(task.node):
         return steps.manual_clean_steps_for(
             task, steps.user_steps(task, step_defs.CLEAN) or [])
@@ -91,7 +91,8 @@ CLEAN_FLOW = step_flow.register(step_flow.StepFlow(
 def automated_clean_enabled(node: models.Node) -> bool:
     if node.automated_clean is not None:
         return bool(node.automated_clean)
-    return CONF.conductor.automated_clean
+    enabled: bool = CONF.conductor.automated_clean
+    return enabled
 
 
 def _validate(task: TaskManager, cleans: bool) -> None:
@@ -113,7 +114,7 @@ def start_provide(task: TaskManager, verb: str | None = None) -> None:
                        verb=verb)
 
 
-def start_manual_clean(task: TaskManager, clean_steps: Sequence[dict],
+def start_manual_clean(task: TaskManager, clean_steps: Sequence[steps.Step],
                        verb: str | None = None) -> None:
     """manageable → cleaning (the given steps) → manageable."""
     task.check_transition('clean', verb)
@@ -128,7 +129,8 @@ def start_manual_clean(task: TaskManager, clean_steps: Sequence[dict],
                        cap=caps.CLEAN)
 
 
-def run_cleaning(task: TaskManager, step_list: list[dict] | None) -> None:
+def run_cleaning(task: TaskManager, step_list: list[steps.Step] | None
+                 ) -> None:
     """Worker: clean with ``step_list``, or automatically if None."""
     node = task.node
     utils.clear_failure(node)

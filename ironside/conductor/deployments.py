@@ -59,7 +59,7 @@ def _prepare_deploy(task: TaskManager) -> None:
     task.node.conductor_affinity = task.conductor.conductor_id
 
 
-def _deploy_steps(task: TaskManager) -> list[dict]:
+def _deploy_steps(task: TaskManager) -> list[steps.Step]:
     return steps.deploy_steps_for(
         task, steps.user_steps(task, step_defs.DEPLOY))
 
@@ -81,7 +81,7 @@ def validate_interfaces(task: TaskManager, names: Sequence[str]) -> None:
 
 def start_deploy(task: TaskManager, event: str = 'deploy',
                  configdrive: Any = None,
-                 deploy_steps: Sequence[dict] | None = None,
+                 deploy_steps: Sequence[steps.Step] | None = None,
                  verb: str | None = None) -> None:
     """Check everything, then move to ``deploying`` and spawn the worker.
 
@@ -105,7 +105,7 @@ def start_deploy(task: TaskManager, event: str = 'deploy',
                        call_args=(step_list,), verb=verb, cap=caps.DEPLOY)
 
 
-def _do_node_deploy(task: TaskManager, step_list: list[dict]) -> None:
+def _do_node_deploy(task: TaskManager, step_list: list[steps.Step]) -> None:
     step_flow.start(task, DEPLOY_FLOW, step_list)
 
 
@@ -118,9 +118,9 @@ def start_tear_down(task: TaskManager, verb: str | None = None) -> None:
 
 
 def _detach_vifs(task: TaskManager) -> None:
-    network = task.driver.interfaces.get('network')
-    if network is None:
+    if 'network' not in task.driver.interfaces:
         return
+    network = task.driver.network
     for vif in network.vif_list(task):
         try:
             network.vif_detach(task, vif['id'])

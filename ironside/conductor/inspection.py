@@ -222,11 +222,11 @@ def _parent(document: Any, parts: list[str], create: bool) -> Any:
     return document
 
 
-def _set(document: dict, parts: list[str], value: Any) -> None:
+def _set(document: dict[str, Any], parts: list[str], value: Any) -> None:
     _parent(document, parts, True)[parts[-1]] = value
 
 
-def _extend(document: dict, parts: list[str], value: Any,
+def _extend(document: dict[str, Any], parts: list[str], value: Any,
             unique: bool) -> None:
     current = _parent(document, parts, True).setdefault(parts[-1], [])
     if not isinstance(current, list):
@@ -236,11 +236,11 @@ def _extend(document: dict, parts: list[str], value: Any,
         current.append(value)
 
 
-def _delete(document: dict, parts: list[str]) -> None:
+def _delete(document: dict[str, Any], parts: list[str]) -> None:
     del _parent(document, parts, False)[parts[-1]]
 
 
-def _root(path: str, allowed: frozenset, what: str) -> list[str]:
+def _root(path: str, allowed: frozenset[str], what: str) -> list[str]:
     parts = rules.split_path(path)
     if parts[0] not in allowed:
         raise exception.InvalidParameterValue(
@@ -259,8 +259,12 @@ def _node_path(path: str) -> list[str]:
     return parts
 
 
+# A change to a document {field: value}, at a path of parts.
+_Change = Callable[[dict[str, Any], list[str]], None]
+
+
 def _change_node(task: TaskManager, path: str,
-                 change: Callable[[dict, list], None]) -> None:
+                 change: _Change) -> None:
     """Apply ``change`` to the node as a document {field: value}."""
     parts = _node_path(path)
     node = task.node
@@ -270,7 +274,7 @@ def _change_node(task: TaskManager, path: str,
 
 
 def _change_port(task: TaskManager, port_id: str, path: str,
-                 change: Callable[[dict, list], None]) -> None:
+                 change: _Change) -> None:
     port = ports_db.PORTS.get(port_id)
     if port['node_id'] != task.node.id:
         raise exception.PortNotFound(port=port_id)

@@ -118,7 +118,8 @@ class ConductorManager(vendor_passthru.VendorPassthruEndpoints):
             task.save()
             return node.uuid
 
-    def _check_update_allowed(self, task: TaskManager, values: dict) -> None:
+    def _check_update_allowed(self, task: TaskManager,
+                              values: dict[str, Any]) -> None:
         node = task.node
         only_maintenance = set(values) <= {'maintenance',
                                            'maintenance_reason', 'fault'}
@@ -163,7 +164,8 @@ class ConductorManager(vendor_passthru.VendorPassthruEndpoints):
     @utils.rpc_endpoint
     def do_node_deploy(self, context: RequestContext, node_id: str,
                        rebuild: bool = False, configdrive: Any = None,
-                       deploy_steps: list[dict] | None = None) -> None:
+                       deploy_steps: list[dict[str, Any]] | None = None
+                       ) -> None:
         with self.acquire(context, node_id, purpose='node deployment') \
                 as task:
             if rebuild:
@@ -182,14 +184,14 @@ class ConductorManager(vendor_passthru.VendorPassthruEndpoints):
 
     @utils.rpc_endpoint
     def do_node_clean(self, context: RequestContext, node_id: str,
-                      clean_steps: list[dict]) -> None:
+                      clean_steps: list[dict[str, Any]]) -> None:
         with self.acquire(context, node_id, purpose='manual cleaning') \
                 as task:
             cleaning.start_manual_clean(task, clean_steps, verb='clean')
 
     @utils.rpc_endpoint
     def do_node_service(self, context: RequestContext, node_id: str,
-                        service_steps: list[dict]) -> None:
+                        service_steps: list[dict[str, Any]]) -> None:
         with self.acquire(context, node_id, purpose='servicing') as task:
             servicing.start_servicing(task, service_steps, verb='service')
 
@@ -283,7 +285,7 @@ class ConductorManager(vendor_passthru.VendorPassthruEndpoints):
         """Each interface's verdict on the node: {result, reason}."""
         with self.acquire(context, node_id, shared=True,
                           purpose='validate') as task:
-            result = {}
+            result: dict[str, dict[str, Any]] = {}
             for name in INTERFACE_TYPES:
                 iface = task.driver.interfaces.get(name)
                 if iface is None:
@@ -487,7 +489,7 @@ class ConductorManager(vendor_passthru.VendorPassthruEndpoints):
 
     @utils.rpc_endpoint
     def set_target_raid_config(self, context: RequestContext, node_id: str,
-                               target_raid_config: dict) -> None:
+                               target_raid_config: dict[str, Any]) -> None:
         with self.acquire(context, node_id,
                           purpose='set target raid config') as task:
             task.driver.raid.validate(task)

@@ -20,6 +20,7 @@ from typing import Any
 from typing import Protocol
 
 import futurist
+import sqlalchemy as sa
 
 from ironside.common import exception
 from ironside.common import hash_ring
@@ -58,10 +59,10 @@ class ConductorHost(Protocol):
     def ring(self) -> hash_ring.HashRingManager: ...
 
     @property
-    def drivers(self) -> factory.DriverFactory | None: ...
+    def drivers(self) -> factory.DriverFactory: ...
 
     @property
-    def poller(self) -> async_poller.AsyncStepPoller | None: ...
+    def poller(self) -> async_poller.AsyncStepPoller: ...
 
     @property
     def power_failures(self) -> power.SyncFailures: ...
@@ -94,7 +95,8 @@ def jobs(manager: ConductorHost
     ]
 
 
-def _owned(manager: ConductorHost, rows: Iterable) -> list:
+def _owned(manager: ConductorHost, rows: Iterable[sa.Row[Any]]
+           ) -> list[sa.Row[Any]]:
     return [row for row in rows
             if manager.owns(row.uuid, row.driver, row.conductor_group)]
 
@@ -114,14 +116,15 @@ def heartbeat(manager: ConductorHost) -> None:
 def _fail_abandoned(task: TaskManager, dead_host: str | None) -> None:
     """A node's worker died with its conductor: fail the operation."""
     node = task.node
-    flow = step_flow.working_states().get(node.provision_state)
+    state = node.provision_state or ''
+    flow = step_flow.working_states().get(state)
     step = step_flow.current_step(task, flow) if flow else {}
     where = ' during step %s.%s' % (step.get('interface'), step.get('step')) \
         if step else ''
     who = 'conductor %s stopped' % dead_host if dead_host else \
         'no conductor was working on it'
     message = ('%s was interrupted%s: %s. Its outcome is unknown; retry '
-               'the operation.' % (node.provision_state.capitalize(), where,
+               'the operation.' % (state.capitalize(), where,
                                    who))
     if flow is not None:
         flow.on_fail(task, message, utils.CONDUCTOR_DIED)
@@ -151,7 +154,7 @@ def _recover(manager: ConductorHost, node_id: int, dead_host: str | None
 
 
 def _adopt_waiting(manager: ConductorHost, task: TaskManager) -> None:
-    flow = step_flow.wait_states()[task.node.provision_state]
+    flow = step_flow.wait_states()[task.node.provision_state or '']
     if step_flow.state_of(task.node, flow).polling and \
             not manager.poller.is_scheduled(task.node.uuid):
         manager.schedule_poll(task.node.uuid, 0)
@@ -201,12 +204,18 @@ def take_over(manager: ConductorHost) -> None:
             _recover(manager, row.id, None)
 
 
+def _flow_timed_out(flow: step_flow.StepFlow
+                    ) -> Callable[[TaskManager, int], None]:
+    def timed_out(task: TaskManager, timeout: int) -> None:
+        step_flow.timed_out(task, flow, timeout)
+    return timed_out
+
+
 def _waits() -> list[tuple[str, int, Callable[[TaskManager, int], None]]]:
     """(wait state, its timeout, what fails a node past it)."""
-    found = [(state, flow.callback_timeout(),
-              lambda task, timeout, flow=flow: step_flow.timed_out(
-                  task, flow, timeout))
-             for state, flow in step_flow.wait_states().items()]
+    found: list[tuple[str, int, Callable[[TaskManager, int], None]]] = [
+        (state, flow.callback_timeout(), _flow_timed_out(flow))
+        for state, flow in step_flow.wait_states().items()]
     found.append((states.INSPECTWAIT, CONF.conductor.inspect_wait_timeout,
                   inspection.inspect_wait_timed_out))
     found.append((states.RESCUEWAIT, CONF.conductor.rescue_callback_timeout,
@@ -259,7 +268,7 @@ def poll_waiting_node(manager: ConductorHost, node_uuid: str) -> None:
         return
     with task:
         node = task.node
-        flow = step_flow.wait_states().get(node.provision_state)
+        flow = step_flow.wait_states().get(node.provision_state or '')
         if flow is None or not step_flow.state_of(node, flow).polling:
             return
         step_flow.poll_and_resume(task, flow)
@@ -327,7 +336,8 @@ def _bmc_endpoint(task: TaskManager) -> str | None:
     if endpoint is None:
         return None
     try:
-        return endpoint(task)
+        found: str | None = endpoint(task)
+        return found
     except exception.IronsideException:
         return None  # bad driver_info: the read itself will say so
 

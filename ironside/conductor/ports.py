@@ -55,7 +55,8 @@ def _check_physical_network(port: dict[str, Any], changes: dict[str, Any]
 def create_port(task: TaskManager, values: dict[str, Any]) -> str:
     values = dict(values, node_id=task.node.id)
     _check_physical_network({}, values)
-    return ports_db.create(values)['uuid']
+    uuid: str = ports_db.create(values)['uuid']
+    return uuid
 
 
 def update_port(task: TaskManager, port_uuid: str, values: dict[str, Any],
@@ -78,7 +79,8 @@ def update_port(task: TaskManager, port_uuid: str, values: dict[str, Any],
         name: value for name, value in values.items()
         if name in ('portgroup_id', 'physical_network')
         and value != port[name]})
-    return ports_db.update(port['id'], values, expected)['uuid']
+    uuid: str = ports_db.update(port['id'], values, expected)['uuid']
+    return uuid
 
 
 def destroy_port(task: TaskManager, port_uuid: str) -> None:
@@ -93,7 +95,8 @@ def destroy_port(task: TaskManager, port_uuid: str) -> None:
 
 def create_portgroup(task: TaskManager, values: dict[str, Any]) -> str:
     values = dict(values, node_id=task.node.id)
-    return portgroups_db.create(values)['uuid']
+    uuid: str = portgroups_db.create(values)['uuid']
+    return uuid
 
 
 def update_portgroup(task: TaskManager, portgroup_uuid: str,
@@ -104,7 +107,7 @@ def update_portgroup(task: TaskManager, portgroup_uuid: str,
             and ports_db.list_ports({'portgroup_id': portgroup['id']},
                                     limit=1):
         raise exception.PortgroupNotEmpty(portgroup=portgroup_uuid)
-    uuid = portgroups_db.update(portgroup['id'], values, expected)['uuid']
+    uuid: str = portgroups_db.update(portgroup['id'], values, expected)['uuid']
     if 'physical_network' in values:
         # As Ironic: the group's ports follow its physical network.
         for port in ports_db.list_ports({'portgroup_id': portgroup['id']}):

@@ -6,6 +6,8 @@ import logging
 import threading
 import time
 from typing import TYPE_CHECKING
+from typing import Any
+from typing import TypedDict
 
 from ironside.common import exception
 from ironside.common import metrics
@@ -226,7 +228,12 @@ CRITICAL_HEALTH = ('critical', 'failed')
 HEALTH_KEY = 'health'
 
 
-def read_health(task: TaskManager) -> dict | None:
+class Health(TypedDict):
+    health: str         # ok, warning, critical, failed or unknown
+    reasons: list[Any]  # what the BMC says of it
+
+
+def read_health(task: TaskManager) -> Health | None:
     """{'health': ok|warning|critical|failed|unknown, 'reasons': [...]},
     or None when the node's management interface cannot tell."""
     get_health = getattr(task.driver.management, 'get_health', None)

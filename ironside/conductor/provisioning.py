@@ -29,7 +29,7 @@ def _manage(task: TaskManager, verb: str) -> None:
 
 def _unhold(task: TaskManager, verb: str) -> None:
     task.check_transition('unhold', verb)
-    flow = step_flow.hold_states()[task.node.provision_state]
+    flow = step_flow.hold_states()[task.node.provision_state or '']
     step_flow.unhold(task, flow, verb)
 
 
@@ -38,8 +38,9 @@ def abort(task: TaskManager, verb: str = 'abort') -> None:
     step), an inspection or a rescue waiting for the agent."""
     node = task.node
     task.check_transition('abort', verb)
-    flow = step_flow.wait_states().get(node.provision_state) or \
-        step_flow.hold_states().get(node.provision_state)
+    state = node.provision_state or ''
+    flow = step_flow.wait_states().get(state) or \
+        step_flow.hold_states().get(state)
     if flow is not None:
         step_flow.abort(task, flow)
         return

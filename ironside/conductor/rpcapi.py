@@ -58,9 +58,9 @@ WAITS_ON_BMC = frozenset({
 
 def timeout_of(method: str) -> float:
     """Seconds a caller waits for the answer to ``method``."""
-    if method in WAITS_ON_BMC:
-        return CONF.api.rpc_bmc_response_timeout
-    return CONF.api.rpc_response_timeout
+    seconds: float = CONF.api.rpc_bmc_response_timeout \
+        if method in WAITS_ON_BMC else CONF.api.rpc_response_timeout
+    return seconds
 
 
 class _LocalClient:
@@ -69,7 +69,7 @@ class _LocalClient:
     def __init__(self, manager: BaseConductorManager) -> None:
         self._manager = manager
 
-    def prepare(self, **_kwargs) -> _LocalClient:
+    def prepare(self, **_kwargs: Any) -> _LocalClient:
         return self
 
     def call(self, context: RequestContext, method: str, **kwargs: Any) -> Any:
@@ -97,17 +97,18 @@ class ConductorAPI:
                 raise exception.ConfigInvalid(
                     error_msg='rpc_transport "local" needs a conductor in '
                               'this process; run "ironside" (all-in-one)')
-            self._client = _LocalClient(local_manager)
+            client: _LocalClient | json_rpc.JsonRpcClient | \
+                rpc.BoundedClient = _LocalClient(local_manager)
         elif CONF.rpc_transport == 'json-rpc':
-            self._client = json_rpc.JsonRpcClient(json_rpc_address)
+            client = json_rpc.JsonRpcClient(json_rpc_address)
         else:
             target = messaging.Target(topic=rpc.TOPIC,
                                       version=rpc.RPC_API_VERSION)
-            self._client = rpc.get_client(target)
-        self._client = metrics.CountedRpcClient(self._client)
+            client = rpc.get_client(target)
+        self._client = metrics.CountedRpcClient(client)
 
     def _client_for(self, node_ident: NodeIdent, method: str
-                    ) -> tuple[str, Any]:
+                    ) -> tuple[str, metrics.CountedRpcClient]:
         """The node's UUID and a client for its conductor."""
         route = node_ident if isinstance(node_ident, nodes_db.NodeRoute) \
             else nodes_db.node_route(node_ident)
@@ -115,7 +116,8 @@ class ConductorAPI:
                                route.conductor_group or '')
         return route.uuid, self._client_of(host, method)
 
-    def _client_of(self, host: str, method: str) -> Any:
+    def _client_of(self, host: str, method: str
+                   ) -> metrics.CountedRpcClient:
         return self._client.prepare(server=host, timeout=timeout_of(method))
 
     def _call_node(self, context: RequestContext, node_ident: NodeIdent,
@@ -136,16 +138,17 @@ class ConductorAPI:
         key = values.get('uuid') or values.get('name') or ''
         host = self.ring.owner(key or 'new-node', values['driver'],
                                values.get('conductor_group') or '')
-        return self._client_of(host, 'create_node').call(
+        uuid: str = self._client_of(host, 'create_node').call(
             context, 'create_node', values=values)
+        return uuid
 
     def update_node(self, context: RequestContext, node_ident: str,
                     values: dict[str, Any], reset_interfaces: bool = False,
                     expected: dict[str, Any] | None = None) -> str:
-        return self._call_node(context, node_ident, 'update_node',
-                               values=values,
-                               reset_interfaces=reset_interfaces,
-                               expected=expected)
+        answer: str = self._call_node(
+            context, node_ident, 'update_node', values=values,
+            reset_interfaces=reset_interfaces, expected=expected)
+        return answer
 
     def destroy_node(self, context: RequestContext, node_ident: str) -> None:
         self._call_node(context, node_ident, 'destroy_node')
@@ -155,7 +158,8 @@ class ConductorAPI:
     def do_node_deploy(self, context: RequestContext,
                        node_ident: NodeIdent, rebuild: bool = False,
                        configdrive: Any = None,
-                       deploy_steps: list[dict] | None = None) -> None:
+                       deploy_steps: list[dict[str, Any]] | None = None
+                       ) -> None:
         self._call_node(context, node_ident, 'do_node_deploy',
                         rebuild=rebuild, configdrive=configdrive,
                         deploy_steps=deploy_steps)
@@ -165,13 +169,13 @@ class ConductorAPI:
         self._call_node(context, node_ident, 'do_node_tear_down')
 
     def do_node_clean(self, context: RequestContext, node_ident: NodeIdent,
-                      clean_steps: list[dict]) -> None:
+                      clean_steps: list[dict[str, Any]]) -> None:
         self._call_node(context, node_ident, 'do_node_clean',
                         clean_steps=clean_steps)
 
     def do_node_service(self, context: RequestContext,
                         node_ident: NodeIdent,
-                        service_steps: list[dict]) -> None:
+                        service_steps: list[dict[str, Any]]) -> None:
         self._call_node(context, node_ident, 'do_node_service',
                         service_steps=service_steps)
 
@@ -203,8 +207,9 @@ class ConductorAPI:
                             node_ident: NodeIdent,
                             seen_state: str | None = None) -> str:
         """The agent's token, the first time; ``******`` later."""
-        return self._call_node(context, node_ident, 'get_node_with_token',
-                               seen_state=seen_state)
+        answer: str = self._call_node(
+            context, node_ident, 'get_node_with_token', seen_state=seen_state)
+        return answer
 
     def heartbeat(self, context: RequestContext, node_ident: NodeIdent,
                   callback_url: str, agent_version: str | None = None,
@@ -236,8 +241,9 @@ class ConductorAPI:
     def validate_driver_interfaces(self, context: RequestContext,
                                    node_ident: str
                                   ) -> dict[str, dict[str, Any]]:
-        return self._call_node(context, node_ident,
-                               'validate_driver_interfaces')
+        answer: dict[str, dict[str, Any]] = self._call_node(
+            context, node_ident, 'validate_driver_interfaces')
+        return answer
 
     def set_boot_device(self, context: RequestContext, node_ident: str,
                         device: str, persistent: bool = False) -> None:
@@ -246,12 +252,15 @@ class ConductorAPI:
 
     def get_boot_device(self, context: RequestContext, node_ident: str
                        ) -> dict[str, Any]:
-        return self._call_node(context, node_ident, 'get_boot_device')
+        answer: dict[str, Any] = self._call_node(
+            context, node_ident, 'get_boot_device')
+        return answer
 
     def get_supported_boot_devices(self, context: RequestContext,
                                    node_ident: str) -> list[str]:
-        return self._call_node(context, node_ident,
-                               'get_supported_boot_devices')
+        answer: list[str] = self._call_node(
+            context, node_ident, 'get_supported_boot_devices')
+        return answer
 
     def inject_nmi(self, context: RequestContext, node_ident: str) -> None:
         self._call_node(context, node_ident, 'inject_nmi')
@@ -259,13 +268,16 @@ class ConductorAPI:
     def get_supported_indicators(self, context: RequestContext,
                                  node_ident: str
                                  ) -> dict[str, dict[str, Any]]:
-        return self._call_node(context, node_ident,
-                               'get_supported_indicators')
+        answer: dict[str, dict[str, Any]] = self._call_node(
+            context, node_ident, 'get_supported_indicators')
+        return answer
 
     def get_indicator_state(self, context: RequestContext, node_ident: str,
                             component: str, indicator: str) -> str:
-        return self._call_node(context, node_ident, 'get_indicator_state',
-                               component=component, indicator=indicator)
+        answer: str = self._call_node(
+            context, node_ident, 'get_indicator_state', component=component,
+            indicator=indicator)
+        return answer
 
     def set_indicator_state(self, context: RequestContext, node_ident: str,
                             component: str, indicator: str,
@@ -295,7 +307,9 @@ class ConductorAPI:
 
     def get_virtual_media(self, context: RequestContext, node_ident: str
                           ) -> list[dict[str, Any]]:
-        return self._call_node(context, node_ident, 'get_virtual_media')
+        answer: list[dict[str, Any]] = self._call_node(
+            context, node_ident, 'get_virtual_media')
+        return answer
 
     # Traits and VIFs
 
@@ -311,7 +325,9 @@ class ConductorAPI:
 
     def vif_list(self, context: RequestContext, node_ident: str
                 ) -> list[dict[str, Any]]:
-        return self._call_node(context, node_ident, 'vif_list')
+        answer: list[dict[str, Any]] = self._call_node(
+            context, node_ident, 'vif_list')
+        return answer
 
     def vif_attach(self, context: RequestContext, node_ident: str,
                    vif_info: dict[str, Any]) -> None:
@@ -326,8 +342,9 @@ class ConductorAPI:
 
     def get_driver_properties(self, context: RequestContext, driver_name: str
                               ) -> dict[str, str]:
-        return self._call_driver(context, driver_name,
-                                 'get_driver_properties')
+        answer: dict[str, str] = self._call_driver(
+            context, driver_name, 'get_driver_properties')
+        return answer
 
     def _call_driver(self, context: RequestContext, driver_name: str,
                      method: str, **kwargs: Any) -> Any:
@@ -378,11 +395,12 @@ class ConductorAPI:
 
     def get_console_information(self, context: RequestContext, node_ident: str
                                 ) -> dict[str, Any]:
-        return self._call_node(context, node_ident,
-                               'get_console_information')
+        answer: dict[str, Any] = self._call_node(
+            context, node_ident, 'get_console_information')
+        return answer
 
     def set_target_raid_config(self, context: RequestContext, node_ident: str,
-                               target_raid_config: dict) -> None:
+                               target_raid_config: dict[str, Any]) -> None:
         self._call_node(context, node_ident, 'set_target_raid_config',
                         target_raid_config=target_raid_config)
 
@@ -390,16 +408,18 @@ class ConductorAPI:
 
     def create_port(self, context: RequestContext, node_ident: str,
                     values: dict[str, Any]) -> str:
-        return self._call_node(context, node_ident, 'create_port',
-                               values=values)
+        answer: str = self._call_node(
+            context, node_ident, 'create_port', values=values)
+        return answer
 
     def update_port(self, context: RequestContext, port_uuid: str,
                     values: dict[str, Any],
                     expected: dict[str, Any] | None = None) -> str:
         port = ports_db.get(port_uuid)
-        return self._call_node(context, port['node_uuid'], 'update_port',
-                               port_uuid=port['uuid'], values=values,
-                               expected=expected)
+        answer: str = self._call_node(
+            context, port['node_uuid'], 'update_port', port_uuid=port['uuid'],
+            values=values, expected=expected)
+        return answer
 
     def destroy_port(self, context: RequestContext, port_uuid: str) -> None:
         port = ports_db.get(port_uuid)
@@ -408,17 +428,18 @@ class ConductorAPI:
 
     def create_portgroup(self, context: RequestContext, node_ident: str,
                          values: dict[str, Any]) -> str:
-        return self._call_node(context, node_ident, 'create_portgroup',
-                               values=values)
+        answer: str = self._call_node(
+            context, node_ident, 'create_portgroup', values=values)
+        return answer
 
     def update_portgroup(self, context: RequestContext, portgroup_uuid: str,
                          values: dict[str, Any],
                          expected: dict[str, Any] | None = None) -> str:
         group = portgroups_db.get(portgroup_uuid)
-        return self._call_node(context, group['node_uuid'],
-                               'update_portgroup',
-                               portgroup_uuid=group['uuid'], values=values,
-                               expected=expected)
+        answer: str = self._call_node(
+            context, group['node_uuid'], 'update_portgroup',
+            portgroup_uuid=group['uuid'], values=values, expected=expected)
+        return answer
 
     def destroy_portgroup(self, context: RequestContext, portgroup_uuid: str
                          ) -> None:
@@ -430,8 +451,9 @@ class ConductorAPI:
 
     def create_volume(self, context: RequestContext, kind: str,
                       node_ident: str, values: dict[str, Any]) -> str:
-        return self._call_node(context, node_ident, 'create_volume',
-                               kind=kind, values=values)
+        answer: str = self._call_node(
+            context, node_ident, 'create_volume', kind=kind, values=values)
+        return answer
 
     def update_volume(self, context: RequestContext, kind: str, uuid: str,
                       values: dict[str, Any],
@@ -439,9 +461,10 @@ class ConductorAPI:
         row = volume_db.BY_KIND[kind].get(uuid)
         # As Ironic: a move is made under the lock of the node it moves to.
         node = values.get('node_id') or row['node_uuid']
-        return self._call_node(context, node, 'update_volume',
-                               kind=kind, uuid=row['uuid'], values=values,
-                               expected=expected)
+        answer: str = self._call_node(
+            context, node, 'update_volume', kind=kind, uuid=row['uuid'],
+            values=values, expected=expected)
+        return answer
 
     def destroy_volume(self, context: RequestContext, kind: str, uuid: str
                       ) -> None:
@@ -461,12 +484,17 @@ class ConductorAPI:
                           values: dict[str, Any], node_uuid: str | None = None
                          ) -> dict[str, Any]:
         """The allocation as created: ``allocating`` unless backfilled."""
+        answer: dict[str, Any]
         if node_uuid is not None:
-            return self._call_owner_of(context, node_uuid,
-                                       'create_allocation', values=values,
-                                       node_uuid=node_uuid)
-        return self._client_of(self._any_host(), 'create_allocation').call(
-            context, 'create_allocation', values=values, node_uuid=None)
+            answer = self._call_owner_of(context, node_uuid,
+                                         'create_allocation', values=values,
+                                         node_uuid=node_uuid)
+        else:
+            answer = self._client_of(
+                self._any_host(), 'create_allocation').call(
+                    context, 'create_allocation', values=values,
+                    node_uuid=None)
+        return answer
 
     def destroy_allocation(self, context: RequestContext, allocation_uuid: str
                           ) -> None:

@@ -8,7 +8,7 @@ import signal
 import threading
 from collections.abc import Callable
 from types import FrameType
-from typing import Any
+from typing import Protocol
 
 import oslo_messaging as messaging
 
@@ -22,11 +22,19 @@ from ironside.conductor import manager as conductor_manager
 LOG = logging.getLogger(__name__)
 
 
+class _RpcServer(Protocol):
+    """oslo.messaging's RPC server or the JSON-RPC one."""
+
+    def start(self) -> None: ...
+
+    def stop(self) -> None: ...
+
+
 class ConductorService:
     def __init__(self, host: str | None = None, rpc_server: bool = True
                  ) -> None:
         self.manager = conductor_manager.ConductorManager(host)
-        self._rpc_server = None
+        self._rpc_server: _RpcServer | None = None
         self._want_rpc = rpc_server
         self._stop = threading.Event()
 
@@ -46,18 +54,20 @@ class ConductorService:
             raise
         LOG.info('Conductor %s is serving', self.manager.host)
 
-    def _make_rpc_server(self) -> Any:
+    def _make_rpc_server(self) -> _RpcServer:
         if CONF.rpc_transport == 'json-rpc':
             return json_rpc.JsonRpcServer(self.manager)
         target = messaging.Target(topic=rpc.TOPIC, server=self.manager.host,
                                   version=rpc.RPC_API_VERSION)
-        return rpc.get_server(target, [self.manager])
+        server: _RpcServer = rpc.get_server(target, [self.manager])
+        return server
 
     def _stop_rpc_server(self) -> None:
         if self._rpc_server is not None:
             self._rpc_server.stop()
-            if hasattr(self._rpc_server, 'wait'):
-                self._rpc_server.wait()
+            wait = getattr(self._rpc_server, 'wait', None)
+            if wait is not None:
+                wait()
             self._rpc_server = None
 
     def stop(self) -> None:

@@ -46,7 +46,7 @@ def fail_servicing(task: TaskManager, message: str, reason: str,
     step_flow.fail_step_flow(task, SERVICE_FLOW, message, reason, event)
 
 
-def _service_steps(task: TaskManager) -> list[dict]:
+def _service_steps(task: TaskManager) -> list[steps.Step]:
     return steps.validate_steps(
         task, step_defs.SERVICE,
         steps.user_steps(task, step_defs.SERVICE) or [])
@@ -69,7 +69,7 @@ SERVICE_FLOW = step_flow.register(step_flow.StepFlow(
     steps_for=_service_steps))
 
 
-def start_servicing(task: TaskManager, service_steps: Sequence[dict],
+def start_servicing(task: TaskManager, service_steps: Sequence[steps.Step],
                     verb: str | None = None) -> None:
     """Check the steps against the node's, then run them in a worker."""
     task.check_transition('service', verb)
@@ -88,7 +88,7 @@ def start_servicing(task: TaskManager, service_steps: Sequence[dict],
                        verb=verb)
 
 
-def run_servicing(task: TaskManager, step_list: list[dict]) -> None:
+def run_servicing(task: TaskManager, step_list: list[steps.Step]) -> None:
     """Worker: run the service steps in the order given."""
     utils.clear_failure(task.node)
     step_flow.start(task, SERVICE_FLOW, step_list)

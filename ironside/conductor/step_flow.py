@@ -24,6 +24,7 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import Protocol
 
 from ironside.common import exception
 from ironside.common import metrics
@@ -43,15 +44,21 @@ if TYPE_CHECKING:
 LOG = logging.getLogger(__name__)
 
 
+class OnFail(Protocol):
+    """What fails a flow: ``on_fail(task, message, reason, event)``."""
+
+    def __call__(self, task: TaskManager, message: str, reason: str,
+                 event: str = 'fail') -> None: ...
+
+
 @dataclasses.dataclass(frozen=True)
 class StepFlow:
     kind: str                       # step_defs.DEPLOY, CLEAN or SERVICE
     event_type: str                 # history event type
     # Called when the last step is done, with the lock held.
-    on_done: Callable
-    # Called as on_fail(task, message, reason, event='fail') with the lock
-    # held; event is 'abort' when a user aborted.
-    on_fail: Callable
+    on_done: Callable[[TaskManager], None]
+    # Called with the lock held; event is 'abort' when a user aborted.
+    on_fail: OnFail
     # Seconds a step may wait (0: for ever); read when checked.
     callback_timeout: Callable[[], int]
     # Whether a user's abort stops a waiting step at once (otherwise only
@@ -59,7 +66,7 @@ class StepFlow:
     abort_waiting_step: bool = False
     # The flow's steps, computed again where the steps available change
     # (once the flow's preparation or a step that booted the agent ends).
-    steps_for: Callable[[TaskManager], list[dict]] | None = None
+    steps_for: Callable[[TaskManager], list[steps_mod.Step]] | None = None
     # Called before the first step (to boot a ramdisk, say), with the
     # lock held; if it raises, the flow fails before any step runs. A
     # Wait it returns holds the flow in its wait state, with no step yet,
@@ -83,8 +90,9 @@ class StepFlow:
         return '%s_step' % self.kind
 
     def execute(self, iface: base.BaseInterface, task: TaskManager,
-                step: dict) -> step_defs.Wait | str | None:
-        return iface.execute_step(task, self.kind, step)
+                step: steps_mod.Step) -> step_defs.Wait | str | None:
+        return iface.execute_step(task, self.kind,
+                                  steps_mod.step_info(step))
 
 
 _FLOWS: dict[str, StepFlow] = {}
@@ -102,7 +110,7 @@ def flow_for(node: models.Node) -> StepFlow:
     return _FLOWS[step_defs.flow_of(node)]
 
 
-def current_step(task: TaskManager, flow: StepFlow) -> dict:
+def current_step(task: TaskManager, flow: StepFlow) -> steps_mod.Step:
     return dict(getattr(task.node, flow.step_field) or {})
 
 
@@ -114,7 +122,8 @@ def clear_async_flags(node: models.Node, flow: StepFlow) -> None:
     state_of(node, flow).waiting_cleared().save_to(node)
 
 
-def start(task: TaskManager, flow: StepFlow, step_list: list[dict]) -> None:
+def start(task: TaskManager, flow: StepFlow,
+          step_list: list[steps_mod.Step]) -> None:
     """Prepare the node for the flow, store the step list and run it from
     the first step (or, if the preparation goes on, once it ended)."""
     setattr(task.node, flow.step_field, {})
@@ -167,7 +176,7 @@ def _wait_of(result: Any, flow: StepFlow) -> step_defs.Wait | None:
     return None
 
 
-def _stored_step(step: dict) -> dict:
+def _stored_step(step: steps_mod.Step) -> steps_mod.Step:
     """The step as recorded in node.deploy_step: without its argsinfo."""
     return {k: v for k, v in step.items() if k != 'argsinfo'}
 
@@ -238,7 +247,8 @@ def poll_interval(state: StepState) -> float:
     """Seconds until a polled step is asked again."""
     if state.poll_interval is not None:
         return state.poll_interval
-    return CONF.conductor.async_step_poll_interval
+    interval: float = CONF.conductor.async_step_poll_interval
+    return interval
 
 
 def _hold(task: TaskManager, flow: StepFlow, state: StepState,
@@ -252,7 +262,7 @@ def _hold(task: TaskManager, flow: StepFlow, state: StepState,
 
 
 def _refreshed(task: TaskManager, flow: StepFlow, state: StepState,
-               step: dict) -> tuple[StepState, int] | None:
+               step: steps_mod.Step) -> tuple[StepState, int] | None:
     """The flow's steps computed again, and the index of ``step`` (or,
     with no step, -1: the flow starts). None if that failed (the flow is
     failed already)."""
@@ -338,8 +348,11 @@ def poll(task: TaskManager, flow: StepFlow) -> bool | None:
             return bool(task.driver.deploy.poll_prepared(task, flow.kind))
         if reserved_steps.is_reserved(step):
             return True
-        iface = task.driver.interfaces.get(step.get('interface'))
-        return bool(iface.poll_async_step(task, step))
+        iface = task.driver.interfaces.get(step.get('interface') or '')
+        if iface is None:
+            raise exception.InvalidParameterValue(
+                err='node has no %s interface' % step.get('interface'))
+        return bool(iface.poll_async_step(task, steps_mod.step_info(step)))
     except Exception as exc:
         what = 'preparation' if preparing else \
             'step %s' % steps_mod.step_name(step)
@@ -382,7 +395,7 @@ def abort(task: TaskManager, flow: StepFlow) -> None:
         utils.set_failure(
             task, '%s aborted by request %s'
             % (flow.event_type.capitalize(), what), utils.ABORTED)
-        flow.on_fail(task, task.node.last_error, utils.ABORTED,
+        flow.on_fail(task, task.node.last_error or '', utils.ABORTED,
                      event='abort')
         return
     state = state_of(task.node, flow)

@@ -40,7 +40,7 @@ def _same(old: Any, new: Any) -> bool:
 @dataclasses.dataclass
 class StepState:
     kind: str                           # deploy, clean or service
-    steps: list[dict] | None = None     # the flow's steps, in order
+    steps: list[dict[str, Any]] | None = None  # the flow's steps, in order
     index: int | None = None            # the current step's position
     polling: bool = False               # the waiting step is polled
     poll_interval: float | None = None  # seconds between polls

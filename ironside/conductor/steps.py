@@ -27,13 +27,16 @@ missing required argument is an InvalidParameterValue naming the step.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 from typing import Any
+from typing import cast
 
 from ironside.common import exception
 from ironside.conductor import reserved_steps
 from ironside.db import deploy_templates as templates_db
+from ironside.db import models
 from ironside.db import nodes as nodes_db
 from ironside.drivers import base
 from ironside.drivers import step_defs
@@ -41,11 +44,21 @@ from ironside.drivers import step_defs
 if TYPE_CHECKING:
     from ironside.conductor.task_manager import TaskManager
 
+# A step as the conductor keeps it (in a flow's step list, a node's
+# deploy_step, a request): the fields of step_defs.StepInfo, as JSON.
+Step = dict[str, Any]
+
 DEPLOY = step_defs.DEPLOY
 CLEAN = step_defs.CLEAN
 
 
-def step_name(step: dict) -> str:
+def step_info(step: Step) -> base.StepInfo:
+    """``step`` as the driver API types it: the same dict (its fields
+    are StepInfo's, checked by validate_steps or made by the driver)."""
+    return cast(base.StepInfo, step)
+
+
+def step_name(step: Mapping[str, Any]) -> str:
     return '%s.%s' % (step.get('interface'), step.get('step'))
 
 
@@ -56,25 +69,26 @@ def _interface_rank(interface: str) -> tuple[int, str]:
     return (len(order), interface)
 
 
-def sort_key(step: dict) -> tuple:
+def sort_key(step: Step) -> tuple[int, int, str]:
     """Sorts highest priority first, then by interface order."""
     return (-step['priority'],) + _interface_rank(step['interface'])
 
 
-def sorted_steps(steps: Iterable[dict]) -> list[dict]:
+def sorted_steps(steps: Iterable[Step]) -> list[Step]:
     return sorted(steps, key=sort_key)
 
 
-def driver_steps(task: TaskManager, kind: str) -> dict[tuple[str, str], dict]:
+def driver_steps(task: TaskManager, kind: str
+                 ) -> dict[tuple[str, str], Step]:
     """Every step of the node's interfaces, by (interface, step)."""
-    found = {}
+    found: dict[tuple[str, str], Step] = {}
     for iface in task.driver.interfaces.values():
         for step in iface.get_steps(task, kind):
             found[(step['interface'], step['step'])] = dict(step)
     return found
 
 
-def _check_args(step: dict, known: dict) -> dict[str, Any]:
+def _check_args(step: Step, known: Step) -> dict[str, Any]:
     args = step.get('args') or {}
     if not isinstance(args, dict):
         raise exception.InvalidParameterValue(
@@ -94,15 +108,16 @@ def _check_args(step: dict, known: dict) -> dict[str, Any]:
     return dict(args)
 
 
-def validate_steps(task: TaskManager, kind: str, steps: Sequence[dict],
+def validate_steps(task: TaskManager, kind: str, steps: Sequence[Step],
                    source: str = 'requested',
-                   known: dict | None = None) -> list[dict]:
+                   known: dict[tuple[str, str], Step] | None = None
+                   ) -> list[Step]:
     """Check user or template steps against the node's; normalise them.
 
     Returns copies carrying the driver's metadata (argsinfo, abortable).
     """
     known = driver_steps(task, kind) if known is None else known
-    result = []
+    result: list[Step] = []
     for step in steps:
         if not isinstance(step, dict) or not step.get('interface') or \
                 not step.get('step'):
@@ -148,7 +163,8 @@ def _accepts_unknown(task: TaskManager, kind: str, interface: str) -> bool:
     return iface is not None and iface.accepts_unknown_steps(task, kind)
 
 
-def matching_templates(task: TaskManager) -> list:
+def matching_templates(task: TaskManager
+                       ) -> list[models.DeployTemplate]:
     """Deploy templates that apply to this deploy (see module docstring)."""
     wanted = task.node.instance_info.get('traits')
     if not wanted:
@@ -157,7 +173,8 @@ def matching_templates(task: TaskManager) -> list:
 
 
 def deploy_steps_for(task: TaskManager,
-                     user_steps: Sequence[dict] | None = None) -> list[dict]:
+                     user_steps: Sequence[Step] | None = None
+                     ) -> list[Step]:
     """The ordered deploy steps for the node's next deploy."""
     known = driver_steps(task, DEPLOY)
     merged = {key: dict(step, args={}) for key, step in known.items()}
@@ -183,14 +200,14 @@ def deploy_steps_for(task: TaskManager,
     return sorted_steps(s for s in merged.values() if s['priority'] > 0)
 
 
-def automated_clean_steps_for(task: TaskManager) -> list[dict]:
+def automated_clean_steps_for(task: TaskManager) -> list[Step]:
     known = driver_steps(task, CLEAN)
     return sorted_steps(dict(s, args={}) for s in known.values()
                         if s['priority'] > 0)
 
 
-def manual_clean_steps_for(task: TaskManager, user_steps: Sequence[dict]
-                          ) -> list[dict]:
+def manual_clean_steps_for(task: TaskManager, user_steps: Sequence[Step]
+                          ) -> list[Step]:
     if not user_steps:
         raise exception.InvalidParameterValue(
             err='Manual cleaning needs clean_steps')
@@ -202,12 +219,14 @@ def manual_clean_steps_for(task: TaskManager, user_steps: Sequence[dict]
 USER_STEPS_KEY = 'user_%s_steps'
 
 
-def user_steps(task: TaskManager, kind: str) -> list[dict] | None:
-    return task.node.driver_internal_info.get(USER_STEPS_KEY % kind)
+def user_steps(task: TaskManager, kind: str) -> list[Step] | None:
+    steps: list[Step] | None = task.node.driver_internal_info.get(
+        USER_STEPS_KEY % kind)
+    return steps
 
 
 def keep_user_steps(task: TaskManager, kind: str,
-                    steps: Sequence[dict] | None) -> None:
+                    steps: Sequence[Step] | None) -> None:
     info = task.node.driver_internal_info
     if steps:
         info[USER_STEPS_KEY % kind] = [dict(step) for step in steps]

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import Any
 from typing import Protocol
+from typing import cast
 
 from ironside.common import exception
 from ironside.common import metrics
@@ -35,6 +36,7 @@ from ironside.db import portgroups as portgroups_db
 from ironside.db import ports as ports_db
 from ironside.db import session as db_session
 from ironside.db import volume as volume_db
+from ironside.drivers import base
 from ironside.drivers import factory
 
 LOG = logging.getLogger(__name__)
@@ -44,6 +46,9 @@ class ConductorServices(Protocol):
     """What a task needs from the conductor that runs it."""
 
     host: str
+    # Its row in the conductors table, once registered (a node deployed
+    # by it records it as its conductor_affinity).
+    conductor_id: int | None
 
     def spawn_worker(self, fn: Callable[[], None]) -> None:
         """Run ``fn`` in the worker pool; NoFreeConductorWorker if full."""
@@ -55,6 +60,65 @@ class ConductorServices(Protocol):
                    watch: Callable[[float], bool]) -> None:
         """Call ``watch`` outside the lock until it says the waiting step
         may have ended, then poll the node at once."""
+
+
+class TaskDriver(Protocol):
+    """A node's interface objects, by type, as a task holds them.
+
+    The factory (:class:`~ironside.drivers.factory.NodeDriver`) loads each
+    from the entry points of its type's namespace, whose implementations
+    subclass that type's base class; this names those classes. An
+    interface the node has none of raises AttributeError, as before.
+    """
+
+    hardware_type_name: str
+    hardware_type: base.HardwareType
+    interfaces: dict[str, base.BaseInterface]
+
+    @property
+    def bios(self) -> base.BIOSInterface: ...
+
+    @property
+    def boot(self) -> base.BootInterface: ...
+
+    @property
+    def console(self) -> base.ConsoleInterface: ...
+
+    @property
+    def deploy(self) -> base.DeployInterface: ...
+
+    @property
+    def firmware(self) -> base.FirmwareInterface: ...
+
+    @property
+    def inspect(self) -> base.InspectInterface: ...
+
+    @property
+    def management(self) -> base.ManagementInterface: ...
+
+    @property
+    def network(self) -> base.NetworkInterface: ...
+
+    @property
+    def power(self) -> base.PowerInterface: ...
+
+    @property
+    def raid(self) -> base.RAIDInterface: ...
+
+    @property
+    def rescue(self) -> base.RescueInterface: ...
+
+    @property
+    def storage(self) -> base.StorageInterface: ...
+
+    @property
+    def vendor(self) -> base.VendorInterface: ...
+
+    def all_interfaces(self) -> dict[str, base.BaseInterface]: ...
+
+
+# What a worker runs: fn(task, *args, **kwargs).
+Work = Callable[..., None]
 
 
 class TaskManager:
@@ -76,17 +140,19 @@ class TaskManager:
         self.purpose = purpose
         self._patient = patient
         self._retry = retry
-        self._spawn: tuple[Callable, tuple, dict] | None = None
+        self._spawn: tuple[Work, tuple[Any, ...], dict[str, Any]] | None = \
+            None
         self._on_spawn_error: Callable[[TaskManager], None] | None = None
         self._history: list[dict[str, Any]] = []
         self._save_on_release = False
-        self.node = self._load(node_id)
+        self.node: models.Node = self._load(node_id)
         # Kept apart: the lock must be released even if a failed save
         # left the node object unreadable.
         self._lock_key = (self.node.id, self.node.uuid)
         self.fsm = states.NodeStateMachine(self.node.provision_state)
         try:
-            self.driver = factory.get_factory().driver_for(self.node)
+            self.driver = cast(TaskDriver,
+                               factory.get_factory().driver_for(self.node))
         except Exception:
             self.release_resources()
             raise
@@ -224,9 +290,10 @@ class TaskManager:
             lambda: nodes_db.save_node(self.node, history),
             'save node %s' % self.node.uuid)
 
-    def process_event(self, event: str, callback: Callable | None = None,
-                      call_args: tuple = (),
-                      err_handler: Callable | None = None,
+    def process_event(self, event: str, callback: Work | None = None,
+                      call_args: tuple[Any, ...] = (),
+                      err_handler: Callable[[TaskManager], None]
+                      | None = None,
                       target_state: str | None = None,
                       verb: str | None = None, save: bool = True,
                       cap: caps.Cap | None = None) -> None:
@@ -260,6 +327,7 @@ class TaskManager:
             # keeps the target it was started with, e.g. manageable for
             # manual cleaning.
             if target_state is not None and previous[1] is not None and \
+                    previous[0] is not None and \
                     states.TARGETS.get(previous[0]) == target_state:
                 target_state = previous[1]
         self.node.provision_state = new_state
@@ -308,8 +376,7 @@ class TaskManager:
 
     # Background work
 
-    def spawn_after(self, func: Callable, *args: Any, **kwargs: Any
-                    ) -> None:
+    def spawn_after(self, func: Work, *args: Any, **kwargs: Any) -> None:
         """Run ``func(task, *args)`` in a worker when the block ends.
 
         The lock travels with the task to the worker. If the conductor's
@@ -317,8 +384,8 @@ class TaskManager:
         """
         self._spawn = (func, args, kwargs)
 
-    def _run_in_worker(self, func: Callable, args: tuple,
-                       kwargs: dict) -> None:
+    def _run_in_worker(self, func: Work, args: tuple[Any, ...],
+                       kwargs: dict[str, Any]) -> None:
         try:
             func(self, *args, **kwargs)
         except Exception as exc:

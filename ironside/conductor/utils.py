@@ -10,8 +10,9 @@ from __future__ import annotations
 import functools
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import ParamSpec
 from typing import Protocol
+from typing import TypeVar
 
 import oslo_messaging as messaging
 
@@ -149,7 +150,12 @@ def ensure_not_in_maintenance(task: FlowTask, operation: str) -> None:
                                           node=task.node.uuid)
 
 
-def rpc_endpoint(func: Callable) -> Callable:
+_Params = ParamSpec('_Params')
+_Result = TypeVar('_Result')
+
+
+def rpc_endpoint(func: Callable[_Params, _Result]
+                 ) -> Callable[_Params, _Result]:
     """Mark a conductor method called over RPC.
 
     Ironside's own errors go back to the caller as themselves (code and
@@ -158,7 +164,7 @@ def rpc_endpoint(func: Callable) -> Callable:
     SQLAlchemy's error, which the API could only answer with a 500.
     """
     @functools.wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
+    def wrapper(*args: _Params.args, **kwargs: _Params.kwargs) -> _Result:
         try:
             return func(*args, **kwargs)
         except exception.IronsideException:
@@ -167,5 +173,6 @@ def rpc_endpoint(func: Callable) -> Callable:
             if db_session.is_outage(exc):
                 raise exception.DatabaseUnavailable() from exc
             raise
-    return messaging.expected_exceptions(exception.IronsideException)(
-        wrapper)
+    marked: Callable[_Params, _Result] = messaging.expected_exceptions(
+        exception.IronsideException)(wrapper)
+    return marked

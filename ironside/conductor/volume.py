@@ -44,15 +44,17 @@ def _mine(task: TaskManager, kind: str, uuid: str,
 
 def create(task: TaskManager, kind: str, values: dict[str, Any]) -> str:
     values = dict(values, node_id=task.node.id)
-    return volume_db.BY_KIND[kind].create(values)['uuid']
+    uuid: str = volume_db.BY_KIND[kind].create(values)['uuid']
+    return uuid
 
 
 def update(task: TaskManager, kind: str, uuid: str, values: dict[str, Any],
            expected: dict[str, Any] | None = None) -> str:
     row = _mine(task, kind, uuid, values)
     _check_powered_off(task, 'volume %s update' % kind[:-1])
-    return volume_db.BY_KIND[kind].update(row['id'], values,
-                                          expected)['uuid']
+    updated: str = volume_db.BY_KIND[kind].update(row['id'], values,
+                                                  expected)['uuid']
+    return updated
 
 
 def destroy(task: TaskManager, kind: str, uuid: str) -> None:
