@@ -2,7 +2,8 @@
 may take, and what a refused login leaves behind (issue 26).
 
 Against pyghmi BMC servers in a process of their own and UDP ports that
-never answer; budgets of a second or two.
+never answer; budgets of a second or two where a call must give up,
+generous ones where the BMC answers.
 """
 
 from __future__ import annotations
@@ -24,6 +25,10 @@ from ironside.drivers.modules.ipmi import session_process
 from ironside.drivers.modules.ipmi import sessions
 from tests.functional.fixtures import ipmi_bmc
 from tests.utils import wait_for
+
+# The budget of a call to an emulated BMC that answers: it answers in
+# milliseconds, but a loaded CI machine has taken over 5 s.
+ANSWERED = 30
 
 
 @pytest.fixture(scope='module')
@@ -74,14 +79,15 @@ def _pid(pool: sessions.Sessions, bmc: sessions.BMC) -> int:
 def test_a_session_lives_in_a_process_of_its_own_and_is_reused(pool, bmcs):
     bmc = _bmc(bmcs, 0)
     opened = bmcs.state('unit-0')['sessions_opened']
-    pool.call(bmc, 'set boot device', 5, operations.set_boot_device,
+    pool.call(bmc, 'set boot device', ANSWERED, operations.set_boot_device,
               'network', True, False)
-    answer = pool.call(bmc, 'get boot device', 5,
+    answer = pool.call(bmc, 'get boot device', ANSWERED,
                        operations.get_boot_device)
     assert (answer['bootdev'], answer['persistent']) == ('network', True)
     pid = _pid(pool, bmc)
     assert pid != os.getpid() and _alive(pid)
-    assert pool.call(bmc, 'power status', 5, operations.get_power) == 'off'
+    assert pool.call(bmc, 'power status', ANSWERED,
+                     operations.get_power) == 'off'
     assert _pid(pool, bmc) == pid
     assert bmcs.state('unit-0')['sessions_opened'] == opened + 1
     # pyghmi's process-wide state is not this process's.
@@ -92,7 +98,7 @@ def test_a_session_lives_in_a_process_of_its_own_and_is_reused(pool, bmcs):
 def test_a_bmc_that_never_answers_holds_up_only_itself(pool, bmcs,
                                                        black_hole):
     healthy = _bmc(bmcs, 1)
-    pool.call(healthy, 'power status', 5, operations.get_power)
+    pool.call(healthy, 'power status', ANSWERED, operations.get_power)
     with concurrent.futures.ThreadPoolExecutor(4) as threads:
         stuck = [threads.submit(pool.call, black_hole, 'power status', 4,
                                 operations.get_power) for _ in range(2)]
@@ -100,7 +106,7 @@ def test_a_bmc_that_never_answers_holds_up_only_itself(pool, bmcs,
                  what='a call to wait on the silent BMC')
         began = time.monotonic()
         for _ in range(20):
-            pool.call(healthy, 'power status', 5, operations.get_power)
+            pool.call(healthy, 'power status', ANSWERED, operations.get_power)
         # Far less than one wait on the silent BMC (on a busy machine).
         assert time.monotonic() - began < 2
         for future in stuck:
@@ -147,7 +153,7 @@ def test_refused_credentials_are_answered_at_once_until_they_change(
     conf.set('ipmi', rejected_credentials_interval=60)
     wrong = _bmc(bmcs, 2, ipmi_username='nobody')
     with pytest.raises(exception.IPMICredentialsRejected) as refused:
-        pool.call(wrong, 'power status', 5, operations.get_power)
+        pool.call(wrong, 'power status', ANSWERED, operations.get_power)
     assert refused.value.code == 400
     assert str(refused.value) == (
         'BMC 127.0.0.1:%d rejected the credentials of user "nobody": '
@@ -159,13 +165,13 @@ def test_refused_credentials_are_answered_at_once_until_they_change(
     began = time.monotonic()
     for exclusive in (False, True):
         with pytest.raises(exception.IPMICredentialsRejected):
-            pool.call(wrong, 'power status', 5, operations.get_power,
+            pool.call(wrong, 'power status', ANSWERED, operations.get_power,
                       exclusive=exclusive)
     assert time.monotonic() - began < 1
     assert bmcs.state('unit-2')['sessions_opened'] == opened
     assert not pool.is_open(wrong)
     # Other credentials for the same BMC are tried at once.
-    assert pool.call(_bmc(bmcs, 2), 'power status', 5,
+    assert pool.call(_bmc(bmcs, 2), 'power status', ANSWERED,
                      operations.get_power) == 'off'
 
 
@@ -173,14 +179,14 @@ def test_a_refusal_is_forgotten_after_the_interval(pool, conf, bmcs):
     conf.set('ipmi', rejected_credentials_interval=0.2)
     wrong = _bmc(bmcs, 2, ipmi_password='wrong')
     with pytest.raises(exception.IPMICredentialsRejected) as refused:
-        pool.call(wrong, 'power status', 5, operations.get_power)
+        pool.call(wrong, 'power status', ANSWERED, operations.get_power)
     assert 'Incorrect password' in str(refused.value)
     assert 'wrong' not in str(refused.value)
     wait_for(lambda: time.monotonic() - pool._turns[wrong].rejected[0] >
              0.2, what='the refusal to age')
     opened = bmcs.state('unit-2')['sessions_opened']
     with pytest.raises(exception.IPMICredentialsRejected):
-        pool.call(wrong, 'power status', 5, operations.get_power)
+        pool.call(wrong, 'power status', ANSWERED, operations.get_power)
     assert bmcs.state('unit-2')['sessions_opened'] > opened
 
 
@@ -252,14 +258,15 @@ def test_an_idle_session_logs_out_and_the_next_call_opens_another(
     conf.set('ipmi', session_idle_timeout=1)
     bmc = _bmc(bmcs, 3)
     closed = bmcs.state('unit-3')['sessions_closed']
-    pool.call(bmc, 'power status', 5, operations.get_power)
+    pool.call(bmc, 'power status', ANSWERED, operations.get_power)
     pid = _pid(pool, bmc)
     wait_for(lambda: not _alive(pid), timeout=10,
              what='the idle session process to end')
     wait_for(lambda: bmcs.state('unit-3')['sessions_closed'] == closed + 1,
              what='the idle session to be logged out')
     # The conductor learns it only now: the call is sent again.
-    assert pool.call(bmc, 'power status', 5, operations.get_power) == 'off'
+    assert pool.call(bmc, 'power status', ANSWERED,
+                     operations.get_power) == 'off'
     assert _pid(pool, bmc) != pid
 
 
@@ -268,8 +275,8 @@ def test_past_the_limit_the_least_recently_used_session_makes_room(
     conf.set('ipmi', max_session_processes=1)
     first, second = _bmc(bmcs, 5), _bmc(bmcs, 1)
     closed = bmcs.state('unit-5')['sessions_closed']
-    pool.call(first, 'power status', 5, operations.get_power)
-    pool.call(second, 'power status', 5, operations.get_power)
+    pool.call(first, 'power status', ANSWERED, operations.get_power)
+    pool.call(second, 'power status', ANSWERED, operations.get_power)
     assert pool.is_open(second) and not pool.is_open(first)
     wait_for(lambda: bmcs.state('unit-5')['sessions_closed'] == closed + 1,
              what='the older session to be logged out')
@@ -279,7 +286,7 @@ def test_close_all_logs_out_idle_sessions_and_kills_busy_ones(
         pool, bmcs, black_hole):
     bmc = _bmc(bmcs, 4)
     closed = bmcs.state('unit-4')['sessions_closed']
-    pool.call(bmc, 'power status', 5, operations.get_power)
+    pool.call(bmc, 'power status', ANSWERED, operations.get_power)
     with concurrent.futures.ThreadPoolExecutor(1) as threads:
         stuck = threads.submit(pool.call, black_hole, 'power status', 30,
                                operations.get_power)
@@ -298,12 +305,13 @@ def test_close_all_logs_out_idle_sessions_and_kills_busy_ones(
 
 def test_a_dead_forker_is_started_again(pool, bmcs):
     bmc = _bmc(bmcs, 0)
-    pool.call(bmc, 'power status', 5, operations.get_power)
+    pool.call(bmc, 'power status', ANSWERED, operations.get_power)
     forker = sessions._FORKER._process
     forker.kill()
     forker.wait(5)
     pool.close_all()
-    assert pool.call(bmc, 'power status', 5, operations.get_power) == 'off'
+    assert pool.call(bmc, 'power status', ANSWERED,
+                     operations.get_power) == 'off'
     assert sessions._FORKER._process.pid != forker.pid
 
 
