@@ -56,12 +56,14 @@ def ready_made_iso(node: object) -> str | None:
 
 def insert_cd(task: base.Task, url: str) -> None:
     common.call(task, 'insert virtual media',
-                lambda system: vmedia.insert(system, base.VMEDIA_CDROM, url))
+                lambda system: vmedia.insert(system, base.VMEDIA_CDROM, url),
+                keeps_power=True)
 
 
 def eject_cds(task: base.Task) -> None:
     common.call(task, 'eject virtual media',
-                lambda system: vmedia.eject(system, [base.VMEDIA_CDROM]))
+                lambda system: vmedia.eject(system, [base.VMEDIA_CDROM]),
+                keeps_power=True)
 
 
 def _iso_path(node_uuid: str) -> str:

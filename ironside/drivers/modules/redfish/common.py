@@ -22,6 +22,13 @@ sushy's own connector would retry both itself, [redfish]server_side_
 retries times each, inside every request and every attempt above (that
 multiplied a refused connection into 75 s): it is given one try per
 request, and the retries are this module's.
+
+Within one exclusive task (one locked unit of work on the node) the
+System read by one call is handed to the next instead of being read
+again (see :class:`TaskSystem`), as long as no call of the task wrote
+to the BMC since; a power-on after a power read is then one POST, not a
+GET and a POST. Reads that confirm the power state always go to the
+BMC.
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ import logging
 import re
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from collections.abc import Mapping
 from typing import Any
@@ -43,6 +51,7 @@ import sushy
 from requests import adapters as requests_adapters
 from sushy import connector as sushy_connector
 from sushy import exceptions as sushy_exc
+from sushy import utils as sushy_utils
 from sushy.resources.system.system import System
 from urllib3 import exceptions as urllib3_exc
 
@@ -190,6 +199,10 @@ class OneTryAdapter(requests_adapters.HTTPAdapter):
              verify: bool | str = True,
              cert: bytes | str | tuple[bytes | str, bytes | str] | None = None,
              proxies: Mapping[str, str] | None = None) -> requests.Response:
+        if request.method not in ('GET', 'HEAD') and \
+                '/SessionService/' not in (request.url or ''):
+            # Counted before it leaves: one that fails may have landed.
+            _SENT.writes = writes_sent() + 1
         try:
             return super().send(request, stream=stream, timeout=timeout,
                                 verify=verify, cert=cert, proxies=proxies)
@@ -199,6 +212,18 @@ class OneTryAdapter(requests_adapters.HTTPAdapter):
                 requests.exceptions.Timeout) as exc:
             failure = NotReached if _never_connected(exc) else NotAnswered
             raise failure(_cause(exc), request=request) from exc
+
+
+# Requests that may change something on a BMC (any but GET and HEAD;
+# logging in is not one), counted per thread: a call's requests are sent
+# by the thread making it, whichever root they go through.
+_SENT = threading.local()
+
+
+def writes_sent() -> int:
+    """How many writing requests this thread has sent to any BMC."""
+    count: int = getattr(_SENT, 'writes', 0)
+    return count
 
 
 def _connector(info: RedfishInfo) -> sushy_connector.Connector:
@@ -274,11 +299,112 @@ def _get_system(root: sushy.Sushy, info: RedfishInfo) -> Any:
     return members[0]
 
 
+# How long a System read stays reusable within a task: the task holds
+# the node's lock, but a machine's power button does not ask for it.
+REUSE_WITHIN = 30.0
+
+
+@dataclasses.dataclass
+class TaskSystem:
+    """The System an exclusive task last read, and what it did since.
+
+    The next call of the same task is handed this System instead of a
+    new GET, if it was read through the same connection and driver_info
+    less than REUSE_WITHIN seconds ago, unless
+
+    - the call confirms the power state (``confirm``): read again;
+    - a call of the task wrote to the BMC since (``changed``): read
+      again, except by a call that uses only the power state and the
+      reset action (``power_only``) when none of those writes may have
+      changed the power (``power_changed``; the ones declared
+      ``keeps_power`` do not: boot device and mode, virtual media).
+
+    Only the System itself is reused: what sushy cached under it
+    (storage, BIOS, ...) is read again when a later call touches it.
+    """
+
+    info: RedfishInfo
+    root: sushy.Sushy
+    system: System
+    read_at: float
+    changed: bool = False
+    power_changed: bool = False
+
+
+class TaskSystems:
+    """The TaskSystem of each exclusive task, dropped with the task."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._of: weakref.WeakKeyDictionary[base.Task, TaskSystem] = \
+            weakref.WeakKeyDictionary()
+
+    def get(self, task: base.Task) -> TaskSystem | None:
+        with self._lock:
+            return self._of.get(task)
+
+    def put(self, task: base.Task, entry: TaskSystem) -> None:
+        with self._lock:
+            self._of[task] = entry
+
+    def forget(self, task: base.Task) -> None:
+        with self._lock:
+            self._of.pop(task, None)
+
+
+TASK_SYSTEMS = TaskSystems()
+
+
+@dataclasses.dataclass(frozen=True)
+class _TaskUse:
+    """How one call of a task may use the System the task read before."""
+
+    task: base.Task
+    confirm: bool = False
+    power_only: bool = False
+    keeps_power: bool = False
+
+    def system(self, root: sushy.Sushy, info: RedfishInfo) -> System:
+        entry = TASK_SYSTEMS.get(self.task)
+        now = time.monotonic()
+        if entry is None or entry.info != info or entry.root is not root \
+                or now - entry.read_at > REUSE_WITHIN:
+            system: System = _get_system(root, info)
+            TASK_SYSTEMS.put(self.task, TaskSystem(info, root, system, now))
+            return system
+        if not self.confirm and (not entry.changed or (
+                self.power_only and not entry.power_changed)):
+            # Nothing under it is reused (it is read again if touched).
+            sushy_utils.cache_clear(entry.system, force_refresh=False)
+            return entry.system
+        entry.system.invalidate()
+        entry.system.refresh(force=False)
+        entry.read_at = now
+        entry.changed = entry.power_changed = False
+        return entry.system
+
+    def run(self, root: sushy.Sushy, info: RedfishInfo,
+            func: Callable[[System], T]) -> T:
+        before = writes_sent()
+        try:
+            result = func(self.system(root, info))
+        except BaseException:
+            # A failed call may have left anything behind.
+            TASK_SYSTEMS.forget(self.task)
+            raise
+        entry = TASK_SYSTEMS.get(self.task)
+        if entry is not None and writes_sent() != before:
+            entry.changed = True
+            entry.power_changed |= not self.keeps_power
+        return result
+
+
 def call_with_info(info: RedfishInfo, action: str,
                    func: Callable[[System], T] | Callable[[sushy.Sushy], T],
-                   on_root: bool = False) -> T:
+                   on_root: bool = False, use: _TaskUse | None = None) -> T:
     """``func(system)`` (``func(root)``, the service root, with
     ``on_root``) with a cached connection, retried as it should be.
+    ``use``: the System may be the one the task read before.
 
     401: the connection is replaced once, then CredentialsRejected.
     Not reached: tried [redfish]connection_attempts times, then
@@ -293,7 +419,11 @@ def call_with_info(info: RedfishInfo, action: str,
         attempt += 1
         try:
             root = CONNECTIONS.get(info)
-            return func(root if on_root else _get_system(root, info))
+            if on_root:
+                return func(root)
+            if use is not None:
+                return use.run(root, info, func)
+            return func(_get_system(root, info))
         except sushy_exc.AccessError as exc:
             CONNECTIONS.drop(info)
             if exc.status_code == 401 and not refreshed:
@@ -343,9 +473,34 @@ def _short(text: str) -> str:
     return text if len(text) <= 300 else text[:300] + '...'
 
 
-def call(task: base.Task, action: str, func: Callable[[System], T]) -> T:
-    """Run ``func(system)`` against the system of ``task.node``."""
-    return call_with_info(parse_driver_info(task.node), action, func)
+def call(task: base.Task, action: str, func: Callable[[System], T], *,
+         confirm: bool = False, power_only: bool = False,
+         keeps_power: bool = False) -> T:
+    """Run ``func(system)`` against the system of ``task.node``.
+
+    In an exclusive task the System may be the one an earlier call of the
+    task read (see :class:`TaskSystem`): ``confirm`` reads it from the
+    BMC whatever was read before (power state reads); ``power_only``
+    says ``func`` uses only its power state and reset action;
+    ``keeps_power`` that what ``func`` writes does not change the power.
+    """
+    info = parse_driver_info(task.node)
+    return call_with_info(info, action, func, use=_task_use(
+        task, confirm, power_only, keeps_power))
+
+
+def _task_use(task: base.Task, confirm: bool, power_only: bool,
+              keeps_power: bool) -> _TaskUse | None:
+    """None (read the System afresh) for a shared task, whose node others
+    may change meanwhile, or a task that cannot key a weak mapping."""
+    if getattr(task, 'shared', True):
+        return None
+    try:
+        hash(task)
+        weakref.ref(task)
+    except TypeError:
+        return None
+    return _TaskUse(task, confirm, power_only, keeps_power)
 
 
 def call_root(task: base.Task, action: str, func: Callable[[sushy.Sushy], T]

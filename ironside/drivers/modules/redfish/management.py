@@ -72,7 +72,8 @@ class RedfishManagement(base.ManagementInterface):
                    else sushy.BootSourceOverrideEnabled.ONCE)
         common.call(task, 'set boot device %s' % device,
                     lambda system: system.set_system_boot_options(
-                        target=_TO_REDFISH[device], enabled=enabled))
+                        target=_TO_REDFISH[device], enabled=enabled),
+                    keeps_power=True)
 
     def get_boot_device(self, task: base.Task) -> dict[str, Any]:
         def _read(system: System) -> tuple[Any, Any]:
@@ -100,7 +101,7 @@ class RedfishManagement(base.ManagementInterface):
                     % (mode, ', '.join(BOOT_MODES)))
         common.call(task, 'set boot mode %s' % mode,
                     lambda system: system.set_system_boot_options(
-                        mode=BOOT_MODES[mode]))
+                        mode=BOOT_MODES[mode]), keeps_power=True)
 
     def get_supported_indicators(self, task: base.Task
                                  ) -> dict[str, dict[str, Any]]:
@@ -149,12 +150,13 @@ class RedfishManagement(base.ManagementInterface):
     def attach_virtual_media(self, task: base.Task, device_type: str,
                              image_url: str) -> None:
         common.call(task, 'insert virtual media', lambda system:
-                    vmedia.insert(system, device_type, image_url))
+                    vmedia.insert(system, device_type, image_url),
+                    keeps_power=True)
 
     def detach_virtual_media(self, task: base.Task,
                              device_types: Sequence[str] | None=None) -> None:
         common.call(task, 'eject virtual media', lambda system:
-                    vmedia.eject(system, device_types))
+                    vmedia.eject(system, device_types), keeps_power=True)
 
     def get_virtual_media(self, task: base.Task) -> list[dict[str, Any]]:
         return common.call(task, 'read virtual media', vmedia.describe)

@@ -2,7 +2,10 @@
 
 A reset is requested once (ComputerSystem.Reset), then the system is read
 every [redfish]power_poll_interval seconds until it reaches the new state
-or the timeout the conductor passes is spent.
+or the timeout the conductor passes is spent. Whether to reset is decided
+on the power state the task read last if nothing since may have changed
+it (a power-on after a power read is one POST); every read of the power
+state goes to the BMC.
 """
 
 from __future__ import annotations
@@ -30,8 +33,10 @@ _RESET = {states.POWER_ON: sushy.ResetType.ON,
 
 
 def read_power_state(task: base.Task) -> str:
+    # Always from the BMC: the conductor and the waits below confirm
+    # power changes with it.
     state = common.call(task, 'read power state',
-                        lambda system: system.power_state)
+                        lambda system: system.power_state, confirm=True)
     return _READ.get(state, states.POWER_ERROR)
 
 
@@ -64,7 +69,9 @@ def change_power_state(task: base.Task, power_state: str,
         system.reset_system(_RESET[wanted])
         return True
 
-    if common.call(task, 'set power state to %s' % power_state, reset):
+    # On the power state the task read last, unless it reset since.
+    if common.call(task, 'set power state to %s' % power_state, reset,
+                   power_only=True):
         _wait(task, target, timeout)
 
 
