@@ -149,3 +149,31 @@ def test_boot_device_in_its_own_task(redfish, conductor, context, node):
         task.driver.management.set_boot_device(task, 'pxe', persistent=True)
     assert redfish.stats()['requests'] == 3
     assert redfish.state(0)['boot_device'] == 'Pxe'
+
+
+def test_a_write_makes_the_next_call_read_again(redfish, conductor, context,
+                                                node):
+    """After setting the boot mode (a PATCH) the boot device is set on a
+    System read again; the power-on after both still acts on the power
+    read first, as neither changes the power."""
+    def work(task):
+        management = task.driver.management
+        management.set_boot_mode(task, 'uefi')
+        management.set_boot_device(task, 'pxe')
+        task.driver.power.set_power_state(task, states.POWER_ON)
+
+    # settings GET + PATCH; GET, settings GET, PATCH; POST; GET (on?)
+    assert _requests(redfish, conductor, context, node, work) == 7
+    assert redfish.state(0)['boot_device'] == 'Pxe'
+    assert redfish.state(0)['power_state'] == 'On'
+
+
+def test_a_read_older_than_the_reuse_window_is_read_again(
+        redfish, conductor, context, node, monkeypatch):
+    monkeypatch.setattr(redfish_common, 'REUSE_WITHIN', 0.0)
+
+    def work(task):
+        task.driver.power.set_power_state(task, states.POWER_ON)
+
+    # GET (off?), POST, GET (on?)
+    assert _requests(redfish, conductor, context, node, work) == 3
