@@ -11,6 +11,7 @@ family, each on objects of its own.
 
 from __future__ import annotations
 
+import itertools
 import pathlib
 import re
 import uuid
@@ -111,7 +112,7 @@ class Objects:
                 'connector_id': 'iqn.2026-11.org.example:' + name.lower()}),
             'volume_target': lambda: ('/v1/volume/targets', {
                 'node_uuid': node, 'volume_type': 'iscsi',
-                'boot_index': int(uuid.uuid4().int % 1000),
+                'boot_index': next(_BOOT_INDEXES),
                 'volume_id': name}),
             'runbook': lambda: ('/v1/runbooks', {
                 'name': name, 'owner': OWNER, 'steps': [{
@@ -125,6 +126,11 @@ class Objects:
 
     def path(self, template: str, names: dict[str, str]) -> str:
         return _PLACEHOLDER.sub(lambda m: names[m.group(1)], template)
+
+
+# A node's volume targets need distinct boot indexes: drawn at random,
+# two of the hundreds made here met.
+_BOOT_INDEXES = itertools.count()
 
 
 def _new_mac() -> str:
@@ -186,7 +192,7 @@ BODIES: dict[str, Callable[[dict[str, str]], Any]] = {
         {'op': 'add', 'path': '/extra/persona', 'value': 'walked'}],
     'POST /v1/volume/targets': lambda names: {
         'node_uuid': names['node'], 'volume_type': 'iscsi',
-        'boot_index': int(uuid.uuid4().int % 1000) + 1000,
+        'boot_index': next(_BOOT_INDEXES),
         'volume_id': uuid.uuid4().hex},
     'PATCH /v1/volume/targets/{volume_target}': lambda names: [
         {'op': 'add', 'path': '/extra/persona', 'value': 'walked'}],
