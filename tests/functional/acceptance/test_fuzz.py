@@ -240,32 +240,37 @@ def test_schemathesis_over_http_no_5xx_no_half_writes(schema, seed):
 
 # In-process: the volume, every answer checked for everything at once.
 
+# What /openapi.json says an answer can be (status code, content type,
+# headers, body); and that a request the document allows is not refused
+# (but for UNFORESEEABLE_REFUSALS), one it forbids is (4xx).
 CONFORMANCE_CHECKS = [
     openapi_checks.status_code_conformance,
     openapi_checks.content_type_conformance,
     openapi_checks.response_headers_conformance,
     openapi_checks.response_schema_conformance,
+    openapi_checks.positive_data_acceptance,
+    openapi_checks.negative_data_rejection,
 ]
-# A request the document allows is not refused for its shape, one it
-# forbids is refused (4xx). Run on demand (IRONSIDE_FUZZ_ACCEPTANCE=1):
-# the routes added with vendor passthru and Ironic's URL forms (a
-# chassis' nodes) refuse requests for reasons UNFORESEEABLE_REFUSALS
-# does not sort yet (a vendor method that does not exist, a malformed
-# sub-path), so CI checks the four conformance checks above.
-if os.environ.get('IRONSIDE_FUZZ_ACCEPTANCE'):
-    CONFORMANCE_CHECKS += [openapi_checks.positive_data_acceptance,
-                           openapi_checks.negative_data_rejection]
+# The vendor passthru operations: a node's or a driver's method, named in
+# the query or the path, called with any HTTP method.
+VENDOR_PASSTHRU = tuple(
+    '%s %s/vendor_passthru%s' % (verb, owner, named)
+    for verb in ('GET', 'PUT', 'POST', 'PATCH', 'DELETE')
+    for owner in ('/v1/nodes/{node_ident}', '/v1/drivers/{driver_name}')
+    for named in ('', '/{method}'))
 # Refusals of requests /openapi.json allows that it cannot foretell:
 # OpenAPI 3.0 has no way to tie a verb, a field or a query parameter to
 # the value of the version header, nor a request to the state of the
 # node, to other records, to the driver, or one field to another.
 # Ironic refuses each of them so too. They are told apart by status and
-# Ironic's message (and operation, where one field depends on another),
+# Ironic's message (and operation, or a tuple of them, where one field
+# depends on another),
 # so that a schema that is merely looser than the API still fails
 # positive_data_acceptance. schemathesis' own setting
 # (positive_data_acceptance.expected-statuses) could only take whole
 # status codes, 400 among them.
-UNFORESEEABLE_REFUSALS = [
+Refusal = tuple[str | tuple[str, ...] | None, int, str]
+UNFORESEEABLE_REFUSALS: list[Refusal] = [
     # The version asked for is older than the verb (405, as Ironic), or
     # than a field, filter or verb of the operation (406).
     (None, 405, ''),
@@ -328,6 +333,17 @@ UNFORESEEABLE_REFUSALS = [
     # The document's JSON patch is the same for every resource; which
     # fields one may change is the resource's.
     (None, 400, r'^Cannot patch /'),
+    # Which vendor methods a driver has, and the HTTP methods each
+    # answers, are the driver's (OpenAPI could list them only for one).
+    (VENDOR_PASSTHRU, 400, r'^No handler for method '),
+    (VENDOR_PASSTHRU, 400, r'^The method .* does not support HTTP '),
+    # A node has at most 50 traits: adding one more depends on those it
+    # has; in a list, a trait given twice counts once (maxItems cannot
+    # say so).
+    (('PUT /v1/nodes/{node_ident}/traits/{trait}',
+      'PUT /v1/nodes/{node_ident}/traits'), 400,
+     r'^Could not modify traits for node .* as it would exceed the '
+     r'maximum number of traits per node'),
 ]
 
 SERVER_ERROR = '5xx'
@@ -413,9 +429,11 @@ def _unforeseeable(case, response) -> bool:
             'faultstring']
     except (ValueError, KeyError, TypeError):
         message = ''
+    label = case.operation.label
     return any(
         status == response.status_code and
-        operation in (None, case.operation.label) and
+        (operation is None or label == operation or
+         (isinstance(operation, tuple) and label in operation)) and
         re.search(pattern, message)
         for operation, status, pattern in UNFORESEEABLE_REFUSALS)
 
