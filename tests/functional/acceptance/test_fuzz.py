@@ -53,6 +53,7 @@ from typing import Any
 import pytest
 import requests
 import schemathesis
+import sqlalchemy as sa
 import werkzeug.test
 from hypothesis import HealthCheck
 from hypothesis import given
@@ -66,6 +67,8 @@ from schemathesis.specs.openapi import checks as openapi_checks
 from ironside.cmd import api as api_cmd
 from ironside.conductor import manager as conductor_manager
 from ironside.conductor import rpcapi as conductor_rpcapi
+from ironside.db import models
+from ironside.db import session as db_session
 from tests.functional.fixtures import ironside_process
 
 pytestmark = pytest.mark.functional
@@ -89,11 +92,27 @@ HEADERS = {'X-OpenStack-Ironic-API-Version': 'latest'}
 MAX_BODY_SIZE = 1024 * 1024
 
 
+# In-process, the node as stored: its row but for the columns that
+# change without any request (the bookkeeping of VOLATILE, and the row's
+# version, which a lock taken and released bumps), and its traits. What
+# GET /v1/nodes/{node} shows is made of these (the chassis and
+# allocation by their ids): comparing them is as strong as comparing
+# the API's view, at a twentieth of its cost (one query, against a
+# request through the whole application: 40% of the coverage phase).
+_UNSTORED = {'id', 'updated_at', 'provision_updated_at', 'reservation',
+             'conductor_affinity', 'row_version'}
+_NODES = models.Node.__table__
+_NODE_ROW = sa.select(_NODES).where(_NODES.c.name == SEED)
+_NODE_TRAITS = sa.select(models.NodeTrait.__table__.c.trait).join(
+    _NODES).where(_NODES.c.name == SEED).order_by('trait')
+_BUSY = ('target_provision_state', 'target_power_state', 'reservation')
+
+
 class Seed:
     """A node the fuzzers aim at, recreated whenever a request deletes it.
 
     Over HTTP to ``endpoint``, or, given ``app``, to that WSGI
-    application in-process.
+    application in-process (where the node is read from the database).
     """
 
     def __init__(self, endpoint: str, app: Any = None) -> None:
@@ -129,7 +148,25 @@ class Seed:
         self._known = None
 
     def snapshot(self) -> dict | None:
-        """The node's fields, or None if it is gone or busy."""
+        """The node's fields, or None if it is busy (recreated if it is
+        gone)."""
+        if self.wsgi is not None:
+            return self._stored()
+        return self._shown()
+
+    def _stored(self) -> dict | None:
+        with db_session.reader_connection() as connection:
+            row = connection.execute(_NODE_ROW).mappings().first()
+            traits = connection.execute(_NODE_TRAITS).scalars().all()
+        if row is None:
+            self._shown()   # recreates it
+            return self._stored()
+        if any(row[name] for name in _BUSY):
+            return None
+        return {name: value for name, value in row.items()
+                if name not in _UNSTORED} | {'traits': traits}
+
+    def _shown(self) -> dict | None:
         path = '/v1/nodes/%s' % SEED
         status, node = self._call('GET', path)
         if status == 404:
