@@ -102,9 +102,11 @@ MAX_BODY_SIZE = 1024 * 1024
 _UNSTORED = {'id', 'updated_at', 'provision_updated_at', 'reservation',
              'conductor_affinity', 'row_version'}
 _NODES = models.Node.__table__
-_NODE_ROW = sa.select(_NODES).where(_NODES.c.name == SEED)
-_NODE_TRAITS = sa.select(models.NodeTrait.__table__.c.trait).join(
-    _NODES).where(_NODES.c.name == SEED).order_by('trait')
+_TRAITS = models.NodeTrait.__table__
+# One query: the row, and its traits as one string (in no set order).
+_NODE_ROW = sa.select(_NODES, sa.select(sa.func.aggregate_strings(
+    _TRAITS.c.trait, ' ')).where(_TRAITS.c.node_id == _NODES.c.id)
+    .scalar_subquery().label('traits')).where(_NODES.c.name == SEED)
 _BUSY = ('target_provision_state', 'target_power_state', 'reservation')
 
 
@@ -157,14 +159,14 @@ class Seed:
     def _stored(self) -> dict | None:
         with db_session.reader_connection() as connection:
             row = connection.execute(_NODE_ROW).mappings().first()
-            traits = connection.execute(_NODE_TRAITS).scalars().all()
         if row is None:
             self._shown()   # recreates it
             return self._stored()
         if any(row[name] for name in _BUSY):
             return None
         return {name: value for name, value in row.items()
-                if name not in _UNSTORED} | {'traits': traits}
+                if name not in _UNSTORED} | {
+            'traits': sorted((row['traits'] or '').split())}
 
     def _shown(self) -> dict | None:
         path = '/v1/nodes/%s' % SEED
