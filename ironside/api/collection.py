@@ -29,7 +29,8 @@ def limit(value: int | None) -> int:
 
 
 def sort_dir(value: str | None) -> str:
-    value = value or 'asc'
+    """asc unless given; given empty, refused (as Ironic)."""
+    value = 'asc' if value is None else value
     if value not in ('asc', 'desc'):
         raise exception.InvalidParameterValue(
             err="Invalid sort direction: %s. Acceptable values are 'asc' "

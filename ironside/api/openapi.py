@@ -16,6 +16,9 @@ beside /v1) is described in the same document; its operations share
 400, 403, 404, 503 and, with a body, 408 and 413, not the version
 header.
 
+Routes that only refuse, as Ironic's routing does (``REFUSAL_ONLY``),
+are served but not described: no request to them can succeed.
+
 The request bodies the API checks with a JSON schema of its own
 (``ironside.api.schemas``) are not written in the document but taken
 from there (``REQUEST_SCHEMAS``), so that what the document says a body
@@ -28,6 +31,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 from typing import TYPE_CHECKING
 from typing import Any
 from typing import cast
@@ -62,6 +66,22 @@ EVERY_OPERATION = {'400': ERROR, '404': ERROR, '406': ERROR,
 SITE_API = '/site/v1'
 SITE_OPERATION = {'400': ERROR, '403': ERROR, '404': ERROR,
                   '503': UNAVAILABLE}
+# Routes served only to refuse, with Ironic's message, a URL form its
+# routing reaches but no operation answers: a heartbeat naming no node, a
+# chassis' nodes without a chassis or written to, one node below a
+# chassis. No request to them can succeed, so the document leaves them
+# out rather than describe an operation that does not exist.
+REFUSAL_ONLY: dict[str, frozenset[str]] = {
+    '/v1/heartbeat': frozenset({'post'}),
+    '/v1/chassis/nodes': frozenset({'get', 'post', 'put', 'patch',
+                                    'delete'}),
+    '/v1/chassis/{chassis_uuid}/nodes': frozenset({'post', 'put', 'patch',
+                                                   'delete'}),
+    '/v1/chassis/{chassis_uuid}/nodes/detail': frozenset(
+        {'post', 'put', 'patch', 'delete'}),
+    '/v1/chassis/{chassis_uuid}/nodes/{node_ident}': frozenset(
+        {'get', 'post', 'put', 'patch', 'delete'}),
+}
 # The methods whose requests may carry a body the API reads.
 BODY_METHODS = ('put', 'post', 'patch')
 # components/schemas the document takes from the schemas the API
@@ -126,6 +146,14 @@ def accepted_versions() -> list[str]:
                          ] + ['']
 
 
+def folded_versions() -> str:
+    """The version header as a list (comma-separated, or the header
+    given more than once): microversion_parse, as Ironic, reads the last
+    value, an empty one being none given."""
+    return r'^.*,\s*(%s)?\s*$' % '|'.join(
+        re.escape(version) for version in accepted_versions() if version)
+
+
 def _complete(operation: dict, path: str, method: str) -> None:
     """Add what every operation of its API shares: for /v1 the version
     header and its errors, for the site API (no microversions) its own."""
@@ -149,8 +177,9 @@ def _complete(operation: dict, path: str, method: str) -> None:
 def document() -> dict:
     with open(PATH, encoding='utf-8') as stream:
         spec = yaml.safe_load(stream)
-    spec['components']['parameters']['Version']['schema'] = {
-        'type': 'string', 'enum': accepted_versions()}
+    spec['components']['parameters']['Version']['schema'] = {'anyOf': [
+        {'type': 'string', 'enum': accepted_versions()},
+        {'type': 'string', 'pattern': folded_versions()}]}
     for name, schema in REQUEST_SCHEMAS.items():
         spec['components']['schemas'][name] = openapi_schema(schema)
     schemas = spec['components']['schemas']

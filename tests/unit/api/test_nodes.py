@@ -262,6 +262,9 @@ def test_pagination_and_next_links(api, create_node, conf):
     ({'marker': 'x'}, 'Expected UUID for marker: x'),
     ({'sort_dir': 'up'}, "Invalid sort direction: up. Acceptable values "
                          "are 'asc' or 'desc'"),
+    # Given empty, as Ironic: not the default.
+    ({'sort_dir': ''}, "Invalid sort direction: . Acceptable values "
+                       "are 'asc' or 'desc'"),
     ({'sort_key': 'properties'}, 'The sort_key value properties is an '
                                  'invalid field for sorting'),
     ({'sort_key': 'colour'}, 'The sort_key value "colour" is an invalid '
