@@ -9,7 +9,6 @@ from ironside.api import auth
 from ironside.api import server as api_server
 from ironside.api import site as site_api
 from ironside.common import exception
-from ironside.common import rpc
 from ironside.common import service
 from ironside.common.conf import CONF
 from ironside.conductor import rpcapi as conductor_rpcapi
@@ -47,4 +46,7 @@ def main() -> None:
     service.freeze_start_up_objects()
     service.wait_for_signal()
     server.stop()
-    rpc.cleanup()
+    if CONF.rpc_transport == 'oslo':
+        # Loaded by the ConductorAPI above only with this transport.
+        from ironside.common import rpc
+        rpc.cleanup()

@@ -35,12 +35,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import oslo_messaging as messaging
 from oslo_serialization import jsonutils
 
 from ironside.common import context as ironside_context
 from ironside.common import exception
-from ironside.common import rpc
+from ironside.common import rpc_base
 from ironside.common.conf import CONF
 from ironside.common.http_server import HttpServer
 
@@ -107,7 +106,7 @@ class JsonRpcApp:
             params.pop('context', None) or {})
         try:
             result = function(context, **params)
-        except messaging.ExpectedException as exc:
+        except rpc_base.ExpectedException as exc:
             return _exception_error(call_id, exc.exc_info[1])
         except exception.IronsideException as exc:
             return _exception_error(call_id, exc)
@@ -145,7 +144,7 @@ def remote_exception(error: dict[str, Any]) -> Exception:
     exception as its own class, anything else a RemoteError."""
     data = error.get('data') or {}
     message = error.get('message') or ''
-    if data.get('module') in rpc.ALLOWED_EXMODS:
+    if data.get('module') in rpc_base.ALLOWED_EXMODS:
         module = importlib.import_module(data['module'])
         cls = getattr(module, data.get('class') or '', None)
         if isinstance(cls, type) and \
@@ -163,7 +162,7 @@ def remote_exception(error: dict[str, Any]) -> Exception:
             if 'code' in data:
                 exc.code = data['code']
             return exc
-    return messaging.RemoteError(data.get('class') or 'Error', message)
+    return rpc_base.RemoteError(data.get('class') or 'Error', message)
 
 
 class JsonRpcServer:
@@ -237,7 +236,7 @@ class JsonRpcClient:
     def call(self, context: Any, method: str, **kwargs: Any) -> Any:
         server = self._server
         if server is None:
-            raise messaging.InvalidTarget('no conductor named', server)
+            raise rpc_base.InvalidTarget('no conductor named', server)
         params = dict(kwargs, context=context.to_dict()
                       if context is not None else {})
         body = jsonutils.dump_as_bytes({

@@ -11,10 +11,16 @@ oslo.messaging's own retries, tried again every
 queue is not there, as just after the broker restarted), and then
 refused with ConductorUnreachable (503): a call refused that way was not
 sent, and is not sent later.
+
+Only the processes that use ``[DEFAULT]rpc_transport = oslo`` import this
+module (and so oslo.messaging, and eventlet with it); what every
+transport shares is in :mod:`ironside.common.rpc_base`. Importing it
+registers [DEFAULT]transport_url and control_exchange.
 """
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import threading
@@ -23,20 +29,29 @@ from typing import Any
 
 import oslo_messaging as messaging
 from kombu import exceptions as kombu_exc
+from oslo_messaging import opts as messaging_opts
 
 from ironside.common import context as ironside_context
 from ironside.common import exception
+from ironside.common import rpc_base
 from ironside.common.conf import CONF
 
 LOG = logging.getLogger(__name__)
 
-TOPIC = 'ironside.conductor_manager'
-RPC_API_VERSION = '1.0'
+TOPIC = rpc_base.TOPIC
+RPC_API_VERSION = rpc_base.RPC_API_VERSION
+ALLOWED_EXMODS = rpc_base.ALLOWED_EXMODS
 
-# Exceptions from these modules are re-raised in the API as the same class.
-ALLOWED_EXMODS = ['ironside.common.exception',
-                  'ironside.common.exception_base',
-                  'ironside.common.site_exceptions']
+# oslo.messaging registers transport_url and control_exchange only when a
+# transport is first made; register them now (from its public list of
+# options, equal to the ones it registers later) so config files and tests
+# can set them before that.
+messaging.set_transport_defaults('ironside')
+_TRANSPORT_OPTS = ('transport_url', 'control_exchange')
+for _group, _opts in messaging_opts.list_opts():
+    if _group is None:
+        CONF.register_opts([opt for opt in _opts
+                            if opt.name in _TRANSPORT_OPTS])
 
 # Seconds between attempts to hand a call to a broker that refused it.
 SEND_RETRY_INTERVAL = 0.5
@@ -216,10 +231,44 @@ def get_client(target: messaging.Target) -> BoundedClient:
         transport_options=messaging.TransportOptions(at_least_once=True)))
 
 
+def conductor_target(server: str | None = None) -> messaging.Target:
+    """The conductors' topic (and one conductor's queue on it)."""
+    return messaging.Target(topic=TOPIC, server=server,
+                            version=RPC_API_VERSION)
+
+
+class _Endpoint:
+    """A conductor manager as oslo.messaging's server calls it: with the
+    API version it serves, and rpc_base's ExpectedException raised as
+    oslo.messaging's (handed back to the caller as the exception it
+    holds, logged without a traceback)."""
+
+    target = messaging.Target(version=RPC_API_VERSION)
+
+    def __init__(self, manager: Any) -> None:
+        self._manager = manager
+
+    def __getattr__(self, name: str) -> Any:
+        method = getattr(self._manager, name)
+        if not callable(method):
+            return method
+
+        @functools.wraps(method)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return method(*args, **kwargs)
+            except rpc_base.ExpectedException as exc:
+                expected = messaging.ExpectedException()
+                expected.exc_info = exc.exc_info
+                raise expected from None
+        return call
+
+
 def get_server(target: messaging.Target, endpoints: list[Any]
                ) -> messaging.MessageHandlingServer:
     access_policy = messaging.rpc.dispatcher.DefaultRPCAccessPolicy
-    return messaging.get_rpc_server(get_transport(), target, endpoints,
+    return messaging.get_rpc_server(get_transport(), target,
+                                    [_Endpoint(e) for e in endpoints],
                                     executor='threading',
                                     serializer=ContextSerializer(),
                                     access_policy=access_policy)

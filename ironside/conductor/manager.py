@@ -12,11 +12,9 @@ import logging
 from typing import TYPE_CHECKING
 from typing import Any
 
-import oslo_messaging as messaging
 from oslo_utils import uuidutils
 
 from ironside.common import exception
-from ironside.common import rpc
 from ironside.common import states
 from ironside.common.conf.default import INTERFACE_TYPES
 from ironside.common.context import RequestContext
@@ -58,7 +56,8 @@ INTERFACE_FIELDS = tuple('%s_interface' % i for i in INTERFACE_TYPES)
 
 
 class ConductorManager(vendor_passthru.VendorPassthruEndpoints):
-    target = messaging.Target(version=rpc.RPC_API_VERSION)
+    # The API version it serves over oslo.messaging is
+    # ironside.common.rpc's (its endpoint's target).
 
     # Nodes
 

@@ -10,11 +10,8 @@ from collections.abc import Callable
 from types import FrameType
 from typing import Protocol
 
-import oslo_messaging as messaging
-
 from ironside.common import exception
 from ironside.common import json_rpc
-from ironside.common import rpc
 from ironside.common import stopping
 from ironside.common.conf import CONF
 from ironside.conductor import manager as conductor_manager
@@ -57,9 +54,11 @@ class ConductorService:
     def _make_rpc_server(self) -> _RpcServer:
         if CONF.rpc_transport == 'json-rpc':
             return json_rpc.JsonRpcServer(self.manager)
-        target = messaging.Target(topic=rpc.TOPIC, server=self.manager.host,
-                                  version=rpc.RPC_API_VERSION)
-        server: _RpcServer = rpc.get_server(target, [self.manager])
+        # Only the processes using oslo.messaging load it (~0.9 s of CPU
+        # at start, and eventlet with it).
+        from ironside.common import rpc
+        server: _RpcServer = rpc.get_server(
+            rpc.conductor_target(self.manager.host), [self.manager])
         return server
 
     def _stop_rpc_server(self) -> None:

@@ -14,9 +14,8 @@ from typing import ParamSpec
 from typing import Protocol
 from typing import TypeVar
 
-import oslo_messaging as messaging
-
 from ironside.common import exception
+from ironside.common import rpc_base
 from ironside.common import states
 from ironside.db import history as history_db
 from ironside.db import models
@@ -173,6 +172,6 @@ def rpc_endpoint(func: Callable[_Params, _Result]
             if db_session.is_outage(exc):
                 raise exception.DatabaseUnavailable() from exc
             raise
-    marked: Callable[_Params, _Result] = messaging.expected_exceptions(
+    marked: Callable[_Params, _Result] = rpc_base.expected_exceptions(
         exception.IronsideException)(wrapper)
     return marked

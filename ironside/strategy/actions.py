@@ -13,7 +13,6 @@ which the action records.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
@@ -39,12 +38,9 @@ from ironside.strategy.reader.action_input import TaskAccess
 from ironside.strategy.reader.action_input import parse_documents
 from ironside.strategy.reader.registry import STRATEGY
 from ironside.strategy.run import report
+from ironside.strategy.run.wakeup import queued
 
 ACTIONS = ('deploy_site', 'update_site', 'redeploy_server')
-
-# Set when an action is queued; a site action service in this process
-# (the all-in-one) wakes at once instead of at its next check.
-queued = threading.Event()
 
 
 def create_strategy(source: str | Mapping[str, Any],

@@ -33,10 +33,10 @@ from ironside.conductor import rpcapi
 from ironside.db import conductors as conductors_db
 from ironside.db import models
 from ironside.db import site as site_db
-from ironside.strategy import actions
 from ironside.strategy.nodes import conductor as conductor_nodes
 from ironside.strategy.nodes import seam
 from ironside.strategy.run import task_flow
+from ironside.strategy.run import wakeup
 from ironside.strategy.run.in_flight import FleetInFlight
 from ironside.strategy.run.runner import ActionRunner
 
@@ -79,7 +79,7 @@ class SiteActionService:
     def stop(self, timeout: float = 30) -> None:
         """Stop runners at their next step and release their actions."""
         self._stop.set()
-        actions.queued.set()
+        wakeup.queued.set()
         if self._thread is not None:
             self._thread.join(timeout)
         with self._lock:
@@ -108,8 +108,8 @@ class SiteActionService:
                 self.check()
             except Exception:
                 LOG.exception('Checking site actions failed')
-            actions.queued.wait(CONF.site.action_check_interval)
-            actions.queued.clear()
+            wakeup.queued.wait(CONF.site.action_check_interval)
+            wakeup.queued.clear()
 
     def check(self) -> None:
         """One round: heartbeat, notice lost actions, claim new ones."""

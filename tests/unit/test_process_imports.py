@@ -49,3 +49,44 @@ def test_a_conductor_loads_no_api_module(module):
     """The all-in-one's module is its conductor process's: the API
     process loads the API's modules after the fork."""
     assert _among(_loaded(module), API_ONLY + ('kubernetes',)) == []
+
+
+# oslo.messaging (~0.9 s of CPU at start, and eventlet with it) is loaded
+# only by the processes whose [DEFAULT]rpc_transport is oslo, when they
+# make their client or server; etcd3gw (which loads eventlet too) by the
+# first decommission of a site with etcd clusters; eventlet by nothing
+# else (futurist would load it: ironside/__init__.py).
+OSLO_ONLY = ('oslo_messaging', 'ironside.common.rpc', 'eventlet', 'etcd3gw',
+             'ironside.strategy.decommission.etcd_gateway')
+# alembic is loaded when a migration runs (ironside.db.migration);
+# networkx when the site layer builds a graph (reads documents, plans an
+# action), never at start.
+WHEN_USED = ('alembic', 'mako', 'networkx')
+
+
+@pytest.mark.parametrize('module', ['ironside.cmd.all_in_one',
+                                    'ironside.cmd.api',
+                                    'ironside.cmd.conductor',
+                                    'ironside.cmd.dbsync'])
+def test_no_process_loads_what_it_may_never_use_at_start(module):
+    assert _among(_loaded(module), OSLO_ONLY + WHEN_USED) == []
+
+
+def test_the_all_in_one_api_process_loads_no_oslo_messaging():
+    """The all-in-one's API process (rpc_transport = json-rpc): its
+    conductor API and its application."""
+    code = '\n'.join([
+        'import sys',
+        'from ironside.cmd import all_in_one, api',
+        'from ironside.common.conf import CONF',
+        'from ironside.conductor import rpcapi',
+        "CONF([], project='ironside')",
+        "CONF.set_override('rpc_transport', 'json-rpc')",
+        "api.application(rpcapi.ConductorAPI(",
+        "    json_rpc_address=lambda host: ('127.0.0.1', 1)))",
+        'print("\\n".join(sorted(sys.modules)))'])
+    loaded = subprocess.run([sys.executable, '-c', code], check=True,
+                            capture_output=True, text=True,
+                            cwd=ROOT).stdout.split()
+    assert 'ironside.api.app' in loaded
+    assert _among(loaded, OSLO_ONLY) == []

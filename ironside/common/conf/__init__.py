@@ -1,8 +1,6 @@
 """Configuration: every option group, registered once on ``CONF``."""
 
-import oslo_messaging
 from oslo_config import cfg
-from oslo_messaging import opts as messaging_opts
 
 from ironside.common.conf import agent
 from ironside.common.conf import api
@@ -36,13 +34,5 @@ redfish.register_opts(CONF)
 site.register_opts(CONF)
 ssh_tasks.register_opts(CONF)
 
-# oslo.messaging registers transport_url and control_exchange only when a
-# transport is first made; register them now (from its public list of
-# options, equal to the ones it registers later) so config files and tests
-# can set them before that.
-oslo_messaging.set_transport_defaults('ironside')
-_TRANSPORT_OPTS = ('transport_url', 'control_exchange')
-for _group, _opts in messaging_opts.list_opts():
-    if _group is None:
-        CONF.register_opts([opt for opt in _opts
-                            if opt.name in _TRANSPORT_OPTS])
+# [DEFAULT]transport_url and control_exchange are oslo.messaging's:
+# ironside.common.rpc registers them, in the processes that use it.

@@ -29,8 +29,6 @@ from collections.abc import Iterable
 from collections.abc import Mapping
 from typing import Any
 
-import networkx as nx
-
 from ironside.strategy.core import model
 from ironside.strategy.core.model import Reference
 
@@ -63,9 +61,18 @@ class Cycle:
 OrderKey = tuple[int, ...]
 
 
+def _networkx() -> Any:
+    """networkx, when the first graph is built: ~0.3 s of CPU to import
+    (and resident after) that a process which never builds one (an API
+    or a conductor running stored plans) does without."""
+    # Here, not at the top: only a process that builds a graph needs it.
+    import networkx
+    return networkx
+
+
 class ItemGraph:
     def __init__(self) -> None:
-        self.graph = nx.DiGraph()
+        self.graph = _networkx().DiGraph()
         self.kinds: dict[str, str] = {}
         self.order_keys: dict[str, OrderKey] = {}
         self.task_stages: dict[str, str] = {}
@@ -147,6 +154,7 @@ class ItemGraph:
         last, the document's own stages after deployment in document
         order. Cycles among stages are left to :meth:`cycles`."""
         if self._stage_order is None:
+            nx = _networkx()
             stages = [n for n, k in self.kinds.items() if k == STAGE]
             between = nx.DiGraph()
             between.add_nodes_from(stages)
@@ -170,6 +178,7 @@ class ItemGraph:
 
     def cycles(self) -> list[Cycle]:
         """One cycle of each strongly connected set of items."""
+        nx = _networkx()
         found = []
         for component in nx.strongly_connected_components(self.graph):
             if len(component) == 1:
@@ -197,7 +206,7 @@ class ItemGraph:
 
     def order(self) -> list[str]:
         """Every item in graph order (the graph must have no cycle)."""
-        return list(nx.lexicographical_topological_sort(
+        return list(_networkx().lexicographical_topological_sort(
             self.graph, key=lambda n: self.order_keys[n]))
 
     def members(self, container: str) -> list[str]:
@@ -228,7 +237,7 @@ class ItemGraph:
 
     def before(self, end: str) -> set[str]:
         """``end`` and everything it needs first."""
-        return set(nx.ancestors(self.graph, end)) | {end}
+        return set(_networkx().ancestors(self.graph, end)) | {end}
 
     def tasks(self, names: Iterable[str]) -> list[str]:
         return [n for n in names if self.kinds.get(n) == TASK]

@@ -12,7 +12,8 @@ What a ``redeploy_server`` action calls:
 - :meth:`.k8s_client.KubernetesApi.from_kubeconfig` and its
   ``remove_from_cluster(node)``: the Kubernetes side, and deleting the
   node after the server is destroyed;
-- :func:`..reader.etcd_clusters.load` and :class:`.etcd.EtcdGateway`: the
-  EtcdClusters document and the etcd side;
+- :func:`..reader.etcd_clusters.load` and
+  :class:`.etcd_gateway.EtcdGateway`: the EtcdClusters document and the
+  etcd side;
 - :mod:`.status`: the status responses every one of them answers with.
 """

@@ -15,11 +15,11 @@ from collections.abc import Mapping
 from collections.abc import Sequence
 from typing import Any
 
-import oslo_messaging as messaging
 from oslo_utils import uuidutils
 
 from ironside.common import context as ironside_context
 from ironside.common import exception
+from ironside.common import rpc_base
 from ironside.common import states
 from ironside.db import deploy_templates as templates_db
 from ironside.db import nodes as nodes_db
@@ -33,7 +33,7 @@ LOG = logging.getLogger(__name__)
 # Errors after which the same request may simply be made again.
 TRANSIENT = (exception.NoFreeConductorWorker, exception.NodeLocked,
              exception.TemporaryFailure, exception.NoValidHost,
-             exception.ConcurrentActionLimit, messaging.MessagingException)
+             exception.ConcurrentActionLimit)
 
 _CHUNK = 500
 
@@ -94,6 +94,10 @@ class ConductorNodes:
         except exception.IronsideException as exc:
             raise seam.Rejected(exc.message) from exc
         except Exception as exc:
+            if rpc_base.is_rpc_error(exc):
+                # As transient as TRANSIENT's: the conductor was not
+                # reached, or failed; the same request may be made again.
+                raise seam.Busy(str(exc)) from exc
             LOG.exception('Unexpected error asking for node %s', node_uuid)
             raise seam.Rejected('unexpected error: %s' % exc) from exc
 

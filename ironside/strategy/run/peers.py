@@ -15,6 +15,7 @@ from ironside.strategy.decommission import clusters
 from ironside.strategy.decommission import etcd
 from ironside.strategy.decommission import k8s
 from ironside.strategy.designs import store
+from ironside.strategy.reader.etcd_clusters import EtcdClusters
 
 
 @dataclasses.dataclass(frozen=True)
@@ -37,6 +38,14 @@ def _kubernetes() -> k8s.KubernetesNodes:
             CONF.redeploy.kubeconfig, type(exc).__name__)) from None
 
 
+def _etcd(document: EtcdClusters) -> etcd.EtcdMembership:
+    # etcd3gw (and eventlet, which it loads: ~1 s of CPU) is loaded by
+    # the first decommission of a site with etcd clusters, not by every
+    # conductor.
+    from ironside.strategy.decommission import etcd_gateway
+    return etcd_gateway.EtcdGateway(document)
+
+
 def from_config(action: site_models.SiteAction) -> Peers:
     """The peers the action's revision declares, as this conductor is
     configured to reach them; raises DecommissionFailed
@@ -52,4 +61,4 @@ def from_config(action: site_models.SiteAction) -> Peers:
         raise clusters.failed(problem)
     document = clusters.etcd_document(documents, revision)
     return Peers(_kubernetes() if declared else None,
-                 etcd.EtcdGateway(document) if document else None)
+                 _etcd(document) if document else None)

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from ironside.strategy.decommission import etcd
+from ironside.strategy.decommission import etcd_gateway
 from ironside.strategy.decommission import status as st
 from ironside.strategy.reader import etcd_clusters
 from tests.functional.fixtures.etcd_cluster import EtcdCluster
@@ -21,9 +21,9 @@ def cluster():
         yield running
 
 
-def gateway(cluster, **fields) -> etcd.EtcdGateway:
+def gateway(cluster, **fields) -> etcd_gateway.EtcdGateway:
     document = etcd_clusters.load(cluster.document(**fields))
-    return etcd.EtcdGateway(document, request_timeout=2)
+    return etcd_gateway.EtcdGateway(document, request_timeout=2)
 
 
 def test_remove_then_wait_leaves_two_healthy_members(cluster):
@@ -162,7 +162,8 @@ def test_etcd_not_accessible(cluster):
 def test_members_found_by_peer_url(cluster):
     document = cluster.document()
     document['data']['clusters'][0]['members'][0]['node'] = 'control-a'
-    gw = etcd.EtcdGateway(etcd_clusters.load(document), request_timeout=2)
+    gw = etcd_gateway.EtcdGateway(etcd_clusters.load(document),
+                                  request_timeout=2)
     assert [m.name for m in gw.members_on_node('kubernetes', 'control-a')] \
         == ['node-0']
     assert gw.remove_node_members('control-a', timeout=30).succeeded

@@ -4,7 +4,7 @@ emulator (an emulator, not a real API server: none runs here) and a real
 
 from __future__ import annotations
 
-from ironside.strategy.decommission import etcd
+from ironside.strategy.decommission import etcd_gateway
 from ironside.strategy.decommission import k8s_client
 from ironside.strategy.decommission.sequence import Decommission
 from ironside.strategy.decommission.sequence import DecommissionOptions
@@ -24,7 +24,7 @@ def test_decommission_a_control_node_hosting_an_etcd_member(tmp_path):
         kube = k8s_client.KubernetesApi.from_kubeconfig(
             emulator.kubeconfig(tmp_path / 'kubeconfig'),
             poll_interval=0.05)
-        gateway = etcd.EtcdGateway(etcd_clusters.load(
+        gateway = etcd_gateway.EtcdGateway(etcd_clusters.load(
             cluster.document(minimum_healthy_members=2)))
         options = DecommissionOptions.from_parameters(
             {'drain-node-timeout': 30, 'drain-node-grace-period': 5,

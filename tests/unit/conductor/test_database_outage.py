@@ -127,12 +127,11 @@ def test_an_outage_in_an_rpc_method_goes_back_as_503(conductor, context,
                                                      make_node, outage):
     """Not a RemoteError wrapping SQLAlchemy's error (the API's 500):
     what the RPC dispatcher sends back is DatabaseUnavailable."""
-    import oslo_messaging
-
     from ironside.common import exception
+    from ironside.common import rpc_base
     node = make_node()
     outage.down.set()
-    with pytest.raises(oslo_messaging.ExpectedException) as caught:
+    with pytest.raises(rpc_base.ExpectedException) as caught:
         conductor.update_node(context, node.uuid, {'extra': {'a': 1}})
     sent = caught.value.exc_info[1]
     assert isinstance(sent, exception.DatabaseUnavailable)

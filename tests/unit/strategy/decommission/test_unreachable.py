@@ -9,7 +9,7 @@ import socket
 
 import pytest
 
-from ironside.strategy.decommission import etcd
+from ironside.strategy.decommission import etcd_gateway
 from ironside.strategy.decommission import k8s_client
 from ironside.strategy.decommission import status as st
 from ironside.strategy.reader import etcd_clusters
@@ -62,7 +62,7 @@ def test_etcd_that_does_not_answer_is_named(closed_port):
             'name': 'kubernetes',
             'members': [{'node': 'ctl01', 'client_url': url}],
             'auth': {'username': 'root', 'password': PASSWORD}}]}})
-    gateway = etcd.EtcdGateway(document, request_timeout=2)
+    gateway = etcd_gateway.EtcdGateway(document, request_timeout=2)
     status = gateway.health('kubernetes')
     assert (status.reason, status.code) == ('EtcdNotAccessible', 500)
     assert status.message == (
