@@ -38,10 +38,6 @@ from ironside.common.conf import CONF
 
 LOG = logging.getLogger(__name__)
 
-TOPIC = rpc_base.TOPIC
-RPC_API_VERSION = rpc_base.RPC_API_VERSION
-ALLOWED_EXMODS = rpc_base.ALLOWED_EXMODS
-
 # oslo.messaging registers transport_url and control_exchange only when a
 # transport is first made; register them now (from its public list of
 # options, equal to the ones it registers later) so config files and tests
@@ -72,7 +68,7 @@ def get_transport() -> messaging.Transport:
     global _TRANSPORT, _REPLY_QUEUE
     if _TRANSPORT is None:
         _TRANSPORT = messaging.get_rpc_transport(
-            CONF, allowed_remote_exmods=ALLOWED_EXMODS)
+            CONF, allowed_remote_exmods=rpc_base.ALLOWED_EXMODS)
         _REPLY_QUEUE = _ReplyQueue(_TRANSPORT)
     return _TRANSPORT
 
@@ -219,7 +215,7 @@ class BoundedClient:
 
     def _unreachable(self, reason: str) -> exception.ConductorUnreachable:
         return exception.ConductorUnreachable(
-            host=self._server or TOPIC,
+            host=self._server or rpc_base.TOPIC,
             address=broker_address(), reason=reason)
 
 
@@ -233,8 +229,8 @@ def get_client(target: messaging.Target) -> BoundedClient:
 
 def conductor_target(server: str | None = None) -> messaging.Target:
     """The conductors' topic (and one conductor's queue on it)."""
-    return messaging.Target(topic=TOPIC, server=server,
-                            version=RPC_API_VERSION)
+    return messaging.Target(topic=rpc_base.TOPIC, server=server,
+                            version=rpc_base.RPC_API_VERSION)
 
 
 class _Endpoint:
@@ -243,7 +239,7 @@ class _Endpoint:
     oslo.messaging's (handed back to the caller as the exception it
     holds, logged without a traceback)."""
 
-    target = messaging.Target(version=RPC_API_VERSION)
+    target = messaging.Target(version=rpc_base.RPC_API_VERSION)
 
     def __init__(self, manager: Any) -> None:
         self._manager = manager

@@ -141,7 +141,7 @@ def test_a_refusal_rebuilt_from_rpc_shows_no_traceback(rpc):
     from oslo_messaging._drivers import common as rpc_common
 
     from ironside.common import exception
-    from ironside.common import rpc as ironside_rpc
+    from ironside.common import rpc_base
 
     class Conductor:
         def update_node(self, *args, **kwargs):
@@ -150,7 +150,7 @@ def test_a_refusal_rebuilt_from_rpc_shows_no_traceback(rpc):
             except exception.DuplicateName:
                 data = rpc_common.serialize_remote_exception(sys.exc_info())
             raise rpc_common.deserialize_remote_exception(
-                data, ironside_rpc.ALLOWED_EXMODS)
+                data, rpc_base.ALLOWED_EXMODS)
 
         def __getattr__(self, name):
             return getattr(rpc, name)

@@ -15,7 +15,7 @@ from oslo_messaging._drivers import common as rpc_common
 
 import ironside
 from ironside.common import exception
-from ironside.common import rpc
+from ironside.common import rpc_base
 
 
 def _ironside_modules():
@@ -35,7 +35,7 @@ def test_every_ironside_exception_class_is_in_the_exceptions_module():
         for name, value in vars(module).items()
         if inspect.isclass(value)
         and issubclass(value, exception.IronsideException)
-        and value.__module__ not in rpc.ALLOWED_EXMODS)
+        and value.__module__ not in rpc_base.ALLOWED_EXMODS)
     assert strays == []
 
 
@@ -47,7 +47,7 @@ def test_a_rejected_redfish_login_is_rebuilt_as_itself():
     except exception.IronsideException:
         data = rpc_common.serialize_remote_exception(sys.exc_info())
     rebuilt = rpc_common.deserialize_remote_exception(data,
-                                                      rpc.ALLOWED_EXMODS)
+                                                      rpc_base.ALLOWED_EXMODS)
     assert not isinstance(rebuilt, oslo_messaging.RemoteError)
     assert isinstance(rebuilt, exception.RedfishCredentialsRejected)
     assert rebuilt.code == 400

@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 import time
 
-import oslo_messaging as messaging
 import pytest
 
 from ironside.common import context as ironside_context
@@ -26,8 +25,7 @@ def fake_transport(conf):
 def test_a_call_no_conductor_answers_is_refused_in_time(conf,
                                                         fake_transport):
     conf.set('api', rpc_response_timeout=0.3)
-    client = rpc.get_client(messaging.Target(
-        topic=rpc.TOPIC, version=rpc.RPC_API_VERSION)).prepare(server='c1')
+    client = rpc.get_client(rpc.conductor_target()).prepare(server='c1')
     started = time.monotonic()
     with pytest.raises(exception.ConductorUnreachable) as err:
         client.call(ironside_context.RequestContext(), 'get_boot_device')
@@ -42,8 +40,7 @@ def test_a_call_no_conductor_answers_is_refused_in_time(conf,
 
 def test_a_longer_timeout_is_the_callers(conf, fake_transport):
     conf.set('api', rpc_response_timeout=0.2)
-    client = rpc.get_client(messaging.Target(
-        topic=rpc.TOPIC, version=rpc.RPC_API_VERSION)).prepare(
+    client = rpc.get_client(rpc.conductor_target()).prepare(
         server='c1', timeout=0.6)
     started = time.monotonic()
     with pytest.raises(exception.ConductorUnreachable):

@@ -183,7 +183,7 @@ def test_over_oslo_messaging(conductor, node, context, conf, caplog):
              transport_url='fake://guest:secret@broker.example:5672/')
     rpc.cleanup()
     server = rpc.get_server(messaging.Target(
-        topic=rpc.TOPIC, server='test-conductor'), [conductor])
+        topic=rpc_base.TOPIC, server='test-conductor'), [conductor])
     server.start()
     try:
         with caplog.at_level(logging.ERROR, logger='oslo_messaging'):
