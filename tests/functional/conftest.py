@@ -36,7 +36,7 @@ class SplitDeployment:
         return ironside_process.host_config(self.workdir, self.sections,
                                             host)
 
-    def start_conductor(self, host: str, timeout: float = 30
+    def start_conductor(self, host: str, timeout: float = 90
                         ) -> processes.IronsideProcess:
         proc = processes.IronsideProcess(
             'ironside-conductor', self.config_for(host), self.workdir,

@@ -275,11 +275,14 @@ def test_bad_bmcs_do_not_stall_healthy_ones(request, deployment,
     assert power_on[1] == 202, power_on
     assert powered['power_state'] == states.POWER_ON, powered
     assert not problems, problems
-    # Each within its budget, and validation's before it (and the API's
-    # queue, on a busy machine).
-    assert all(status in (400, 503) and seconds < VALIDATE + BUDGET + 5
-               for seconds, status, _ in answers), sorted(
+    # Each answered by the BMC's own budget, never by the 60 s RPC
+    # timeout: validation's and one budget, and on a busy machine (two
+    # cores, four test workers) up to one more budget of queueing in the
+    # API and the conductor behind the 250 calls sent at once.
+    slowest = max(seconds for seconds, _, _ in answers)
+    assert all(status in (400, 503) for _, status, _ in answers), sorted(
         {(status, error[:100]) for _, status, error in answers})
+    assert slowest < VALIDATE + 2 * BUDGET + 5, summary
     assert waiting == len(SILENT), summary
     assert all(status == 503 for _, status, _ in last), last
     assert (code, stopped < STOP_WITHIN) == (0, True), (
