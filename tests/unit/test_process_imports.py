@@ -9,6 +9,7 @@ from ``sys.modules`` after importing the module a process starts from.
 
 from __future__ import annotations
 
+import functools
 import pathlib
 import subprocess
 import sys
@@ -24,7 +25,10 @@ CONDUCTOR_ONLY = ('pyghmi', 'sushy', 'paramiko', 'asyncssh', 'kubernetes',
 API_ONLY = ('falcon', 'webob', 'oslo_middleware', 'ironside.api')
 
 
+@functools.cache
 def _loaded(module: str) -> list[str]:
+    """The modules a fresh interpreter holds after importing ``module``
+    (one interpreter per module, whichever tests ask)."""
     code = 'import sys, %s; print("\\n".join(sorted(sys.modules)))' % module
     return subprocess.run([sys.executable, '-c', code], check=True,
                           capture_output=True, text=True,
