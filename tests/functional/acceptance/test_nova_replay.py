@@ -182,10 +182,12 @@ def test_spawn_power_reboot_rebuild_destroy(sdk, ironside):
     # instance lookup finds nothing. Nova clears nothing itself.
     assert _by_instance(sdk, instance).provision_state in UNPROVISION
     sdk.baremetal.set_node_provision_state(node.id, 'deleted')
-    wait_for(lambda: _by_instance(sdk, instance) is None or
-             _by_instance(sdk, instance).provision_state in
-             ('cleaning', 'clean wait', 'clean failed', 'available'),
-             timeout=60, interval=0.1, what='unprovision')
+    def unprovisioned():
+        # One lookup a poll: between two, the node may lose its instance.
+        found = _by_instance(sdk, instance)
+        return found is None or found.provision_state in (
+            'cleaning', 'clean wait', 'clean failed', 'available')
+    wait_for(unprovisioned, timeout=60, interval=0.1, what='unprovision')
     done = sdk_wait_state(sdk, node.id, 'available')
     assert done.instance_id is None
     assert done.instance_info == {}
