@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from tests.functional.fixtures.ironside_process import CommandFailed
+from tests.functional.fixtures.clients import CliFailed
 from tests.utils import wait_for
 
 pytestmark = pytest.mark.functional
@@ -92,9 +92,9 @@ def test_a_failing_step_fails_the_deploy_naming_it(ironside):
     ironside.cli('node', 'provide', 'cli-2', '--wait', '60')
     ironside.cli('node', 'set', 'cli-2', '--driver-info',
                  'fake_fail_steps=deploy.boot_instance')
-    with pytest.raises(CommandFailed) as failure:
+    with pytest.raises(CliFailed) as failure:
         ironside.cli('node', 'deploy', 'cli-2', '--wait', '60')
-    assert 'deploy failed' in failure.value.result.stderr
+    assert 'deploy failed' in failure.value.stderr
     node = _show(ironside, 'cli-2')
     assert node['provision_state'] == 'deploy failed'
     assert node['deploy_step']['step'] == 'boot_instance'
