@@ -151,18 +151,27 @@ class FaultyDeployment:
         return time.monotonic() - since
 
     def deploy_counts(self, uuid: str) -> dict[str, int]:
-        """How often each deploy step of a node finished, from the step
-        runs the conductor recorded in the node's history."""
+        """How often each deploy step of a node finished within one
+        deploy, from the records the conductor kept in the node's history
+        (the most of any deploy). A deploy asked for again, as a client
+        does after a 503 whose call had failed the node, starts afresh:
+        "Deploy requested" begins a new count."""
         node = nodes_db.get_node(uuid)
+        most: dict[str, int] = {}
         counts: dict[str, int] = {}
         for record in history_db.list_for_node(node.id):
-            if record.event.startswith('Deploy step ') and (
+            if record.event.startswith(('Deploy requested',
+                                        'Rebuild requested')):
+                counts = {}
+            elif record.event.startswith('Deploy step ') and (
                     ' finished' in record.event):
                 step = record.event.split()[2]
                 counts[step] = counts.get(step, 0) + 1
             elif record.event == 'Deploy finished':
                 counts['deploy'] = counts.get('deploy', 0) + 1
-        return counts
+            for step, count in counts.items():
+                most[step] = max(most.get(step, 0), count)
+        return most
 
     def check_outcome(self, allowed_failure, uuids=None
                       ) -> tuple[dict[str, int], list[str]]:
