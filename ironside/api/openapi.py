@@ -39,6 +39,7 @@ from typing import cast
 import falcon
 import yaml
 
+from ironside.api import node_view
 from ironside.api import patch as json_patch
 from ironside.api import runbooks
 from ironside.api import versions
@@ -50,6 +51,7 @@ from ironside.api.schemas import port as port_schemas
 from ironside.api.schemas import raid as raid_schemas
 from ironside.common import inspection_rules as rules
 from ironside.common import states
+from ironside.db import node_filters
 
 if TYPE_CHECKING:
     from ironside.conductor.rpcapi import ConductorAPI
@@ -193,6 +195,9 @@ def document() -> dict:
     # A JSON patch's path (~0 and ~1 escapes from 1.98).
     schemas['PatchPath'] = {'type': 'string', 'example': '/extra/rack',
                             'pattern': json_patch.PATH_ESCAPED.pattern}
+    # What nodes may be sorted by: their columns but the JSON documents.
+    spec['components']['parameters']['NodeSortKey']['schema']['enum'] = \
+        sorted(node_filters.SORTABLE_COLUMNS - node_view.UNSORTABLE_FIELDS)
     # The provision verbs (which of them the node's state allows is the
     # state machine's).
     schemas['ProvisionRequest']['properties']['target']['enum'] = sorted(

@@ -369,6 +369,10 @@ UNFORESEEABLE_REFUSALS: list[Refusal] = [
      r'^The resource_class field is mandatory when not backfilling'),
     ('GET /v1/lookup', 400, r'^Lookup needs addresses'),
     ('POST /v1/continue_inspection', 400, r'^The inventory must list'),
+    # At most one logical disk is the root volume (a schema cannot
+    # count the items that hold a value).
+    ('PUT /v1/nodes/{node_ident}/states/raid', 400,
+     r'^Raid config cannot have more than one root volume'),
     # The document's JSON patch is the same for every resource; which
     # fields one may change is the resource's.
     (None, 400, r'^Cannot patch /'),

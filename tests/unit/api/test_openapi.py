@@ -286,3 +286,19 @@ def test_bodies_the_api_validates_are_its_schemas(name):
     assert document.pop('properties', {}).keys() == \
         expected.pop('properties', {}).keys()
     assert document == expected
+
+
+def test_the_node_sort_keys_documented_are_what_the_list_sorts_by(
+        api, create_node):
+    """Every sort_key the document offers for the node list sorts it; a
+    document that offered any string sent clients to 400s."""
+    create_node(name='first')
+    create_node(name='second')
+    parameter = openapi.document()['components']['parameters'][
+        'NodeSortKey']['schema']
+    assert 'properties' not in parameter['enum']
+    for key in parameter['enum']:
+        response = api.get('/v1/nodes', sort_key=key)
+        assert response.status_code == 200, (key, response.json)
+        assert len(response.json['nodes']) == 2
+    assert api.get('/v1/nodes', sort_key='properties').status_code == 400
