@@ -1,9 +1,15 @@
-"""Boot mode and secure boot changes (API 1.76), as Ironic makes them.
+"""Boot mode and secure boot changes (API 1.76), as Ironic makes them,
+and the boot mode the machine reports, kept on the node.
 
 The API answers 202 at once; a worker asks the management interface to
 change the setting and then records on the node what the BMC reports
 (``boot_mode``/``secure_boot``), so the node shows the machine's truth,
 not the request. A failure is left in ``last_error``.
+
+Verification (``manage``) records what the BMC reports too, as Ironic's
+``node_cache_boot_mode`` does: a deploy that follows builds its boot
+files and partition image layout for the mode the machine boots in,
+without an inspection first.
 """
 
 from __future__ import annotations
@@ -47,6 +53,32 @@ def start_secure_boot_change(task: TaskManager, enabled: bool) -> None:
     check_state(task, 'secure boot %s' % enabled)
     task.driver.management.validate(task)
     task.spawn_after(_change, 'secure boot', _set_secure_boot, enabled)
+
+
+def cache_boot_mode(task: TaskManager) -> None:
+    """Record the boot mode and secure boot state the BMC reports. What
+    the BMC cannot tell is unknown (None); a read that fails leaves the
+    value as it was, with a warning: what the machine boots in is worth
+    knowing, not worth failing a verification for."""
+    node = task.node
+    management = task.driver.management
+    mode, secure = node.boot_mode, node.secure_boot
+    try:
+        mode = management.get_boot_mode(task)
+        secure = management.get_secure_boot_state(task)
+    except exception.UnsupportedDriverExtension:
+        secure = None
+    except Exception as exc:
+        LOG.warning('Could not read the boot mode or secure boot state of '
+                    'node %s (%s): %s', node.uuid, node.name,
+                    utils.describe(exc))
+    if (mode, secure) != (node.boot_mode, node.secure_boot):
+        LOG.info('Node %s (%s) boots in %s mode, secure boot %s',
+                 node.uuid, node.name, mode or 'an unknown',
+                 'unknown' if secure is None else
+                 ('on' if secure else 'off'))
+        node.boot_mode = mode
+        node.secure_boot = secure
 
 
 def _set_boot_mode(task: TaskManager, mode: str) -> None:

@@ -13,6 +13,7 @@ from ironside.common import exception
 from ironside.common import metrics
 from ironside.common import states
 from ironside.common.conf import CONF
+from ironside.conductor import boot_settings
 from ironside.conductor import utils
 from ironside.db import history as history_db
 from ironside.drivers.modules.agent import ramdisk as agent_ramdisk
@@ -112,6 +113,7 @@ def _do_verify(task: TaskManager) -> None:
         utils.fail_node(task, 'Failed to verify node: %s'
                         % utils.describe(exc), utils.reason_of(exc))
         return
+    boot_settings.cache_boot_mode(task)
     utils.clear_failure(node)
     task.record('Node verified', 'verifying')
     task.process_event('done', save=False)  # written as the lock goes

@@ -273,7 +273,10 @@ class FakeManagement(FakeInterfaceMixin, base.ManagementInterface):
             FAKE_INDICATORS_KEY, {})['%s@%s' % (indicator, component)] = state
 
     def get_secure_boot_state(self, task: base.Task) -> bool | None:
-        return bool(task.node.driver_internal_info.get('fake_secure_boot'))
+        """As last set; unknown (None) until then."""
+        enabled: bool | None = task.node.driver_internal_info.get(
+            'fake_secure_boot')
+        return enabled
 
     def set_secure_boot_state(self, task: base.Task, enabled: bool) -> None:
         task.node.driver_internal_info['fake_secure_boot'] = bool(enabled)

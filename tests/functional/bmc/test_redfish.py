@@ -33,6 +33,10 @@ def test_enroll_manage_power_and_boot_device(rpc, context, redfish,
         ('redfish', 'redfish', 'ramdisk', 'redfish')
     helpers.manage(rpc, context, node.uuid)
     assert helpers.node(node.uuid).power_state == states.POWER_OFF
+    # Verification recorded what the BMC reports (the emulator: UEFI,
+    # secure boot off), as Ironic caches it.
+    managed = helpers.node(node.uuid)
+    assert (managed.boot_mode, managed.secure_boot) == ('uefi', False)
 
     rpc.change_node_power_state(context, node.uuid, states.POWER_ON)
     helpers.wait_power(node.uuid, states.POWER_ON)

@@ -363,3 +363,28 @@ def test_a_flow_whose_preparation_fails_runs_no_step(conductor, context,
     node = _node(node.uuid)
     assert not node.deploy_step
     assert 'deploy_steps' not in node.driver_internal_info
+
+
+def test_verification_records_the_boot_mode_the_bmc_reports(
+        rpc, context, make_node):
+    node = make_node(driver_internal_info={'fake_boot_mode': 'uefi',
+                                           'fake_secure_boot': True})
+    rpc.do_provisioning_action(context, node.uuid, 'manage')
+    _wait_state(node.uuid, states.MANAGEABLE)
+    node = _node(node.uuid)
+    assert (node.boot_mode, node.secure_boot) == ('uefi', True)
+
+
+def test_a_boot_mode_read_that_fails_does_not_fail_verification(
+        rpc, context, make_node, monkeypatch):
+    # The fake BMC always answers: the failing read is patched in.
+    from ironside.drivers.modules import fake
+
+    def _broken(self, task):
+        raise exception.IronsideException('BMC answered garbage')
+    monkeypatch.setattr(fake.FakeManagement, 'get_boot_mode', _broken)
+    node = make_node(boot_mode='bios')
+    rpc.do_provisioning_action(context, node.uuid, 'manage')
+    _wait_state(node.uuid, states.MANAGEABLE)
+    node = _node(node.uuid)
+    assert (node.boot_mode, node.last_error) == ('bios', None)
