@@ -195,9 +195,11 @@ def document() -> dict:
     # A JSON patch's path (~0 and ~1 escapes from 1.98).
     schemas['PatchPath'] = {'type': 'string', 'example': '/extra/rack',
                             'pattern': json_patch.PATH_ESCAPED.pattern}
-    # What nodes may be sorted by: their columns but the JSON documents.
+    # What nodes may be sorted by: their columns but the JSON documents
+    # (empty: by id, as Ironic).
     spec['components']['parameters']['NodeSortKey']['schema']['enum'] = \
-        sorted(node_filters.SORTABLE_COLUMNS - node_view.UNSORTABLE_FIELDS)
+        [''] + sorted(node_filters.SORTABLE_COLUMNS -
+                      node_view.UNSORTABLE_FIELDS)
     # The provision verbs (which of them the node's state allows is the
     # state machine's).
     schemas['ProvisionRequest']['properties']['target']['enum'] = sorted(

@@ -363,6 +363,9 @@ UNFORESEEABLE_REFUSALS: list[Refusal] = [
     # One field or parameter needs another.
     ('PUT /v1/nodes/{node_ident}/states/provision', 400,
      r'^disable_ramdisk is supported only with'),
+    ('PUT /v1/nodes/{node_ident}/states/provision', 400,
+     r'^"(clean_steps|deploy_steps|service_steps|rescue_password)" is only '
+     r'valid when setting target provision state to'),
     ('PATCH /v1/nodes/{node_ident}', 400,
      r'^The reset_interfaces parameter can only be used'),
     ('POST /v1/allocations', 400,
@@ -477,7 +480,7 @@ def _unforeseeable(case, response) -> bool:
         status == response.status_code and
         (operation is None or label == operation or
          (isinstance(operation, tuple) and label in operation)) and
-        re.search(pattern, message)
+        re.search(pattern, message, re.DOTALL)
         for operation, status, pattern in UNFORESEEABLE_REFUSALS)
 
 
