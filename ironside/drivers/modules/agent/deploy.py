@@ -189,18 +189,31 @@ class AgentDeploy(base.DeployInterface):
             elif not whole_disk or mode == 'uefi':
                 efi = None if whole_disk or mode != 'uefi' else \
                     uuids.get('efi system partition uuid')
-                self._install_boot_loader(task, agent, root, efi, mode)
+                self._install_boot_loader(task, agent, root, efi, mode,
+                                          whole_disk)
         task.driver.boot.prepare_instance(task)
 
     def _install_boot_loader(self, task: base.Task,
                              agent: client.AgentClient, root: str | None,
-                             efi: str | None, mode: str) -> None:
+                             efi: str | None, mode: str,
+                             whole_disk: bool) -> None:
+        """A partition image cannot boot without its boot loader: a
+        failure fails the step. A whole disk image brings its own, and
+        the agent only registers it with the UEFI firmware: as in
+        Ironic, a failure there (an image without an EFI system
+        partition) is logged, and the deploy goes on."""
         result = agent.run_and_wait('image.install_bootloader', {
             'root_uuid': root, 'efi_system_part_uuid': efi,
             'prep_boot_part_uuid': None, 'target_boot_mode': mode})
-        if result.get('command_status') != client.SUCCEEDED:
+        if result.get('command_status') == client.SUCCEEDED:
+            return
+        if not whole_disk:
             raise client.command_failed(
                 task.node.uuid, 'image.install_bootloader', result)
+        LOG.warning('The agent of node %s could not set up UEFI boot of '
+                    'the whole disk image it wrote (%s); the firmware boots '
+                    'what the disk holds', task.node.uuid,
+                    client.command_error(result))
 
     @step_defs.deploy_step(priority=40)
     def tear_down_agent(self, task: base.Task) -> None:
