@@ -3,8 +3,10 @@ PostgreSQL cluster of the test's own, 200 fake-hardware nodes deployed
 through the API while the broker stops, the database restarts, a
 conductor is killed or a BMC falls silent.
 
-Each test gets one deployment (``faulty``); the shared services of the
-machine are never touched.
+Each test gets one deployment (``faulty``) on a virtual host and a
+database of its own; the module's tests share the RabbitMQ node and the
+PostgreSQL cluster (``fault_services``), and the machine's own services
+are never touched.
 """
 
 from __future__ import annotations
@@ -220,8 +222,27 @@ def report(request, scenario: str, recovery: float | None,
             '%d %s' % (v, k) for k, v in sorted(by_state.items())))))
 
 
-@pytest.fixture
-def faulty(tmp_path, conf) -> Iterator[FaultyDeployment]:
+@dataclasses.dataclass
+class PrivateServices:
+    """A RabbitMQ node and a PostgreSQL cluster of the module's own."""
+
+    rabbit: private_services.PrivateRabbitMQ
+    postgres: private_services.PrivatePostgreSQL
+
+    def running(self) -> PrivateServices:
+        """Both serving again, whatever the last test did to them."""
+        if not self.rabbit.running:
+            self.rabbit.start()
+        if not self.postgres.running:
+            self.postgres.start()
+        return self
+
+
+@pytest.fixture(scope='module')
+def fault_services() -> Iterator[PrivateServices]:
+    """Started once for a module's tests (a RabbitMQ node takes 10-20 s
+    to start on a loaded machine): each test gets a virtual host and a
+    database of its own on them, and finds them running."""
     ok, why = private_services.available()
     services.require(ok, why)
     rabbit = private_services.PrivateRabbitMQ(
@@ -234,36 +255,43 @@ def faulty(tmp_path, conf) -> Iterator[FaultyDeployment]:
                        pool.submit(lambda: postgres.init().start())]
             for future in started:
                 future.result()
-        database = types.SimpleNamespace(url=postgres.create_database(),
-                                         drop=lambda: None)
-        deployment = functional_conftest._split(
-            'postgresql', tmp_path, conf, database,
-            services.unique_exchange(), rabbit.url)
-        split = next(deployment)
-        try:
-            split.sections['DEFAULT']['enabled_hardware_types'] = \
-                'fake-hardware,ipmi'
-            split.sections['conductor'].update(
-                sync_power_state_interval=0,
-                check_provision_state_interval=2,
-                deploy_callback_timeout=60)
-            split.sections['site'] = {'action_check_interval': 0.2,
-                                      'node_poll_interval': 0.2}
-            split.sections['ipmi'] = {
-                'power_poll_interval': 0.1, 'retry_interval': 0.2,
-                'command_retry_timeout': 5, 'validate_timeout': 2}
-            with concurrent.futures.ThreadPoolExecutor(3) as pool:
-                for future in [
-                        pool.submit(split.start_conductor, host, STARTUP)
-                        for host in CONDUCTORS]:
-                    future.result()
-            api = split.start_api()
-            yield FaultyDeployment(split, api, rabbit, postgres)
-        finally:
-            deployment.close()
+        yield PrivateServices(rabbit, postgres)
     finally:
         rabbit.close()
         postgres.close()
+
+
+@pytest.fixture
+def faulty(tmp_path, conf, fault_services) -> Iterator[FaultyDeployment]:
+    stack = fault_services.running()
+    name = 'ironside_%s' % uuidlib.uuid4().hex[:10]
+    database = types.SimpleNamespace(
+        url=stack.postgres.create_database(name), drop=lambda: None)
+    deployment = functional_conftest._split(
+        'postgresql', tmp_path, conf, database,
+        services.unique_exchange(), stack.rabbit.vhost_url(name))
+    split = next(deployment)
+    try:
+        split.sections['DEFAULT']['enabled_hardware_types'] = \
+            'fake-hardware,ipmi'
+        split.sections['conductor'].update(
+            sync_power_state_interval=0,
+            check_provision_state_interval=2,
+            deploy_callback_timeout=60)
+        split.sections['site'] = {'action_check_interval': 0.2,
+                                  'node_poll_interval': 0.2}
+        split.sections['ipmi'] = {
+            'power_poll_interval': 0.1, 'retry_interval': 0.2,
+            'command_retry_timeout': 5, 'validate_timeout': 2}
+        with concurrent.futures.ThreadPoolExecutor(3) as pool:
+            for future in [
+                    pool.submit(split.start_conductor, host, STARTUP)
+                    for host in CONDUCTORS]:
+                future.result()
+        api = split.start_api()
+        yield FaultyDeployment(split, api, stack.rabbit, stack.postgres)
+    finally:
+        deployment.close()
 
 
 @pytest.fixture

@@ -26,7 +26,11 @@ from tests.functional.faults.conftest import report
 from tests.functional.fixtures import ipmi_bmc
 from tests.unit.strategy import spec_flows
 
-pytestmark = [pytest.mark.functional, pytest.mark.faults]
+# One worker runs them one after the other, on the module's RabbitMQ and
+# PostgreSQL (conftest's fault_services): a fault and its recovery are
+# timed, and two 200-node deployments at once would time each other.
+pytestmark = [pytest.mark.functional, pytest.mark.faults,
+              pytest.mark.xdist_group('deploy-faults')]
 
 # Seconds the broker stays away (the figure; the fault itself,
 # not a wait for something).
