@@ -39,7 +39,6 @@ from typing import cast
 import falcon
 import yaml
 
-from ironside.api import node_view
 from ironside.api import patch as json_patch
 from ironside.api import runbooks
 from ironside.api import versions
@@ -198,8 +197,7 @@ def document() -> dict:
     # What nodes may be sorted by: their columns but the JSON documents
     # (empty: by id, as Ironic).
     spec['components']['parameters']['NodeSortKey']['schema']['enum'] = \
-        [''] + sorted(node_filters.SORTABLE_COLUMNS -
-                      node_view.UNSORTABLE_FIELDS)
+        [''] + sorted(node_filters.SORTABLE_COLUMNS)
     # The provision verbs (which of them the node's state allows is the
     # state machine's).
     schemas['ProvisionRequest']['properties']['target']['enum'] = sorted(

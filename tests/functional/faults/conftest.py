@@ -154,26 +154,27 @@ class FaultyDeployment:
 
     def deploy_counts(self, uuid: str) -> dict[str, int]:
         """How often each deploy step of a node finished within one
-        deploy, from the records the conductor kept in the node's history
-        (the most of any deploy). A deploy asked for again, as a client
-        does after a 503 whose call had failed the node, starts afresh:
-        "Deploy requested" begins a new count."""
+        deploy (the most of any deploy), from the records the conductor
+        kept in the node's history. A deploy asked for again, as a
+        client does after a 503 whose call had failed the node, counts
+        afresh from its "Deploy requested"."""
         node = nodes_db.get_node(uuid)
-        most: dict[str, int] = {}
-        counts: dict[str, int] = {}
+        deploys: list[dict[str, int]] = [{}]
         for record in history_db.list_for_node(node.id):
             if record.event.startswith(('Deploy requested',
                                         'Rebuild requested')):
-                counts = {}
-            elif record.event.startswith('Deploy step ') and (
+                deploys.append({})
+                continue
+            if record.event.startswith('Deploy step ') and (
                     ' finished' in record.event):
                 step = record.event.split()[2]
-                counts[step] = counts.get(step, 0) + 1
             elif record.event == 'Deploy finished':
-                counts['deploy'] = counts.get('deploy', 0) + 1
-            for step, count in counts.items():
-                most[step] = max(most.get(step, 0), count)
-        return most
+                step = 'deploy'
+            else:
+                continue
+            deploys[-1][step] = deploys[-1].get(step, 0) + 1
+        return {step: max(counts.get(step, 0) for counts in deploys)
+                for step in set().union(*deploys)}
 
     def check_outcome(self, allowed_failure, uuids=None
                       ) -> tuple[dict[str, int], list[str]]:
