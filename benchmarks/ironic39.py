@@ -22,6 +22,12 @@ process tree):
 Everything else keeps Ironic's defaults (``[api] max_limit = 1000``, INFO
 logging to a file, 300 conductor workers).
 
+In the split shapes (``servers.SHAPES``) the same file configures
+``ironic-conductor`` and ``ironic-api`` (its default number of API
+workers) as Ironic's installation guide has them: a PostgreSQL database,
+and ``rpc_transport = json-rpc`` (the conductor serving JSON-RPC at its
+host name, ``[json_rpc] port``) or ``oslo`` over a RabbitMQ virtual host.
+
 To deploy real machines with the agent (``agent_options``, for
 benchmarks/agent_deploy.py) it is configured as Ironic's standalone and
 iPXE installation guides say (doc/source/install/standalone/configure.rst,
@@ -50,22 +56,26 @@ from pathlib import Path
 from benchmarks import servers
 
 VERSION = '39.0.0'
+# With SQLAlchemy's default PostgreSQL driver, for the split shapes.
+REQUIREMENTS = ['ironic==%s' % VERSION, 'psycopg2-binary']
 VENV = Path(__file__).resolve().parent / '.venv-ironic39'
 # Written last by install(), so an interrupted install is redone.
-MARKER = VENV / ('.installed-ironic-%s' % VERSION)
+MARKER = VENV / '.installed'
 
 
 def install(python: str = sys.executable) -> Path:
     """The virtualenv's bin directory, after creating it if needed."""
     bin_dir = VENV / 'bin'
-    if MARKER.exists():
+    wanted = '\n'.join(REQUIREMENTS) + '\n'
+    if MARKER.exists() and MARKER.read_text() == wanted:
         return bin_dir
-    print('Installing ironic==%s into %s (once)...' % (VERSION, VENV),
+    print('Installing %s into %s (once)...' % (' '.join(REQUIREMENTS),
+                                                VENV),
           file=sys.stderr, flush=True)
     subprocess.run([python, '-m', 'venv', '--clear', str(VENV)], check=True)
-    subprocess.run([str(bin_dir / 'pip'), 'install', '--quiet',
-                    'ironic==%s' % VERSION], check=True)
-    MARKER.write_text('ironic==%s\n' % VERSION)
+    subprocess.run([str(bin_dir / 'pip'), 'install', '--quiet']
+                   + REQUIREMENTS, check=True)
+    MARKER.write_text(wanted)
     return bin_dir
 
 
@@ -96,6 +106,11 @@ class Ironic39Server(servers.Server):
     def command(self) -> list[str]:
         return [str(self.bin_dir / 'ironic'), '--config-file',
                 str(self.config_path)]
+
+    def split_commands(self) -> list[list[str]]:
+        config = ['--config-file', str(self.config_path)]
+        return [[str(self.bin_dir / 'ironic-conductor')] + config,
+                [str(self.bin_dir / 'ironic-api')] + config]
 
     def version(self) -> str:
         return VERSION

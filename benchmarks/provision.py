@@ -14,7 +14,9 @@ Workloads (``--workload``): ``serial``, each of the workers drives one node
 at a time (verb, then polls of that node); ``burst``, the workers send
 every node's verb of a phase as fast as the server takes them while one
 client polls the node list. ``--automated-clean on,off`` runs both
-cleaning settings.
+cleaning settings. Shapes (``--shape``): ``all-in-one`` on SQLite, or
+``split-json-rpc`` / ``split-rabbitmq``, the API and a conductor as
+processes of their own on a fresh PostgreSQL database (benchmarks/servers.py).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from pathlib import Path
 from benchmarks import profile
 from benchmarks import report
 from benchmarks.client import Api
+from benchmarks.servers import SHAPES
 from benchmarks.servers import make_server
 from benchmarks.workload import PollSchedule
 from benchmarks.workload import Workload
@@ -92,14 +95,16 @@ def _profiled(server, count: int, directory: Path | None):
 
 def run_one(server_name: str, count: int, args: argparse.Namespace,
             list_only: bool, workload_name: str = 'serial',
-            automated_clean: bool = True) -> dict:
+            automated_clean: bool = True,
+            shape: str = 'all-in-one') -> dict:
     server = make_server(server_name, keep_state=args.keep_state,
-                         automated_clean=automated_clean)
+                         automated_clean=automated_clean, shape=shape)
     result: dict = {'server': server_name, 'nodes': count,
                     'list_only': list_only, 'workload': workload_name,
-                    'automated_clean': automated_clean}
-    tag = '%s N=%d %s cleaning %s' % (server_name, count, workload_name,
-                                      'on' if automated_clean else 'off')
+                    'automated_clean': automated_clean, 'shape': shape}
+    tag = '%s %s N=%d %s cleaning %s' % (
+        server_name, shape, count, workload_name,
+        'on' if automated_clean else 'off')
     log = lambda text: print('[%s] %s' % (tag, text),  # noqa: E731
                              file=sys.stderr, flush=True)
     log('starting')
@@ -154,6 +159,9 @@ def main(argv: list[str] | None = None) -> int:
                              'serial).')
     parser.add_argument('--automated-clean', default='on',
                         help='Comma-separated: on, off (default: on).')
+    parser.add_argument('--shape', default='all-in-one',
+                        help='Comma-separated: %s (default: all-in-one).'
+                             % ', '.join(SHAPES))
     parser.add_argument('--workers', type=int, default=8,
                         help='Concurrent clients (default: 8).')
     parser.add_argument('--poll-first', type=float, default=0.01,
@@ -187,6 +195,11 @@ def main(argv: list[str] | None = None) -> int:
     workloads = [name for name in args.workload.split(',') if name]
     cleanings = [value == 'on' for value in args.automated_clean.split(',')
                  if value]
+    shapes = [name for name in args.shape.split(',') if name]
+    unknown = set(shapes) - set(SHAPES)
+    if unknown:
+        parser.error('unknown shape(s) %s; known: %s' % (
+            ', '.join(sorted(unknown)), ', '.join(SHAPES)))
     list_only = parse_list_only(args.list_only, server_names)
 
     started = datetime.datetime.now(datetime.timezone.utc)
@@ -200,24 +213,27 @@ def main(argv: list[str] | None = None) -> int:
                      'latency_seconds': args.latency_seconds,
                      'list_only': args.list_only,
                      'workloads': workloads,
-                     'automated_clean': cleanings},
+                     'automated_clean': cleanings,
+                     'shapes': shapes},
         'runs': [],
     }
     output = args.output or RESULTS_DIR / (
         started.strftime('%Y%m%dT%H%M%SZ') + '.json')
     clock = time.monotonic()
-    for workload_name, clean, count, name in itertools.product(
-            workloads, cleanings, counts, server_names):
+    for shape, workload_name, clean, count, name in itertools.product(
+            shapes, workloads, cleanings, counts, server_names):
         skip = name in list_only and count >= list_only[name]
         try:
-            run = run_one(name, count, args, skip, workload_name, clean)
+            run = run_one(name, count, args, skip, workload_name, clean,
+                          shape)
         except Exception as exc:
             # Keep what the other servers measured; say why this one
             # has no figures.
-            print('[%s N=%d] failed: %s' % (name, count, exc),
+            print('[%s %s N=%d] failed: %s' % (name, shape, count, exc),
                   file=sys.stderr, flush=True)
             run = {'server': name, 'nodes': count, 'error': str(exc),
-                   'workload': workload_name, 'automated_clean': clean}
+                   'workload': workload_name, 'automated_clean': clean,
+                   'shape': shape}
         document['runs'].append(run)
         output.parent.mkdir(parents=True, exist_ok=True)
         output.write_text(json.dumps(document, indent=1))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 PHASE_ORDER = ('manage', 'provide', 'deploy', 'undeploy')
@@ -86,7 +87,8 @@ def _rows(run: dict) -> list[tuple[str, str, float | None, bool]]:
     for key, label, field in (
             ('memory_at_start', 'RSS after start, MiB', 'rss_mib'),
             ('memory', 'RSS at the end, MiB', 'rss_mib'),
-            ('memory', 'peak RSS, MiB', 'peak_rss_mib')):
+            ('memory', 'peak RSS, MiB', 'peak_rss_mib'),
+            ('memory', 'peak PSS, MiB', 'peak_pss_mib')):
         mib = (run.get(key) or {}).get(field)
         rows.append((label, _num(mib), mib, False))
     # Other work on the machine shows here; compare with care when high.
@@ -114,14 +116,19 @@ def _ratio(first: float | None, second: float | None,
     return first / second if higher_better else second / first
 
 
-def group_of(run: dict) -> tuple[str, bool]:
-    """The workload and cleaning setting a run was made with (documents
-    from before the burst workload: serial, cleaning on)."""
-    return run.get('workload', 'serial'), run.get('automated_clean', True)
+Group = tuple[str, str, bool]
 
 
-def _group_title(group: tuple[str, bool]) -> str:
-    return '%s, cleaning %s' % (group[0], 'on' if group[1] else 'off')
+def group_of(run: dict) -> Group:
+    """The shape, workload and cleaning setting a run was made with
+    (documents from before them: all-in-one, serial, cleaning on)."""
+    return (run.get('shape', 'all-in-one'), run.get('workload', 'serial'),
+            run.get('automated_clean', True))
+
+
+def _group_title(group: Group) -> str:
+    return '%s, %s, cleaning %s' % (group[0], group[1],
+                                    'on' if group[2] else 'off')
 
 
 def render_count(count: int, runs: list[dict]) -> str:
@@ -172,7 +179,7 @@ def check_aims(document: dict) -> list[str]:
     return lines
 
 
-def _group_aims(runs: list[dict], group: tuple[str, bool]) -> list[str]:
+def _group_aims(runs: list[dict], group: Group) -> list[str]:
     counts = sorted({run['nodes'] for run in runs})
     lines = []
 
@@ -192,6 +199,29 @@ def _group_aims(runs: list[dict], group: tuple[str, bool]) -> list[str]:
     def p50(key):
         return lambda run: (run.get('latency', {}).get(key) or {}).get('p50')
 
+    def peak_memory(key: str) -> Callable[[dict], float | None]:
+        return lambda run: (run.get('memory') or {}).get(key)
+
+    shape, workload, cleaning = group
+    if 1000 in counts:
+        # Issue 27: half of Ironic's memory, whatever the shape; the
+        # processes' proportional set size counts pages that forked
+        # processes share once, the sum of their peak RSS each time.
+        compare('peak memory (PSS), all processes', 1000,
+                peak_memory('peak_pss_mib'), 2, False)
+        compare('peak RSS, all processes summed', 1000,
+                peak_memory('peak_rss_mib'), 2, False)
+    if shape != 'all-in-one':
+        # Issue 27's aims for the split shapes.
+        if workload == 'burst' and 1000 in counts:
+            aim = 10 if cleaning else 15
+            compare('manage→active throughput', 1000, manage_to_active,
+                    aim, True)
+            compare('server CPU per node, whole cycle', 1000,
+                    cpu_ms_per_node, aim, False)
+        lines.extend(_scaling(runs, counts))
+        return lines
+    group = (workload, cleaning)
     # Issue 15's aims: the burst workload without cleaning, and the
     # serial one with it.
     if group == ('burst', False) and 1000 in counts:

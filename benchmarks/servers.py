@@ -1,6 +1,9 @@
-"""The servers under test, each started the same way: one process, SQLite,
-loopback, noauth, fake hardware, automated cleaning on (or off, when the
-run asks). A benchmark may lay options of its own over that configuration
+"""The servers under test, each started the same way: loopback, noauth,
+fake hardware, automated cleaning on (or off, when the run asks), in one of
+two shapes (``SHAPES``): the all-in-one on SQLite, or the API and one
+conductor as processes of their own on a fresh PostgreSQL database, calling
+each other over JSON-RPC or RabbitMQ (a virtual host of its own). A
+benchmark may lay options of its own over that configuration
 (``options``); ``agent_options`` are those that make a server deploy real
 machines with ironic-python-agent (benchmarks/agent_deploy.py).
 
@@ -11,24 +14,33 @@ process group it was started in, so nothing it forked outlives the run.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import shlex
 import shutil
 import signal
 import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import requests
 from prometheus_client.parser import text_string_to_metric_families
 
+from tests import dbs
 from tests.functional.fixtures import process
+from tests.functional.fixtures import services
 
 START_TIMEOUT = 120.0
 STOP_TIMEOUT = 30.0
+# How often the proportional set size of a server's processes is summed
+# while it runs, for its peak.
+PSS_INTERVAL = 0.5
 
 Sections = dict[str, dict[str, object]]
 
@@ -37,6 +49,15 @@ Sections = dict[str, dict[str, object]]
 # firmware).
 FAKE_INTERFACES = ('bios', 'boot', 'console', 'deploy', 'inspect',
                    'management', 'power', 'raid', 'rescue', 'vendor')
+
+# How a server runs (``--shape``), and for the split shapes the RPC
+# transport between its API process and its conductor process (the same
+# option value for both servers).
+SHAPES = {'all-in-one': None, 'split-json-rpc': 'json-rpc',
+          'split-rabbitmq': 'oslo'}
+# The conductor's host name in the split shapes: for JSON-RPC both servers
+# call a conductor at its host name, on [json_rpc]port.
+SPLIT_CONDUCTOR_HOST = 'localhost'
 
 
 def free_port() -> int:
@@ -80,9 +101,23 @@ class Server:
 
     def __init__(self, keep_state: bool = False,
                  automated_clean: bool = True,
-                 options: Sections | None = None) -> None:
+                 options: Sections | None = None,
+                 shape: str = 'all-in-one') -> None:
+        if shape not in SHAPES:
+            raise ValueError('unknown shape %r (known: %s)' % (
+                shape, ', '.join(SHAPES)))
         self.keep_state = keep_state
         self.automated_clean = automated_clean
+        self.shape = shape
+        # The split shapes' database and RabbitMQ virtual host, made by
+        # start() and removed by stop().
+        self.database: dbs.TestDatabase | None = None
+        self.transport_url = ''
+        self.json_rpc_port = 0
+        self.conductor_metrics_port = 0
+        self.peak_pss_mib = 0.0
+        self._stopping = threading.Event()
+        self._resources = contextlib.ExitStack()
         # Laid over the configuration the server writes (merge_sections).
         self.options: Sections = options or {}
         self.state_dir = Path(tempfile.mkdtemp(prefix='bench-%s-' %
@@ -92,10 +127,19 @@ class Server:
         self.log_path = self.state_dir / 'server.log'
         self.process: subprocess.Popen | None = None
 
+    @property
+    def split(self) -> bool:
+        return SHAPES[self.shape] is not None
+
     def prepare(self) -> None:
         raise NotImplementedError
 
     def command(self) -> list[str]:
+        """The all-in-one's command line."""
+        raise NotImplementedError
+
+    def split_commands(self) -> list[list[str]]:
+        """The split shape's command lines: the conductor's, the API's."""
         raise NotImplementedError
 
     def version(self) -> str:
@@ -124,7 +168,9 @@ class Server:
     def common_sections(self, rpc_transport: str,
                         interfaces: dict[str, str],
                         database_file: str) -> dict[str, dict[str, object]]:
-        """The configuration both servers share; each adds its own."""
+        """The configuration both servers share; each adds its own.
+        ``rpc_transport`` and ``database_file`` are the all-in-one's; the
+        split shapes use their transport and PostgreSQL database."""
         default = {
             'host': 'bench',
             'rpc_transport': rpc_transport,
@@ -133,7 +179,7 @@ class Server:
             'log_file': self.log_path,
         }
         default.update(interface_options(interfaces))
-        return {
+        sections: Sections = {
             'DEFAULT': default,
             'api': {'host_ip': '127.0.0.1', 'port': self.port,
                     'max_limit': 1000},
@@ -142,31 +188,100 @@ class Server:
             'database': {'connection': 'sqlite:///%s' %
                          (self.state_dir / database_file)},
         }
+        if self.split:
+            self._split(sections)
+        return sections
+
+    def _split(self, sections: Sections) -> None:
+        """One configuration file for both processes of a split server:
+        the all-in-one's, on the PostgreSQL database, with the conductor
+        reachable by the shape's transport."""
+        transport = SHAPES[self.shape]
+        sections['DEFAULT'].update(host=SPLIT_CONDUCTOR_HOST,
+                                   rpc_transport=transport)
+        if transport == 'oslo':
+            sections['DEFAULT'].update(
+                transport_url=self.transport_url,
+                control_exchange=services.unique_exchange())
+        else:
+            sections['json_rpc'] = {'host_ip': '127.0.0.1',
+                                    'port': self.json_rpc_port}
+        sections['database'] = {'connection': self.database.url}
 
     def start(self) -> None:
+        if self.split:
+            self.database = dbs.TestDatabase('postgresql')
+            self._resources.callback(self.database.drop)
+            if SHAPES[self.shape] == 'oslo':
+                self.transport_url = self._resources.enter_context(
+                    services.rabbit_vhost())
+            self.json_rpc_port = free_port()
         self.prepare()
+        if self.split:
+            # One session for both processes (CPU and memory are read by
+            # session): a shell starts them and waits.
+            argv = ['sh', '-c', ' & '.join(
+                shlex.join(command) for command in self.split_commands())
+                + ' & wait']
+        else:
+            argv = self.command()
         with open(self.state_dir / 'stdout.log', 'ab') as out:
             self.process = subprocess.Popen(
-                self.command(), stdout=out, stderr=subprocess.STDOUT,
+                argv, stdout=out, stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL, cwd=self.state_dir,
                 start_new_session=True)
-        self._wait_ready()
+        self._wait(self._answers, 'answer GET /')
+        if self.split:
+            self._wait(self._lists_a_driver,
+                       'list a driver (a conductor registered)')
+        threading.Thread(target=self._sample_pss, daemon=True,
+                         name='pss-%s' % self.name).start()
 
-    def _wait_ready(self) -> None:
+    def pss_mib(self) -> float:
+        """The proportional set size of the server's processes summed, in
+        MiB: each page counted once, shared pages split among the
+        processes that share them (a forked worker's pages that are still
+        its parent's are not counted twice, as a sum of RSS counts
+        them)."""
+        kib = 0
+        for pid in self.processes():
+            if self.split and pid == self.process.pid:
+                continue    # the shell that started the two
+            try:
+                with open('/proc/%d/smaps_rollup' % pid) as rollup:
+                    for line in rollup:
+                        if line.startswith('Pss:'):
+                            kib += int(line.split()[1])
+                            break
+            except OSError:
+                continue
+        return round(kib / 1024, 1)
+
+    def _sample_pss(self) -> None:
+        while not self._stopping.wait(PSS_INTERVAL):
+            self.peak_pss_mib = max(self.peak_pss_mib, self.pss_mib())
+
+    def _answers(self) -> bool:
+        return requests.get(self.base_url + '/', timeout=2).ok
+
+    def _lists_a_driver(self) -> bool:
+        answer = requests.get(self.base_url + '/v1/drivers', timeout=5)
+        return answer.ok and bool(answer.json().get('drivers'))
+
+    def _wait(self, ready: Callable[[], bool], what: str) -> None:
         deadline = time.monotonic() + START_TIMEOUT
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 raise RuntimeError('%s exited with %d while starting:\n%s' % (
                     self.name, self.process.returncode, self.logs()))
             try:
-                if requests.get(self.base_url + '/', timeout=2).ok:
+                if ready():
                     return
             except requests.RequestException:
                 pass
             time.sleep(0.2)
-        self.stop()
-        raise RuntimeError('%s did not answer GET / in %ds:\n%s' % (
-            self.name, START_TIMEOUT, self.logs()))
+        raise RuntimeError('%s did not %s in %ds:\n%s' % (
+            self.name, what, START_TIMEOUT, self.logs()))
 
     def sql_statements(self) -> float | None:
         """SQL statements the server has sent so far, if it counts them."""
@@ -176,33 +291,45 @@ class Server:
         return '%s\n%s' % (tail(self.state_dir / 'stdout.log'),
                            tail(self.log_path))
 
-    def cpu_seconds(self) -> float:
-        """CPU time (user + system) used so far by the server's processes.
-
-        Counts every live process of the session the server was started in
-        (servers that fork a worker are counted whole).
-        """
+    def processes(self) -> dict[int, list[str]]:
+        """The server's live processes (``/proc/<pid>/stat`` fields, as
+        ``process.process_stats``): those of the session it was started in
+        and their descendants, since Ironic's split services each start a
+        session of their own."""
         if self.process is None:
-            return 0.0
+            return {}
+        stats = process.process_stats()
+        ours = {pid for pid, fields in stats.items()
+                if int(fields[3]) == self.process.pid}
+        while True:
+            more = {pid for pid, fields in stats.items()
+                    if pid not in ours and int(fields[1]) in ours}
+            if not more:
+                return {pid: stats[pid] for pid in ours}
+            ours |= more
+
+    def cpu_seconds(self) -> float:
+        """CPU time (user + system) used so far by the server's processes
+        (servers that fork a worker are counted whole)."""
         ticks = os.sysconf('SC_CLK_TCK')
-        # Field 3 is the session id, 11 utime, 12 stime.
+        # Field 11 is utime, 12 stime.
         total = sum(int(fields[11]) + int(fields[12])
-                    for fields in process.process_stats().values()
-                    if int(fields[3]) == self.process.pid)
+                    for fields in self.processes().values())
         return total / ticks
 
     def memory(self) -> dict[str, object]:
-        """Resident memory of the server's processes (every live process
-        of its session, as cpu_seconds counts them), in MiB: now
-        (``VmRSS``) and the most each has held since it started
-        (``VmHWM``), per process and summed. The peak of the sum is at
-        most the sum of the peaks."""
+        """Resident memory of the server's processes (as cpu_seconds
+        counts them), in MiB: now (``VmRSS``) and the most each has held
+        since it started (``VmHWM``), per process and summed (the peak
+        of the sum is at most the sum of the peaks); and their summed
+        proportional set size, now and the most sampled
+        (``PSS_INTERVAL``)."""
         if self.process is None:
             return {}
         processes = []
-        for pid, fields in sorted(process.process_stats().items()):
-            if int(fields[3]) != self.process.pid:
-                continue
+        for pid, fields in sorted(self.processes().items()):
+            if self.split and pid == self.process.pid:
+                continue    # the shell that started the two (about 1 MiB)
             try:
                 status = Path('/proc/%d/status' % pid).read_text()
                 command = Path('/proc/%d/cmdline' % pid).read_bytes()
@@ -216,35 +343,54 @@ class Server:
                     errors='replace').strip()[:200],
                 'rss_mib': _kib_to_mib(values.get('VmRSS')),
                 'peak_rss_mib': _kib_to_mib(values.get('VmHWM'))})
+        pss = self.pss_mib()
+        self.peak_pss_mib = max(self.peak_pss_mib, pss)
         return {
             'rss_mib': round(sum(p['rss_mib'] for p in processes), 1),
             'peak_rss_mib': round(sum(p['peak_rss_mib']
                                       for p in processes), 1),
+            'pss_mib': pss,
+            'peak_pss_mib': self.peak_pss_mib,
             'processes': processes}
 
     def stop(self) -> None:
+        self._stopping.set()
         if self.process is not None and self.process.poll() is None:
-            pgid = self.process.pid
-            os.killpg(pgid, signal.SIGTERM)
+            # Every process group of the server's processes: a forked
+            # worker may linger a moment after its parent, and Ironic's
+            # split services have groups of their own.
+            # (Field 2 of /proc/<pid>/stat is the process group.)
+            groups = {self.process.pid} | {
+                int(fields[2]) for fields in self.processes().values()}
+            _signal_groups(groups, signal.SIGTERM)
             try:
                 self.process.wait(STOP_TIMEOUT)
             except subprocess.TimeoutExpired:
-                os.killpg(pgid, signal.SIGKILL)
-                self.process.wait()
-            # A forked worker may linger a moment after its parent.
-            try:
-                os.killpg(pgid, signal.SIGKILL)
-            except ProcessLookupError:
                 pass
+            _signal_groups(groups, signal.SIGKILL)
+            self.process.wait()
+        self._resources.close()
         if not self.keep_state:
             shutil.rmtree(self.state_dir, ignore_errors=True)
 
     def __enter__(self) -> Server:
-        self.start()
+        try:
+            self.start()
+        except BaseException:
+            self.stop()
+            raise
         return self
 
     def __exit__(self, *exc_info) -> None:
         self.stop()
+
+
+def _signal_groups(groups: set[int], signum: int) -> None:
+    for group in groups:
+        try:
+            os.killpg(group, signum)
+        except ProcessLookupError:
+            pass
 
 
 def _kib_to_mib(value: str | None) -> float:
@@ -322,8 +468,13 @@ class IronsideServer(Server):
         sections = self.common_sections(
             'local', {'firmware': 'no-firmware', 'network': 'noop',
                       'storage': 'noop'}, 'ironside.sqlite')
-        # /metrics, for the SQL statements per node and phase.
+        # /metrics, for the SQL statements per node and phase (a split
+        # conductor serves its own on a port of its own).
         sections['metrics'] = {'enabled': 'true'}
+        if self.split:
+            self.conductor_metrics_port = free_port()
+            sections['metrics']['conductor_port'] = \
+                self.conductor_metrics_port
         write_ini(self.config_path, merge_sections(sections, self.options))
         run_checked([self._script('ironside-dbsync'), '--config-file',
                      str(self.config_path), 'upgrade'],
@@ -342,15 +493,25 @@ class IronsideServer(Server):
         return {'DEFAULT': default}
 
     def sql_statements(self) -> float | None:
-        text = requests.get(self.base_url + '/metrics', timeout=30).text
+        urls = [self.base_url + '/metrics']
+        if self.split:
+            urls.append('http://127.0.0.1:%d/metrics'
+                        % self.conductor_metrics_port)
         return sum(sample.value
-                   for family in text_string_to_metric_families(text)
+                   for url in urls
+                   for family in text_string_to_metric_families(
+                       requests.get(url, timeout=30).text)
                    for sample in family.samples
                    if sample.name == 'ironside_db_statements_total')
 
     def command(self) -> list[str]:
         return [self._script('ironside'), '--config-file',
                 str(self.config_path), '--state-dir', str(self.state_dir)]
+
+    def split_commands(self) -> list[list[str]]:
+        config = ['--config-file', str(self.config_path)]
+        return [[self._script('ironside-conductor')] + config,
+                [self._script('ironside-api')] + config]
 
     def version(self) -> str:
         """Ironside's version and, from a git checkout, its commit."""
@@ -379,16 +540,19 @@ class IronsideOneProcessServer(IronsideServer):
 
 def make_server(name: str, keep_state: bool = False,
                 automated_clean: bool = True,
-                options: Sections | None = None) -> Server:
+                options: Sections | None = None,
+                shape: str = 'all-in-one') -> Server:
     """The server class registered under name, instantiated."""
     if name == 'ironside':
-        return IronsideServer(keep_state, automated_clean, options)
+        return IronsideServer(keep_state, automated_clean, options, shape)
     if name == 'ironside-1p':
+        if shape != 'all-in-one':
+            raise ValueError('ironside-1p is the all-in-one only')
         return IronsideOneProcessServer(keep_state, automated_clean,
                                         options)
     if name == 'ironic39':
         from benchmarks import ironic39
         return ironic39.Ironic39Server(keep_state, automated_clean,
-                                       options)
+                                       options, shape)
     raise ValueError('unknown server %r (known: ironside, ironside-1p, '
                      'ironic39)' % name)
