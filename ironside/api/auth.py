@@ -26,9 +26,6 @@ from collections.abc import Callable
 from collections.abc import Iterable
 from typing import Any
 
-import webob.exc
-from oslo_middleware import basic_auth
-
 from ironside.api import access_log
 from ironside.api import boot_files
 from ironside.api import errors
@@ -63,37 +60,15 @@ def check_strategy(host: str) -> None:
             LOG.warning('The API listens on %s without authentication',
                         host)
     elif strategy == 'http_basic':
-        problem = _user_file_problem(CONF.http_basic_auth_user_file)
+        # Loaded only for this strategy: oslo.middleware brings Jinja2
+        # and WebOb (about 4 MiB per API process).
+        from ironside.api import http_basic
+        problem = http_basic.user_file_problem(
+            CONF.http_basic_auth_user_file)
         if problem:
             raise exception.ConfigInvalid(
                 error_msg='http_basic_auth_user_file %s is not usable: %s'
                           % (CONF.http_basic_auth_user_file, problem))
-
-
-def _user_file_problem(path: str) -> str | None:
-    """What is wrong with an htpasswd file, in words, or None.
-
-    oslo.middleware's own check raises "Invalid configuration file.
-    %(error_msg)s" with the placeholder never filled in, so the file is
-    read and each entry checked here, naming the line.
-    """
-    try:
-        with open(path, encoding='utf-8') as user_file:
-            lines = user_file.read().splitlines()
-    except OSError as exc:
-        return 'cannot be read: %s' % (exc.strerror or exc)
-    except UnicodeDecodeError:
-        return 'is not UTF-8 text'
-    for number, line in enumerate(lines, 1):
-        entry = line.strip()
-        if not entry or ':' not in entry:
-            continue
-        try:
-            basic_auth.parse_entry(entry)
-        except Exception as exc:
-            detail = getattr(exc, 'detail', None) or str(exc)
-            return 'line %d: %s' % (number, detail)
-    return None
 
 
 def _is_loopback(host: str) -> bool:
@@ -193,35 +168,6 @@ class PublicRoutes:
         return self.authenticated(environ, start_response)
 
 
-class HttpBasic:
-    """HTTP basic authentication against an htpasswd file (bcrypt)."""
-
-    def __init__(self, app: WsgiApp, user_file: str) -> None:
-        self.app = app
-        self.user_file = user_file
-
-    def __call__(self, environ: dict[str, Any],
-                 start_response: StartResponse) -> Iterable[bytes]:
-        try:
-            token = basic_auth.parse_header(environ)
-            username, password = basic_auth.parse_token(token)
-            environ.update(basic_auth.authenticate(self.user_file, username,
-                                                   password))
-        except webob.exc.HTTPException as exc:
-            LOG.info('HTTP basic authentication failed: %s', exc)
-            status = '401 Unauthorized'
-            body = errors.error_body(401, 'Authentication required')
-            start_response(status, [
-                ('Content-Type', 'application/json'),
-                ('Content-Length', str(len(body))),
-                ('WWW-Authenticate', 'Basic realm="Baremetal API"'),
-                (versions.MIN_HEADER, versions.MIN_VERSION_STRING),
-                (versions.MAX_HEADER, versions.MAX_VERSION_STRING),
-                (versions.VERSION_HEADER, versions.MIN_VERSION_STRING)])
-            return [body]
-        return self.app(environ, start_response)
-
-
 def wrap(app: WsgiApp) -> access_log.AccessLog:
     """``app`` behind the configured authentication strategy, with the
     access log outermost."""
@@ -233,7 +179,9 @@ def _authenticated(app: WsgiApp) -> IronicHeaders:
     if strategy == 'noauth':
         return IronicHeaders(app)
     if strategy == 'http_basic':
-        authenticated = HttpBasic(app, CONF.http_basic_auth_user_file)
+        from ironside.api import http_basic
+        authenticated = http_basic.HttpBasic(app,
+                                             CONF.http_basic_auth_user_file)
     else:
         from keystonemiddleware import auth_token
         authenticated = auth_token.AuthProtocol(

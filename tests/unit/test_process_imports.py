@@ -64,8 +64,10 @@ OSLO_ONLY = ('oslo_messaging', 'ironside.common.rpc', 'eventlet', 'etcd3gw',
              'ironside.strategy.decommission.etcd_gateway')
 # alembic is loaded when a migration runs (ironside.db.migration);
 # networkx when the site layer builds a graph (reads documents, plans an
-# action), never at start.
-WHEN_USED = ('alembic', 'mako', 'networkx')
+# action), never at start; oslo.middleware (with Jinja2) by the API only
+# with auth_strategy = http_basic.
+WHEN_USED = ('alembic', 'mako', 'networkx', 'oslo_middleware', 'jinja2',
+             'ironside.api.http_basic')
 
 
 @pytest.mark.parametrize('module', ['ironside.cmd.all_in_one',
@@ -93,4 +95,4 @@ def test_the_all_in_one_api_process_loads_no_oslo_messaging():
                             capture_output=True, text=True,
                             cwd=ROOT).stdout.split()
     assert 'ironside.api.app' in loaded
-    assert _among(loaded, OSLO_ONLY) == []
+    assert _among(loaded, OSLO_ONLY + WHEN_USED) == []
