@@ -197,3 +197,22 @@ def test_the_bytes_bound_is_configured(conf):
     cache = rendered_nodes.cache()
     cache.put(cache.view_id('v'), 'a', ('fp',), b'{}')
     assert len(cache) == 0
+
+
+def test_a_long_list_has_the_heap_trimmed_afterwards(api, create_node,
+                                                     monkeypatch):
+    """Rendering a page of many nodes leaves free pages in the heap; the
+    answer has them handed back (common/heap.py), a short one does not.
+    The trim is counted instead of made."""
+    from ironside.api import nodes as nodes_api
+    from ironside.common import heap
+    trims = []
+    monkeypatch.setattr(heap, '_TRIMMER', heap.Trimmer(
+        lambda pad: trims.append(pad) or 1, interval=0))
+    monkeypatch.setattr(nodes_api, 'TRIM_AFTER_NODES', 3)
+    for name in ('a', 'b', 'c'):
+        create_node(name=name)
+    api.get('/v1/nodes', limit=2)
+    api.get('/v1/nodes/detail')
+    utils.wait_for(lambda: trims == [0], what='one trim')
+    assert heap._TRIMMER.trims == 1
