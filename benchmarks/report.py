@@ -221,10 +221,9 @@ def _group_aims(runs: list[dict], group: Group) -> list[str]:
                     cpu_ms_per_node, aim, False)
         lines.extend(_scaling(runs, counts))
         return lines
-    group = (workload, cleaning)
     # Issue 15's aims: the burst workload without cleaning, and the
     # serial one with it.
-    if group == ('burst', False) and 1000 in counts:
+    if (workload, cleaning) == ('burst', False) and 1000 in counts:
         compare('manage→active throughput', 1000, manage_to_active, 20,
                 True)
         compare('server CPU per node, whole cycle', 1000, cpu_ms_per_node,
@@ -237,10 +236,10 @@ def _group_aims(runs: list[dict], group: Group) -> list[str]:
             spread = detail['p95'] / detail['p50']
             lines.append('node list (detail) p95 = %.1f× its p50 (aim < 2×): '
                          '%s' % (spread, 'met' if spread < 2 else 'NOT met'))
-    if group == ('serial', True) and 1000 in counts:
+    if (workload, cleaning) == ('serial', True) and 1000 in counts:
         compare('manage→active throughput, cleaning on', 1000,
                 manage_to_active, 10, True)
-    if group != ('serial', True):
+    if (workload, cleaning) != ('serial', True):
         lines.extend(_scaling(runs, counts))
         return lines
     if 1000 in counts:

@@ -218,8 +218,8 @@ class Server:
             self.json_rpc_port = free_port()
         self.prepare()
         if self.split:
-            # One session for both processes (CPU and memory are read by
-            # session): a shell starts them and waits.
+            # A shell starts both and waits: one process to wait for and
+            # to stop, whose descendants are the server's processes.
             argv = ['sh', '-c', ' & '.join(
                 shlex.join(command) for command in self.split_commands())
                 + ' & wait']
@@ -245,8 +245,6 @@ class Server:
         them)."""
         kib = 0
         for pid in self.processes():
-            if self.split and pid == self.process.pid:
-                continue    # the shell that started the two
             try:
                 with open('/proc/%d/smaps_rollup' % pid) as rollup:
                     for line in rollup:
@@ -295,7 +293,8 @@ class Server:
         """The server's live processes (``/proc/<pid>/stat`` fields, as
         ``process.process_stats``): those of the session it was started in
         and their descendants, since Ironic's split services each start a
-        session of their own."""
+        session of their own; not the shell that starts a split server's
+        two (about 1 MiB)."""
         if self.process is None:
             return {}
         stats = process.process_stats()
@@ -305,6 +304,8 @@ class Server:
             more = {pid for pid, fields in stats.items()
                     if pid not in ours and int(fields[1]) in ours}
             if not more:
+                if self.split:
+                    ours.discard(self.process.pid)
                 return {pid: stats[pid] for pid in ours}
             ours |= more
 
@@ -328,8 +329,6 @@ class Server:
             return {}
         processes = []
         for pid, fields in sorted(self.processes().items()):
-            if self.split and pid == self.process.pid:
-                continue    # the shell that started the two (about 1 MiB)
             try:
                 status = Path('/proc/%d/status' % pid).read_text()
                 command = Path('/proc/%d/cmdline' % pid).read_bytes()

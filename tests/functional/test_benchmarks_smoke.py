@@ -19,22 +19,29 @@ from benchmarks import scale_out
 NODES = 5
 
 
-@pytest.mark.parametrize('workload,cleaning', [('serial', 'on'),
-                                               ('burst', 'off')])
-def test_tiny_ironside_run(tmp_path, capsys, workload, cleaning):
+@pytest.mark.parametrize('workload,cleaning,shape', [
+    ('serial', 'on', 'all-in-one'),
+    # The API and a conductor of their own on PostgreSQL.
+    ('burst', 'off', 'split-json-rpc')])
+def test_tiny_ironside_run(tmp_path, capsys, workload, cleaning, shape):
     output = tmp_path / 'result.json'
     code = provision.main(['--servers', 'ironside', '--nodes', str(NODES),
                            '--latency-seconds', '0.2',
                            '--workload', workload,
                            '--automated-clean', cleaning,
+                           '--shape', shape,
                            '--output', str(output)])
     assert code == 0
 
     document = json.loads(output.read_text())
     [run] = document['runs']
     assert 'error' not in run, run.get('error')
-    assert (run['workload'], run['automated_clean']) == (
-        workload, cleaning == 'on')
+    assert (run['workload'], run['automated_clean'], run['shape']) == (
+        workload, cleaning == 'on', shape)
+    # The conductor process and the API process (the all-in-one forks
+    # its API process), each with its memory.
+    assert len(run['memory']['processes']) == 2, run['memory']
+    assert 0 < run['memory']['peak_pss_mib'] <= run['memory']['peak_rss_mib']
     assert run['enroll']['nodes'] == NODES
     assert list(run['phases']) == ['manage', 'provide', 'deploy', 'undeploy']
     for phase in run['phases'].values():
