@@ -109,6 +109,8 @@ class Server:
         self.keep_state = keep_state
         self.automated_clean = automated_clean
         self.shape = shape
+        # The split shape's RPC transport; None for the all-in-one.
+        self.transport = SHAPES[shape]
         # The split shapes' database and RabbitMQ virtual host, made by
         # start() and removed by stop().
         self.database: dbs.TestDatabase | None = None
@@ -129,7 +131,7 @@ class Server:
 
     @property
     def split(self) -> bool:
-        return SHAPES[self.shape] is not None
+        return self.transport is not None
 
     def prepare(self) -> None:
         raise NotImplementedError
@@ -196,10 +198,9 @@ class Server:
         """One configuration file for both processes of a split server:
         the all-in-one's, on the PostgreSQL database, with the conductor
         reachable by the shape's transport."""
-        transport = SHAPES[self.shape]
         sections['DEFAULT'].update(host=SPLIT_CONDUCTOR_HOST,
-                                   rpc_transport=transport)
-        if transport == 'oslo':
+                                   rpc_transport=self.transport)
+        if self.transport == 'oslo':
             sections['DEFAULT'].update(
                 transport_url=self.transport_url,
                 control_exchange=services.unique_exchange())
@@ -212,10 +213,11 @@ class Server:
         if self.split:
             self.database = dbs.TestDatabase('postgresql')
             self._resources.callback(self.database.drop)
-            if SHAPES[self.shape] == 'oslo':
+            if self.transport == 'oslo':
                 self.transport_url = self._resources.enter_context(
                     services.rabbit_vhost())
-            self.json_rpc_port = free_port()
+            else:
+                self.json_rpc_port = free_port()
         self.prepare()
         if self.split:
             # A shell starts both and waits: one process to wait for and

@@ -1,21 +1,28 @@
-"""Freed memory handed back to the system after large answers.
+"""glibc's malloc tuned for a long-running Python server: its arenas
+capped at start, and freed memory handed back after large answers.
 
-glibc's malloc keeps what a process frees for its next allocations and
-returns to the system only what is free at the top of a heap. An API
-process that renders thousands of nodes, keeping some (the rendered-node
-cache) and freeing the rest, is left with free pages scattered through
-its heaps, and its resident memory only grows: the all-in-one's API
-process held 288 MiB after 10,000 nodes were listed, 156 MiB once
-``malloc_trim(0)`` had handed the free pages back. A trim walks the
-heaps (5 to 20 ms for 200 MiB), so a thread of its own does it, at most
-once per :data:`MIN_INTERVAL`, after a request asked for one; ctypes
-releases the interpreter lock for the call.
+Arenas: glibc makes up to 8 per core, one for each thread that allocates
+while another does, and each keeps what its threads freed; Python's
+threads take turns holding the interpreter lock, so more arenas buy
+little (``[DEFAULT]malloc_arena_max``).
+
+Trimming: glibc's malloc keeps what a process frees for its next
+allocations and returns to the system only what is free at the top of a
+heap. An API process that renders thousands of nodes, keeping some (the
+rendered-node cache) and freeing the rest, is left with free pages
+scattered through its heaps, and its resident memory only grows: the
+all-in-one's API process held 288 MiB after 10,000 nodes were listed,
+156 MiB once ``malloc_trim(0)`` had handed the free pages back. A trim
+walks the heaps (5 to 20 ms for 200 MiB), so a thread of its own does
+it, at most once per :data:`MIN_INTERVAL`, after a request asked for
+one; ctypes releases the interpreter lock for the call.
 """
 
 from __future__ import annotations
 
 import ctypes
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -26,10 +33,31 @@ LOG = logging.getLogger(__name__)
 MIN_INTERVAL = 1.0
 
 
-def _glibc_malloc_trim() -> Callable[[int], int] | None:
-    trim: Callable[[int], int] | None = getattr(ctypes.CDLL(None),
-                                                'malloc_trim', None)
-    return trim
+# mallopt(3)'s parameter for the most arenas (glibc's malloc.h).
+_M_ARENA_MAX = -8
+
+
+def _libc_function(name: str) -> Callable[..., int] | None:
+    """A function of this process's C library; None where it has none
+    of that name (not glibc)."""
+    found: Callable[..., int] | None = getattr(ctypes.CDLL(None), name,
+                                               None)
+    return found
+
+
+def limit_arenas(count: int) -> bool:
+    """Cap glibc malloc's arenas at ``count`` for this process and those
+    it forks, before its threads make them; False where that is not done:
+    ``count`` 0, MALLOC_ARENA_MAX set (glibc applied it at start), or a C
+    library without glibc's mallopt."""
+    if not count or 'MALLOC_ARENA_MAX' in os.environ:
+        return False
+    mallopt = _libc_function('mallopt')
+    if mallopt is None or not mallopt(_M_ARENA_MAX, count):
+        LOG.warning('Could not limit malloc arenas to %d: this C library '
+                    'has no glibc mallopt', count)
+        return False
+    return True
 
 
 class Trimmer:
@@ -70,7 +98,7 @@ class Trimmer:
             time.sleep(self.interval)   # the rate limit
 
 
-_TRIMMER = Trimmer(_glibc_malloc_trim())
+_TRIMMER = Trimmer(_libc_function('malloc_trim'))
 
 
 def give_back_freed_memory() -> None:

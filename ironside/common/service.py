@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import ctypes
 import gc
 import logging
-import os
 import signal
 import sys
 import threading
@@ -14,6 +12,7 @@ from types import FrameType
 
 from oslo_log import log
 
+from ironside.common import heap
 from ironside.common import log_escaping
 from ironside.common.conf import CONF
 
@@ -39,26 +38,8 @@ def prepare_service(argv: list[str] | None = None,
          default_config_files=default_config_files)
     log.setup(CONF, 'ironside')
     log_escaping.install()
-    limit_malloc_arenas(CONF.malloc_arena_max)
+    heap.limit_arenas(CONF.malloc_arena_max)
 
-
-# mallopt(3)'s parameter for the most arenas (glibc's malloc.h).
-_M_ARENA_MAX = -8
-
-
-def limit_malloc_arenas(count: int) -> bool:
-    """Cap glibc malloc's arenas at ``count`` for this process and those
-    it forks, before its threads make them; False where that is not done:
-    ``count`` 0, MALLOC_ARENA_MAX set (glibc applied it at start), or a C
-    library without glibc's mallopt."""
-    if not count or 'MALLOC_ARENA_MAX' in os.environ:
-        return False
-    mallopt = getattr(ctypes.CDLL(None), 'mallopt', None)
-    if mallopt is None or not mallopt(_M_ARENA_MAX, count):
-        LOG.warning('Could not limit malloc arenas to %d: this C library '
-                    'has no glibc mallopt', count)
-        return False
-    return True
 
 
 def freeze_start_up_objects() -> None:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from ironside.api import nodes as nodes_api
 from ironside.api import rendered_nodes
+from ironside.common import heap
 from ironside.db import nodes as nodes_db
 from tests import utils
 from tests.unit.db.test_hot_path import statements
@@ -204,8 +206,6 @@ def test_a_long_list_has_the_heap_trimmed_afterwards(api, create_node,
     """Rendering a page of many nodes leaves free pages in the heap; the
     answer has them handed back (common/heap.py), a short one does not.
     The trim is counted instead of made."""
-    from ironside.api import nodes as nodes_api
-    from ironside.common import heap
     trims = []
     monkeypatch.setattr(heap, '_TRIMMER', heap.Trimmer(
         lambda pad: trims.append(pad) or 1, interval=0))
