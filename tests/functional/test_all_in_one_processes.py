@@ -104,6 +104,29 @@ def test_single_process_serves_alone(tmp_path):
     assert server.process.process.returncode == 0
 
 
+def test_a_server_whose_port_was_taken_meanwhile_moves_to_another(
+        tmp_path):
+    """A port from free_port() can be bound by a parallel test's server
+    before this one's: the fixture must not take that server's answers
+    for its own (a test then drove another test's API), and chooses
+    again."""
+    server = ironside_process.AllInOne(tmp_path)
+    taken = server.port
+    with socket.socket() as squatter:
+        squatter.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        squatter.bind(('127.0.0.1', taken))
+        squatter.listen()
+        with server:
+            assert server.port != taken
+            assert server.process.listens_on(server.port)
+            assert server.api('GET', '/v1/drivers')[0] == 200
+        # A port the test chose itself is not changed behind its back.
+        fixed = ironside_process.AllInOne(tmp_path / 'fixed', port=taken)
+        with pytest.raises(processes.PortTaken):
+            fixed.start()
+        fixed.stop()
+
+
 def test_host_and_port_on_the_command_line(tmp_path):
     """``ironside --host H --port P`` listens there, whatever the
     configuration file says; with ``--fake-nodes-available`` the fake
