@@ -175,7 +175,8 @@ def _serve_in_two_processes() -> None:
     # Fork first, while this process has no thread and no open database
     # connection the child could inherit.
     db_session.dispose()
-    service.share_start_up_objects()
+    # Frozen now, what both processes inherit stays shared.
+    service.freeze_start_up_objects()
     ready_read, ready_write = os.pipe()
     child = os.fork()
     if child == 0:

@@ -41,7 +41,6 @@ def prepare_service(argv: list[str] | None = None,
     heap.limit_arenas(CONF.malloc_arena_max)
 
 
-
 def freeze_start_up_objects() -> None:
     """Leave the objects start-up made out of later garbage collections,
     and collect the young ones less often.
@@ -57,24 +56,15 @@ def freeze_start_up_objects() -> None:
     (700) they were walked, and promoted, many times over before they
     became garbage; 50,000 lets most of them die young. What the service
     makes afterwards is collected as before, only in bigger batches.
+
+    Called before a fork as well (the all-in-one's), as the :mod:`gc`
+    documentation advises for a forking server: a collection writes to
+    every object it walks, so each process's first one would copy every
+    page of what both inherited; frozen, those pages stay shared.
     """
     gc.collect()
     gc.freeze()
     gc.set_threshold(50000, 20, 20)
-
-
-def share_start_up_objects() -> None:
-    """Before a fork: keep the objects both processes inherit out of
-    either's garbage collections.
-
-    A collection writes to the header of every object it walks, and so
-    copies every page of the parent's it touches into the collecting
-    process: the modules both processes imported would be held twice.
-    Frozen before the fork (as the :mod:`gc` documentation advises for
-    a forking server), they stay shared pages.
-    """
-    gc.collect()
-    gc.freeze()
 
 
 def wait_for_signal(alive: Callable[[], bool] = lambda: True,

@@ -56,7 +56,7 @@ def test_objects_shared_before_a_fork_stay_shared(gc_settings):
     froze before the fork alone (here 300,000 lists, about 30 MiB)."""
     inherited = [[index] for index in range(300_000)]
     copied_when_not_shared = _copied_by_a_collection_in_a_child()
-    service.share_start_up_objects()
+    service.freeze_start_up_objects()
     copied_when_shared = _copied_by_a_collection_in_a_child()
     assert copied_when_not_shared > 20_000
     assert copied_when_shared < copied_when_not_shared / 4
