@@ -145,11 +145,13 @@ def register(app: falcon.App) -> None:
     app.add_error_handler(exception.IronsideException, handle_ironside)
     if CONF.rpc_transport == 'oslo':
         # Only the processes using oslo.messaging load it (~0.9 s of CPU
-        # at start, and eventlet with it); only they can meet its errors.
-        import oslo_messaging as messaging
-        app.add_error_handler(messaging.MessageDeliveryFailure,
+        # at start; ironside.common.rpc says how); only they can meet
+        # its errors.
+        from ironside.common import rpc
+        app.add_error_handler(rpc.messaging.MessageDeliveryFailure,
                               handle_broker_away)
-        app.add_error_handler(messaging.MessagingTimeout, handle_timeout)
+        app.add_error_handler(rpc.messaging.MessagingTimeout,
+                              handle_timeout)
     app.add_error_handler(db_exc.DBError, handle_database_error)
     for outage in db_session.OUTAGE_ERRORS:
         app.add_error_handler(outage, handle_database_away)

@@ -55,11 +55,11 @@ def test_a_conductor_loads_no_api_module(module):
     assert _among(_loaded(module), API_ONLY + ('kubernetes',)) == []
 
 
-# oslo.messaging (~0.9 s of CPU at start, and eventlet with it) is loaded
-# only by the processes whose [DEFAULT]rpc_transport is oslo, when they
-# make their client or server; etcd3gw (which loads eventlet too) by the
-# first decommission of a site with etcd clusters; eventlet by nothing
-# else (futurist would load it: ironside/__init__.py).
+# oslo.messaging (~0.9 s of CPU at start) is loaded only by the processes
+# whose [DEFAULT]rpc_transport is oslo, when they make their client or
+# server; etcd3gw (which loads eventlet) by the first decommission of a
+# site with etcd clusters; eventlet by nothing else (futurist and
+# oslo.messaging would load it: ironside.without_eventlet).
 OSLO_ONLY = ('oslo_messaging', 'ironside.common.rpc', 'eventlet', 'etcd3gw',
              'ironside.strategy.decommission.etcd_gateway')
 # alembic is loaded when a migration runs (ironside.db.migration);
@@ -96,3 +96,22 @@ def test_the_all_in_one_api_process_loads_no_oslo_messaging():
                             cwd=ROOT).stdout.split()
     assert 'ironside.api.app' in loaded
     assert _among(loaded, OSLO_ONLY + WHEN_USED) == []
+
+
+def test_oslo_messaging_comes_without_eventlet():
+    """The processes over RabbitMQ load oslo.messaging, its RabbitMQ
+    driver and its server on oslo.service's threading backend, and not
+    eventlet (about 19 MiB each)."""
+    code = '\n'.join([
+        'import sys',
+        'from ironside.common import rpc',
+        'import oslo_messaging._drivers.impl_rabbit',
+        'from oslo_service import backend',
+        'print(backend.get_backend_type().value)',
+        'print("\\n".join(sorted(sys.modules)))'])
+    backend, *loaded = subprocess.run(
+        [sys.executable, '-c', code], check=True, capture_output=True,
+        text=True, cwd=ROOT).stdout.split()
+    assert 'oslo_messaging.server' in loaded
+    assert backend == 'threading'
+    assert _among(loaded, ('eventlet',)) == []
