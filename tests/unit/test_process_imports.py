@@ -115,3 +115,22 @@ def test_oslo_messaging_comes_without_eventlet():
     assert 'oslo_messaging.server' in loaded
     assert backend == 'threading'
     assert _among(loaded, ('eventlet',)) == []
+
+
+def test_a_conductor_with_its_drivers_loaded_runs_no_ipmi_library():
+    """IPMI calls run in session processes, forked by a process of their
+    own that loads pyghmi's IPMI modules (about 11 MiB); the conductor
+    reads their answers without them."""
+    code = '\n'.join([
+        'import sys',
+        'from ironside.cmd import conductor',
+        'from ironside.common.conf import CONF',
+        'from ironside.drivers import factory',
+        "CONF([], project='ironside')",
+        "assert 'ipmi' in factory.get_factory().hardware_types",
+        'print("\\n".join(sorted(sys.modules)))'])
+    loaded = subprocess.run([sys.executable, '-c', code], check=True,
+                            capture_output=True, text=True,
+                            cwd=ROOT).stdout.split()
+    assert 'ironside.drivers.modules.ipmi.sessions' in loaded
+    assert [name for name in loaded if name.startswith('pyghmi.ipmi')] == []

@@ -25,9 +25,8 @@ import socket
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from multiprocessing import connection
-
-from ironside.drivers.modules.ipmi import session_process
 
 # Seconds the conductor waits for a fork (the first includes starting this
 # process and importing pyghmi).
@@ -108,9 +107,10 @@ class Forker:
             self._stop()
 
 
-def _serve(control: socket.socket) -> None:
+def _serve(control: socket.socket, serve_session: Callable[..., None]
+           ) -> None:
     """Fork a session process for each request, until the conductor goes
-    away."""
+    away; each runs ``serve_session(connection, *arguments)``."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     # Children are reaped by the kernel: the conductor watches them
     # through their sockets, not their exit status.
@@ -128,8 +128,7 @@ def _serve(control: socket.socket) -> None:
             control.close()
             code = 1
             try:
-                session_process.serve(connection.Connection(fds[0]),
-                                      *serve_args)
+                serve_session(connection.Connection(fds[0]), *serve_args)
                 code = 0
             finally:
                 os._exit(code)
@@ -139,7 +138,10 @@ def _serve(control: socket.socket) -> None:
 
 
 if __name__ == '__main__':
+    # pyghmi is loaded here, in the forker only: the conductor, which
+    # imports this module for Forker, never runs it.
+    from ironside.drivers.modules.ipmi import session_process
     # What is loaded now is shared with every child for as long as the
     # garbage collector leaves it alone (it writes to what it walks).
     gc.freeze()
-    _serve(socket.socket(fileno=int(sys.argv[1])))
+    _serve(socket.socket(fileno=int(sys.argv[1])), session_process.serve)

@@ -38,12 +38,11 @@ from pyghmi import exceptions as pyghmi_exc
 from pyghmi.ipmi import command as ipmi_command
 from pyghmi.ipmi.private import session as ipmi_session
 
-# Answers.
-OK = 'ok'
-REJECTED = 'rejected'
-NO_ANSWER = 'no answer'
-FAILED = 'failed'
-IDLE = 'idle'
+from ironside.drivers.modules.ipmi.session_outcomes import FAILED
+from ironside.drivers.modules.ipmi.session_outcomes import IDLE
+from ironside.drivers.modules.ipmi.session_outcomes import NO_ANSWER
+from ironside.drivers.modules.ipmi.session_outcomes import OK
+from ironside.drivers.modules.ipmi.session_outcomes import REJECTED
 
 # Seconds between turns of pyghmi's loop while idle (its keepalives).
 IDLE_TICK = 1.0

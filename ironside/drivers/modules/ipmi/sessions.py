@@ -39,7 +39,7 @@ from ironside.common import stopping
 from ironside.common.conf import CONF
 from ironside.drivers.modules import bmc_common
 from ironside.drivers.modules.ipmi import session_forker
-from ironside.drivers.modules.ipmi import session_process
+from ironside.drivers.modules.ipmi import session_outcomes
 
 LOG = logging.getLogger(__name__)
 T = TypeVar('T')
@@ -109,7 +109,7 @@ class _SessionProcess:
             raise _NoAnswer('its session process ended') from None
         if ending:
             self.close()
-        if outcome == session_process.IDLE:
+        if outcome == session_outcomes.IDLE:
             raise _Unread()
         return outcome, value
 
@@ -253,14 +253,14 @@ class Sessions:
         except _NoAnswer:
             turns.silent_since = turns.silent_since or time.monotonic()
             raise
-        if outcome == session_process.OK:
+        if outcome == session_outcomes.OK:
             turns.silent_since = None
             return value
-        if outcome == session_process.FAILED:
+        if outcome == session_outcomes.FAILED:
             turns.silent_since = None
             raise exception.IPMIFailure(bmc=bmc.name,
                                         reason='%s: %s' % (action, value))
-        if outcome == session_process.REJECTED:
+        if outcome == session_outcomes.REJECTED:
             turns.silent_since = None
             turns.rejected = (time.monotonic(), value)
             LOG.warning('BMC %s rejected the credentials of user "%s": %s',
