@@ -37,11 +37,11 @@ from typing import Any
 from kombu import exceptions as kombu_exc
 from oslo_service import backend as service_backend
 
-from ironside import without_eventlet
 from ironside.common import context as ironside_context
 from ironside.common import exception
 from ironside.common import rpc_base
 from ironside.common.conf import CONF
+from ironside.common.eventlet_free import without_eventlet
 
 with without_eventlet():
     # Unless something chose one first (a test's own import of

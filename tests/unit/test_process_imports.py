@@ -59,7 +59,7 @@ def test_a_conductor_loads_no_api_module(module):
 # whose [DEFAULT]rpc_transport is oslo, when they make their client or
 # server; etcd3gw (which loads eventlet) by the first decommission of a
 # site with etcd clusters; eventlet by nothing else (futurist and
-# oslo.messaging would load it: ironside.without_eventlet).
+# oslo.messaging would load it: ironside.common.eventlet_free).
 OSLO_ONLY = ('oslo_messaging', 'ironside.common.rpc', 'eventlet', 'etcd3gw',
              'ironside.strategy.decommission.etcd_gateway')
 # alembic is loaded when a migration runs (ironside.db.migration);

@@ -1,9 +1,9 @@
-"""The process that forks BMC session processes, and the conductor's
-handle on it.
+"""The conductor's handle on the process that forks BMC session
+processes (:mod:`.forker_process`).
 
-Session processes are forked from here rather than from the conductor:
-this process has one thread (a fork of the conductor could inherit a lock
-another thread held) and pyghmi loaded already, so a fork takes about
+Session processes are forked from that process rather than from the
+conductor: it has one thread (a fork of the conductor could inherit a
+lock another thread held) and pyghmi loaded already, so a fork takes about
 20 ms and 7 MB that are the session's own (a process started from
 scratch: 180 ms and 18 MB). multiprocessing's fork server would do the
 same but imports the conductor's main module into each child.
@@ -12,21 +12,21 @@ The conductor starts it with one end of a socket pair (SOCK_SEQPACKET).
 Each request is a pickled ``session_process.serve`` argument tuple with
 one file descriptor, the session's end of the socket pair it talks to the
 conductor over; the answer is the pickled pid of the new process. When
-the conductor goes away, this process ends.
+the conductor goes away, the forker ends.
 """
 
 from __future__ import annotations
 
-import gc
-import os
 import pickle
-import signal
 import socket
 import subprocess
 import sys
 import threading
-from collections.abc import Callable
 from multiprocessing import connection
+
+# The forker's own process, named rather than imported: it loads pyghmi,
+# which the conductor does not.
+FORKER_MODULE = 'ironside.drivers.modules.ipmi.forker_process'
 
 # Seconds the conductor waits for a fork (the first includes starting this
 # process and importing pyghmi).
@@ -79,7 +79,7 @@ class Forker:
                                          socket.SOCK_SEQPACKET)
         try:
             self._process = subprocess.Popen(
-                [sys.executable, '-m', __name__, str(theirs.fileno())],
+                [sys.executable, '-m', FORKER_MODULE, str(theirs.fileno())],
                 pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL)
         except BaseException:
             ours.close()
@@ -105,43 +105,3 @@ class Forker:
     def close(self) -> None:
         with self._lock:
             self._stop()
-
-
-def _serve(control: socket.socket, serve_session: Callable[..., None]
-           ) -> None:
-    """Fork a session process for each request, until the conductor goes
-    away; each runs ``serve_session(connection, *arguments)``."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    # Children are reaped by the kernel: the conductor watches them
-    # through their sockets, not their exit status.
-    signal.signal(signal.SIGCHLD, signal.SIG_IGN)
-    while True:
-        try:
-            data, fds, _flags, _address = socket.recv_fds(control, 65536, 1)
-        except OSError:
-            return
-        if not data:
-            return
-        serve_args = pickle.loads(data)
-        pid = os.fork()
-        if pid == 0:
-            control.close()
-            code = 1
-            try:
-                serve_session(connection.Connection(fds[0]), *serve_args)
-                code = 0
-            finally:
-                os._exit(code)
-        for fd in fds:
-            os.close(fd)
-        control.send(pickle.dumps(pid))
-
-
-if __name__ == '__main__':
-    # pyghmi is loaded here, in the forker only: the conductor, which
-    # imports this module for Forker, never runs it.
-    from ironside.drivers.modules.ipmi import session_process
-    # What is loaded now is shared with every child for as long as the
-    # garbage collector leaves it alone (it writes to what it walks).
-    gc.freeze()
-    _serve(socket.socket(fileno=int(sys.argv[1])), session_process.serve)
