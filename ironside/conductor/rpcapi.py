@@ -102,7 +102,7 @@ class ConductorAPI:
             client = json_rpc.JsonRpcClient(json_rpc_address)
         else:
             # Only the processes using oslo.messaging load it (~0.9 s of
-            # CPU at start, and eventlet with it).
+            # CPU at start).
             from ironside.common import rpc
             client = rpc.get_client(rpc.conductor_target())
         self._client = metrics.CountedRpcClient(client)

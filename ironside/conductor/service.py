@@ -55,7 +55,7 @@ class ConductorService:
         if CONF.rpc_transport == 'json-rpc':
             return json_rpc.JsonRpcServer(self.manager)
         # Only the processes using oslo.messaging load it (~0.9 s of CPU
-        # at start, and eventlet with it).
+        # at start).
         from ironside.common import rpc
         server: _RpcServer = rpc.get_server(
             rpc.conductor_target(self.manager.host), [self.manager])

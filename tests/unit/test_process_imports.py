@@ -134,3 +134,10 @@ def test_a_conductor_with_its_drivers_loaded_runs_no_ipmi_library():
                             cwd=ROOT).stdout.split()
     assert 'ironside.drivers.modules.ipmi.sessions' in loaded
     assert [name for name in loaded if name.startswith('pyghmi.ipmi')] == []
+
+
+def test_the_ipmi_forker_process_is_the_one_that_loads_pyghmi():
+    """The conductor starts the forker by its module's name (importing it
+    would load pyghmi); that name must stay the module that runs it."""
+    from ironside.drivers.modules.ipmi import session_forker
+    assert 'pyghmi.ipmi.command' in _loaded(session_forker.FORKER_MODULE)
