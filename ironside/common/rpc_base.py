@@ -3,8 +3,8 @@ JSON-RPC, in-process calls), without oslo.messaging itself.
 
 oslo.messaging is ~0.9 s of CPU at start and stays resident; only the
 processes that use ``[DEFAULT]rpc_transport = oslo`` load it, through
-:mod:`ironside.common.rpc`. The others (the
-all-in-one, an API or conductor on JSON-RPC) use the names here: the
+:mod:`ironside.common.rpc`. The others (the all-in-one, an API or
+conductor on JSON-RPC) use the names here: the
 conductor's topic and API version, the modules whose exceptions a caller
 gets back as themselves, the marker of an exception a conductor method
 raises on purpose, and the errors of the JSON-RPC client.
