@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import signal
 
 import pytest
 
@@ -29,6 +30,21 @@ def test_the_loader_preloads_the_libraries_but_none_of_the_agent():
         'ironic_python_agent', 'simulated_hardware')]
 
 
+def _ignored_signals(pid: int) -> set[int]:
+    with open('/proc/%d/status' % pid) as status:
+        mask = int(next(line for line in status
+                        if line.startswith('SigIgn:')).split()[1], 16)
+    return {number for number in range(1, 65) if mask & 1 << (number - 1)}
+
+
+def _agent_pid(machine: machines.Machine) -> int:
+    """The namespace's first process: the child of the one the loader
+    reported."""
+    outside = machine.state()['agent']['pid']
+    with open('/proc/%d/task/%d/children' % (outside, outside)) as children:
+        return int(children.read().split()[0])
+
+
 def test_each_boot_reads_its_own_kernel_line(tmp_path):
     before = host.host_snapshot()
     work_dir = tmp_path / 'machines'
@@ -50,6 +66,9 @@ def test_each_boot_reads_its_own_kernel_line(tmp_path):
                 wait_for(lambda pattern=pattern: len(pattern.findall(
                     machine.agent_log())) == 1, timeout=30,
                     what='boot %d of the agent' % boot)
+                # As in any Python program, a write to a closed socket is
+                # an error, not a SIGPIPE that kills the agent.
+                assert signal.SIGPIPE in _ignored_signals(_agent_pid(machine))
             client.close()
         log = machine.agent_log()
         assert log.count(' agent starts: ') == 2
