@@ -49,6 +49,16 @@ def cpu_ms_per_node(run: dict) -> float | None:
     return cpu * 1000 / run['nodes']
 
 
+def database_cpu_ms_per_node(run: dict) -> float | None:
+    """The split shapes' PostgreSQL backends, over the cycle."""
+    phases = run.get('phases')
+    if not phases or any(phases[name].get('database_cpu_seconds') is None
+                         for name in PHASE_ORDER):
+        return None
+    cpu = sum(phases[name]['database_cpu_seconds'] for name in PHASE_ORDER)
+    return cpu * 1000 / run['nodes']
+
+
 def _rows(run: dict) -> list[tuple[str, str, float | None, bool]]:
     """(label, formatted value, number compared, higher is better)."""
     rows = []
@@ -65,6 +75,10 @@ def _rows(run: dict) -> list[tuple[str, str, float | None, bool]]:
         rows.append((label, _num(rate), rate, True))
     cpu = cpu_ms_per_node(run)
     rows.append(('server CPU ms/node, cycle', _num(cpu), cpu, False))
+    database_cpu = database_cpu_ms_per_node(run)
+    if database_cpu is not None:
+        rows.append(('PostgreSQL CPU ms/node, cycle', _num(database_cpu),
+                     database_cpu, False))
     sql = [phases[name].get('sql_per_node') if name in phases else None
            for name in PHASE_ORDER]
     rows.append(('SQL statements/node, each phase',

@@ -86,6 +86,22 @@ def tail(path: Path, lines: int = 30) -> str:
     return '\n'.join(text.splitlines()[-lines:])
 
 
+def postgres_cpu(database: str) -> float:
+    """CPU seconds of the PostgreSQL backends serving ``database`` (their
+    command line names it)."""
+    ticks = os.sysconf('SC_CLK_TCK')
+    total = 0.0
+    for pid, fields in process.process_stats().items():
+        try:
+            cmdline = Path('/proc/%s/cmdline' % pid).read_bytes()
+        except OSError:
+            continue
+        if cmdline.startswith(b'postgres: ') and \
+                (' %s ' % database).encode() in cmdline:
+            total += (int(fields[11]) + int(fields[12])) / ticks
+    return total
+
+
 class Server:
     """One server process under test.
 
@@ -319,6 +335,15 @@ class Server:
         total = sum(int(fields[11]) + int(fields[12])
                     for fields in self.processes().values())
         return total / ticks
+
+    def database_cpu_seconds(self) -> float | None:
+        """CPU time of the PostgreSQL backends serving the split shape's
+        database so far (None for the all-in-one's SQLite, which runs in
+        the server's processes). Both servers keep pooled connections,
+        so few backends end before they are counted."""
+        if self.database is None:
+            return None
+        return postgres_cpu(self.database.name)
 
     def memory(self) -> dict[str, object]:
         """Resident memory of the server's processes (as cpu_seconds

@@ -26,6 +26,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from benchmarks.servers import free_port
 from benchmarks.servers import interface_options
+from benchmarks.servers import postgres_cpu
 from benchmarks.servers import tail
 from benchmarks.servers import write_ini
 from tests import dbs
@@ -89,22 +90,6 @@ def cpu_by_session() -> dict[int, float]:
         totals[session] = totals.get(session, 0.0) + \
             (int(fields[11]) + int(fields[12])) / ticks
     return totals
-
-
-def postgres_cpu(database: str) -> float:
-    """CPU seconds of the PostgreSQL backends serving ``database`` (their
-    command line names it)."""
-    ticks = os.sysconf('SC_CLK_TCK')
-    total = 0.0
-    for pid, fields in process.process_stats().items():
-        try:
-            cmdline = Path('/proc/%s/cmdline' % pid).read_bytes()
-        except OSError:
-            continue
-        if cmdline.startswith(b'postgres: ') and \
-                (' %s ' % database).encode() in cmdline:
-            total += (int(fields[11]) + int(fields[12])) / ticks
-    return total
 
 
 def scrape(url: str) -> dict[str, float]:

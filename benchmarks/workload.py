@@ -91,6 +91,8 @@ class PhaseResult:
     sql_statements: float | None = None
     # The node list polls of a burst phase.
     poll_latency_ms: dict[str, float] | None = None
+    # CPU of the PostgreSQL backends serving the server (split shapes).
+    database_cpu_seconds: float | None = None
 
     @property
     def rate(self) -> float:
@@ -187,13 +189,16 @@ class Workload:
         """What a phase's figures are measured from: the server's SQL
         statements and CPU, the client's CPU, the clock."""
         return (self.server.sql_statements(), self.server.cpu_seconds(),
-                time.process_time(), time.perf_counter())
+                time.process_time(), time.perf_counter(),
+                self.server.database_cpu_seconds())
 
     def _result(self, name: str, meter: tuple, done: list[str],
                 failures: list[str], latencies: list[float],
                 **more: object) -> PhaseResult:
-        sql_before, cpu_before, client_cpu_before, started = meter
+        sql_before, cpu_before, client_cpu_before, started, db_before = \
+            meter
         sql_after = self.server.sql_statements()
+        db_after = self.server.database_cpu_seconds()
         result = PhaseResult(
             name=name, nodes=len(done),
             seconds=time.perf_counter() - started,
@@ -203,6 +208,9 @@ class Workload:
             retries=self._retries, failures=failures[:10],
             sql_statements=(None if sql_before is None or sql_after is None
                             else sql_after - sql_before),
+            database_cpu_seconds=(None if db_before is None or
+                                  db_after is None
+                                  else db_after - db_before),
             **more)
         if failures:
             result.failures.insert(0, '%d nodes failed' % len(failures))

@@ -156,13 +156,18 @@ def _wait(task: TaskManager, flow: StepFlow, state: StepState,
                                 poll_interval=wait.interval,
                                 refresh_steps=wait.refresh_steps)
     state.save_to(node)
-    # Written as the lock goes; a poll or callback that comes sooner
-    # finds the node locked and retries.
+    # Written as the lock goes; a callback that comes sooner finds the
+    # node locked and retries. The poll's interval and the watch start
+    # once the node is free.
     task.process_event('wait', save=False)
+    conductor, node_uuid = task.conductor, node.uuid
     if wait.poll:
-        task.conductor.schedule_poll(node.uuid, poll_interval(state))
-    if wait.watch is not None:
-        task.conductor.watch_step(node.uuid, wait.watch)
+        interval = poll_interval(state)
+        task.when_released(
+            lambda: conductor.schedule_poll(node_uuid, interval))
+    watch = wait.watch
+    if watch is not None:
+        task.when_released(lambda: conductor.watch_step(node_uuid, watch))
 
 
 def _wait_of(result: Any, flow: StepFlow) -> step_defs.Wait | None:
@@ -374,8 +379,10 @@ def poll_and_resume(task: TaskManager, flow: StepFlow) -> None:
     if done:
         resume(task, flow)
     elif done is False:
-        task.conductor.schedule_poll(task.node.uuid, poll_interval(
-            state_of(task.node, flow)))
+        conductor, node_uuid = task.conductor, task.node.uuid
+        interval = poll_interval(state_of(task.node, flow))
+        task.when_released(
+            lambda: conductor.schedule_poll(node_uuid, interval))
 
 
 def abort(task: TaskManager, flow: StepFlow) -> None:

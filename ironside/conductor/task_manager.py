@@ -145,6 +145,7 @@ class TaskManager:
         self._on_spawn_error: Callable[[TaskManager], None] | None = None
         self._history: list[dict[str, Any]] = []
         self._save_on_release = False
+        self._on_release: list[Callable[[], None]] = []
         self.node: models.Node = self._load(node_id)
         # Kept apart: the lock must be released even if a failed save
         # left the node object unreadable.
@@ -229,9 +230,31 @@ class TaskManager:
         resource = portgroups_db if kind == 'portgroup' else ports_db
         resource.update(port_id, values)
 
+    def when_released(self, fn: Callable[[], None]) -> None:
+        """Call ``fn`` once the node's lock is given back (at once if this
+        task holds none): for what must find the node free, such as the
+        next poll of a step, which would otherwise find it still locked
+        and wait for a retry."""
+        if self.shared:
+            fn()
+        else:
+            self._on_release.append(fn)
+
     def release_resources(self) -> None:
         if self.shared or self.node is None:
             return
+        try:
+            self._release()
+        finally:
+            waiting, self._on_release = self._on_release, []
+            for fn in waiting:
+                try:
+                    fn()
+                except Exception:
+                    LOG.exception('After releasing node %s',
+                                  self._lock_key[1])
+
+    def _release(self) -> None:
         node_id, node_uuid = self._lock_key
         try:
             if self._save_on_release:

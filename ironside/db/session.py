@@ -48,6 +48,8 @@ _FACADE: enginefacade._TransactionContextManager | None = None
 _CONTEXT = threading.local()
 
 SQLITE_BUSY_TIMEOUT_MS = 30000
+# Connections kept open to a SQLite file; see _repool.
+SQLITE_POOL_SIZE = 5
 
 # Writers of this process to a SQLite file queue here; see _write_turn.
 _WRITE_TURN = threading.RLock()
@@ -108,23 +110,83 @@ def _emit_begin_directly(engine: sa.Engine, begin: str) -> None:
             metrics.db_statement(begin)
 
 
-def _keep_connections(engine: sa.Engine) -> None:
-    """Pool SQLite connections, as SQLAlchemy itself does for files.
+def _repool(engine: sa.Engine) -> None:
+    """Give the engine a pool of its own making, without a ping before
+    every checkout.
 
-    oslo.db puts file SQLite on a NullPool: every transaction would open
-    the file again (about half a millisecond with WAL, more than the
-    query of a node show). A file cannot drop a connection, so there is
-    no ping before use either. The events registered on the engine travel
+    On a SQLite file oslo.db puts a NullPool: every transaction would
+    open the file again (about half a millisecond with WAL, more than
+    the query of a node show). A file cannot drop a connection, so it is
+    never pinged. At most ``SQLITE_POOL_SIZE`` of them are kept: each
+    holds a page cache of its own (up to 2 MiB), and the writers take
+    turns anyway.
+
+    On a database server oslo.db sets ``pool_pre_ping``: a ``SELECT 1``
+    before every transaction, a round trip of its own beside the
+    transaction's BEGIN, statements and COMMIT (about a fifth of a node
+    state change's round trips, each ~60 µs of the machine's CPU between
+    the client and the server). Here a connection is pinged only when it
+    sat in the pool longer than ``_IDLE_PING_SECONDS`` (see
+    :func:`_ping_when_idle`). The events registered on the engine travel
     with its pool dispatcher.
     """
     old = engine.pool
+    pool_size = CONF.database.max_pool_size or 5
+    if engine.dialect.name == 'sqlite':
+        pool_size = min(pool_size, SQLITE_POOL_SIZE)
     engine.pool = sa.pool.QueuePool(
-        old._creator, pool_size=CONF.database.max_pool_size or 5,
+        old._creator, pool_size=pool_size,
         max_overflow=CONF.database.max_overflow or 50,
         timeout=CONF.database.pool_timeout or 30, recycle=old._recycle,
         pre_ping=False, reset_on_return=old._reset_on_return,
         _dispatch=old.dispatch, dialect=old._dialect)
     old.dispose()
+    if engine.dialect.name != 'sqlite':
+        _ping_when_idle(engine)
+
+
+# A pooled connection returned this recently is used without a ping.
+_IDLE_PING_SECONDS = 1.0
+
+
+def _ping_when_idle(engine: sa.Engine) -> None:
+    """Ping a connection at checkout if it sat idle, as SQLAlchemy's
+    "pessimistic disconnect handling" recipe does with the pool's events.
+
+    A new connection counts as just used. One that fails the ping is
+    thrown away and the pool connects again (the pool does that for a
+    DisconnectionError raised here). One returned within the last
+    second is not pinged: if the server went away in that second, its
+    first statement fails as a lost connection, which oslo.db reports
+    as DBConnectionError and SQLAlchemy answers by discarding every
+    older connection of the pool; the writes that must not be lost
+    retry it (:func:`through_outage`), and the API answers 503.
+    """
+    dialect = engine.dialect
+
+    @sa.event.listens_for(engine.pool, 'connect')
+    def _connected(dbapi_conn: DBAPIConnection,
+                   record: sa.pool.ConnectionPoolEntry) -> None:
+        record.info['returned_at'] = time.monotonic()
+
+    @sa.event.listens_for(engine.pool, 'checkin')
+    def _returned(dbapi_conn: DBAPIConnection | None,
+                  record: sa.pool.ConnectionPoolEntry) -> None:
+        record.info['returned_at'] = time.monotonic()
+
+    @sa.event.listens_for(engine.pool, 'checkout')
+    def _checkout(dbapi_conn: DBAPIConnection,
+                  record: sa.pool.ConnectionPoolEntry,
+                  proxy: sa.pool.PoolProxiedConnection) -> None:
+        returned_at = record.info.get('returned_at', 0.0)
+        if time.monotonic() - returned_at < _IDLE_PING_SECONDS:
+            return
+        try:
+            dialect.do_ping(dbapi_conn)
+        except dialect.loaded_dbapi.Error as exc:
+            if dialect.is_disconnect(exc, dbapi_conn, None):
+                raise sa.exc.DisconnectionError(str(exc)) from exc
+            raise
 
 
 def _count_statements(engine: sa.Engine) -> None:
@@ -154,15 +216,19 @@ def _make_facade() -> enginefacade._TransactionContextManager:
     if _sqlite_file_url(url):
         writer_engine = facade.writer.get_engine()
         _tune_sqlite(writer_engine, immediate=True)
-        _keep_connections(writer_engine)
         reader_engine = facade.reader.get_engine()
         if reader_engine is not writer_engine:
             _tune_sqlite(reader_engine, immediate=False)
-            _keep_connections(reader_engine)
     writer_engine = facade.writer.get_engine()
+    # An in-memory SQLite database keeps oslo.db's one static connection.
+    own_pool = _sqlite_file_url(url) or writer_engine.dialect.name != 'sqlite'
+    if own_pool:
+        _repool(writer_engine)
     _count_statements(writer_engine)
     reader_engine = facade.reader.get_engine()
     if reader_engine is not writer_engine:
+        if own_pool:
+            _repool(reader_engine)
         _count_statements(reader_engine)
     return facade
 

@@ -71,7 +71,13 @@ class SiteApi:
 
     def wait_finished(self, action: str, timeout: float = 120) -> dict:
         def _finished():
-            current = self.call('GET', '/actions/' + action).json()
+            response = self.call('GET', '/actions/' + action)
+            if response.status_code == 503:
+                # The database away, or just back (a pooled connection
+                # used within the second before fails once): ask again,
+                # as clients do.
+                return None
+            current = response.json()
             return current if current['state'] == 'finished' else None
         return utils.wait_for(_finished, timeout, interval=0.2,
                               what='site action %s to finish' % action)

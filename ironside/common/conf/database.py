@@ -5,6 +5,15 @@ from oslo_db import options as db_options
 
 DEFAULT_CONNECTION = 'sqlite:////var/lib/ironside/ironside.sqlite'
 
+# Connections each process keeps open to a database server (oslo.db's
+# default is 5). A connection made beyond the pool (up to
+# max_overflow more) is closed when it is returned: under a burst a
+# conductor's and an API's threads hold 10 to 50 at once, so with 5 the
+# fleet's every state change opened about two new PostgreSQL
+# connections (a backend process started and ended each time). Only as
+# many as were once in use at the same time stay open.
+MAX_POOL_SIZE = 30
+
 opts = [
     cfg.IntOpt('outage_write_timeout', default=900, min=1,
                help='How long, in seconds, a conductor keeps retrying '
@@ -17,6 +26,11 @@ opts = [
 ]
 
 
+# Ironside's defaults for oslo.db's [database] options.
+OSLO_DB_DEFAULTS = {'connection': DEFAULT_CONNECTION,
+                    'max_pool_size': MAX_POOL_SIZE}
+
+
 def register_opts(conf: cfg.ConfigOpts) -> None:
-    db_options.set_defaults(conf, connection=DEFAULT_CONNECTION)
+    db_options.set_defaults(conf, **OSLO_DB_DEFAULTS)
     conf.register_opts(opts, group='database')

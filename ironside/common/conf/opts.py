@@ -4,6 +4,7 @@ from collections.abc import Sequence
 
 import oslo_messaging
 from oslo_config import cfg
+from oslo_db import options as db_options
 
 from ironside.common.conf import agent
 from ironside.common.conf import api
@@ -25,6 +26,9 @@ def list_opts() -> list[tuple[str, Sequence[cfg.Opt]]]:
     # The sample shows Ironside's default for oslo.messaging's
     # [DEFAULT]control_exchange (its namespace is listed after this one).
     oslo_messaging.set_transport_defaults('ironside')
+    # And for oslo.db's [database] options (its namespace comes later
+    # too): on its option objects, which are what the generator lists.
+    cfg.set_defaults(db_options.database_opts, **database.OSLO_DB_DEFAULTS)
     return [
         ('DEFAULT', default.opts),
         ('agent', agent.opts),

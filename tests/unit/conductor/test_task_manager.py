@@ -105,3 +105,45 @@ def test_full_worker_pool_refuses_and_changes_nothing(
         assert refused.reservation is None
     finally:
         manager.del_host()
+
+
+def test_a_waiting_steps_poll_is_scheduled_once_the_node_is_free(
+        rpc, conductor, context, make_node, monkeypatch):
+    # The fake write_image step waits 0 s and asks to be polled after
+    # 0.01 s: a poll scheduled while the lock was still held would come
+    # before the release under load, find the node locked, and wait 0.1 s
+    # more for its retry.
+    node = make_node()
+    rpc.do_provisioning_action(context, node.uuid, 'manage')
+    wait_for(lambda: nodes_db.get_node(node.id).provision_state ==
+             states.MANAGEABLE)
+    rpc.do_provisioning_action(context, node.uuid, 'provide')
+    wait_for(lambda: nodes_db.get_node(node.id).provision_state ==
+             states.AVAILABLE)
+    holders = []
+    schedule = conductor.schedule_poll
+
+    def _schedule(node_uuid, delay):
+        holders.append(nodes_db.get_node(node_uuid).reservation)
+        schedule(node_uuid, delay)
+
+    monkeypatch.setattr(conductor, 'schedule_poll', _schedule)
+    rpc.do_node_deploy(context, node.uuid)
+    wait_for(lambda: nodes_db.get_node(node.id).provision_state ==
+             states.ACTIVE)
+    assert holders and holders == [None] * len(holders)
+
+
+def test_what_waits_for_the_release_runs_even_if_the_release_fails(
+        conductor, context, make_node, monkeypatch):
+    node = make_node()
+    ran = []
+
+    def _release_fails(*args, **kwargs):
+        raise RuntimeError('release failed')
+
+    with pytest.raises(RuntimeError, match='release failed'):
+        with conductor.acquire(context, node.uuid) as task:
+            task.when_released(lambda: ran.append('after'))
+            monkeypatch.setattr(nodes_db, 'release_node', _release_fails)
+    assert ran == ['after']
