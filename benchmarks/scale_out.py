@@ -327,9 +327,8 @@ def options(mode: str, nodes: int, args) -> dict[str, dict]:
                      hash_partition_exponent=args.hash_exponent)
     if mode == 'delay':
         conductor['workers_pool_size'] = args.delay_pool
-    # Most connections stay open, so the CPU of PostgreSQL's backends can
-    # be read from /proc; 4 processes stay within PostgreSQL's default
-    # max_connections of 100.
+    # 4 processes stay within PostgreSQL's default max_connections of
+    # 100.
     return {'conductor': conductor,
             'database': {'max_pool_size': 15, 'max_overflow': 5}}
 

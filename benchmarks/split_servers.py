@@ -270,7 +270,7 @@ class Deployment:
                                                           0.0)
         values['cpu_ironside'] = sum(v for k, v in values.items()
                                      if k.startswith('cpu_'))
-        values['cpu_postgres'] = postgres_cpu(self.database.name)
+        values['cpu_postgres'] = postgres_cpu()
         with self.engine.connect() as conn:
             conn.execute(sa.text('SELECT pg_stat_clear_snapshot()'))
             row = conn.execute(sa.text(

@@ -117,9 +117,9 @@ def _repool(engine: sa.Engine) -> None:
     On a SQLite file oslo.db puts a NullPool: every transaction would
     open the file again (about half a millisecond with WAL, more than
     the query of a node show). A file cannot drop a connection, so it is
-    never pinged. At most ``SQLITE_POOL_SIZE`` of them are kept: each
-    holds a page cache of its own (up to 2 MiB), and the writers take
-    turns anyway.
+    never pinged. At most ``SQLITE_POOL_SIZE`` of them are kept (as
+    many may be open at once as on a server): each holds a page cache
+    of its own (up to 2 MiB), and the writers take turns anyway.
 
     On a database server oslo.db sets ``pool_pre_ping``: a ``SELECT 1``
     before every transaction, a round trip of its own beside the
@@ -132,11 +132,14 @@ def _repool(engine: sa.Engine) -> None:
     """
     old = engine.pool
     pool_size = CONF.database.max_pool_size or 5
-    if engine.dialect.name == 'sqlite':
-        pool_size = min(pool_size, SQLITE_POOL_SIZE)
+    overflow = CONF.database.max_overflow or 0
+    if engine.dialect.name == 'sqlite' and pool_size > SQLITE_POOL_SIZE:
+        # As many at once, fewer kept.
+        if overflow >= 0:
+            overflow += pool_size - SQLITE_POOL_SIZE
+        pool_size = SQLITE_POOL_SIZE
     engine.pool = sa.pool.QueuePool(
-        old._creator, pool_size=pool_size,
-        max_overflow=CONF.database.max_overflow or 50,
+        old._creator, pool_size=pool_size, max_overflow=overflow,
         timeout=CONF.database.pool_timeout or 30, recycle=old._recycle,
         pre_ping=False, reset_on_return=old._reset_on_return,
         _dispatch=old.dispatch, dialect=old._dialect)

@@ -5,14 +5,16 @@ from oslo_db import options as db_options
 
 DEFAULT_CONNECTION = 'sqlite:////var/lib/ironside/ironside.sqlite'
 
-# Connections each process keeps open to a database server (oslo.db's
-# default is 5). A connection made beyond the pool (up to
-# max_overflow more) is closed when it is returned: under a burst a
-# conductor's and an API's threads hold 10 to 50 at once, so with 5 the
-# fleet's every state change opened about two new PostgreSQL
+# Connections each process keeps open to a database server, and how many
+# more it may open for a while (oslo.db's defaults: 5 and 50). A
+# connection made beyond the pool is closed when it is returned: under a
+# burst a conductor's and an API's threads hold 10 to 50 at once, so
+# with 5 the fleet's every state change opened about two new PostgreSQL
 # connections (a backend process started and ended each time). Only as
-# many as were once in use at the same time stay open.
+# many as were once in use at the same time stay open; the most a
+# process may have open at once stays 55.
 MAX_POOL_SIZE = 30
+MAX_OVERFLOW = 25
 
 opts = [
     cfg.IntOpt('outage_write_timeout', default=900, min=1,
@@ -28,7 +30,8 @@ opts = [
 
 # Ironside's defaults for oslo.db's [database] options.
 OSLO_DB_DEFAULTS = {'connection': DEFAULT_CONNECTION,
-                    'max_pool_size': MAX_POOL_SIZE}
+                    'max_pool_size': MAX_POOL_SIZE,
+                    'max_overflow': MAX_OVERFLOW}
 
 
 def register_opts(conf: cfg.ConfigOpts) -> None:
