@@ -157,7 +157,7 @@ def _adopt_waiting(manager: ConductorHost, task: TaskManager) -> None:
     flow = step_flow.wait_states()[task.node.provision_state or '']
     if step_flow.state_of(task.node, flow).polling and \
             not manager.poller.is_scheduled(task.node.uuid):
-        manager.schedule_poll(task.node.uuid, 0)
+        step_flow.poll_once_free(task, 0)
 
 
 def recover_nodes_of(manager: ConductorHost, hosts: list[str],

@@ -160,14 +160,19 @@ def _wait(task: TaskManager, flow: StepFlow, state: StepState,
     # node locked and retries. The poll's interval and the watch start
     # once the node is free.
     task.process_event('wait', save=False)
-    conductor, node_uuid = task.conductor, node.uuid
     if wait.poll:
-        interval = poll_interval(state)
-        task.when_released(
-            lambda: conductor.schedule_poll(node_uuid, interval))
+        poll_once_free(task, poll_interval(state))
     watch = wait.watch
     if watch is not None:
+        conductor, node_uuid = task.conductor, node.uuid
         task.when_released(lambda: conductor.watch_step(node_uuid, watch))
+
+
+def poll_once_free(task: TaskManager, delay: float) -> None:
+    """Poll the task's node ``delay`` seconds after its lock is released
+    (a poll while the lock is held finds the node locked and retries)."""
+    conductor, node_uuid = task.conductor, task.node.uuid
+    task.when_released(lambda: conductor.schedule_poll(node_uuid, delay))
 
 
 def _wait_of(result: Any, flow: StepFlow) -> step_defs.Wait | None:
@@ -379,10 +384,7 @@ def poll_and_resume(task: TaskManager, flow: StepFlow) -> None:
     if done:
         resume(task, flow)
     elif done is False:
-        conductor, node_uuid = task.conductor, task.node.uuid
-        interval = poll_interval(state_of(task.node, flow))
-        task.when_released(
-            lambda: conductor.schedule_poll(node_uuid, interval))
+        poll_once_free(task, poll_interval(state_of(task.node, flow)))
 
 
 def abort(task: TaskManager, flow: StepFlow) -> None:

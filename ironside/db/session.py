@@ -167,22 +167,19 @@ def _ping_when_idle(engine: sa.Engine) -> None:
     """
     dialect = engine.dialect
 
-    @sa.event.listens_for(engine.pool, 'connect')
-    def _connected(dbapi_conn: DBAPIConnection,
-                   record: sa.pool.ConnectionPoolEntry) -> None:
-        record.info['returned_at'] = time.monotonic()
+    def _used(dbapi_conn: DBAPIConnection | None,
+              record: sa.pool.ConnectionPoolEntry) -> None:
+        record.info['used_at'] = time.monotonic()
 
-    @sa.event.listens_for(engine.pool, 'checkin')
-    def _returned(dbapi_conn: DBAPIConnection | None,
-                  record: sa.pool.ConnectionPoolEntry) -> None:
-        record.info['returned_at'] = time.monotonic()
+    sa.event.listen(engine.pool, 'connect', _used)
+    sa.event.listen(engine.pool, 'checkin', _used)
 
     @sa.event.listens_for(engine.pool, 'checkout')
     def _checkout(dbapi_conn: DBAPIConnection,
                   record: sa.pool.ConnectionPoolEntry,
                   proxy: sa.pool.PoolProxiedConnection) -> None:
-        returned_at = record.info.get('returned_at', 0.0)
-        if time.monotonic() - returned_at < _IDLE_PING_SECONDS:
+        used_at = record.info.get('used_at', 0.0)
+        if time.monotonic() - used_at < _IDLE_PING_SECONDS:
             return
         try:
             dialect.do_ping(dbapi_conn)
