@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import tracemalloc
+
+import orjson
 import pytest
 
 from ironside.api import nodes as nodes_api
@@ -216,3 +219,24 @@ def test_a_long_list_has_the_heap_trimmed_afterwards(api, create_node,
     api.get('/v1/nodes/detail')
     utils.wait_for(lambda: trims == [0], what='one trim')
     assert heap._TRIMMER.trims == 1
+
+
+def test_a_kept_rendering_holds_no_more_than_its_size():
+    """orjson's bytes keep its whole output buffer (8 KiB and more for a
+    node of 3 KiB): the cache keeps a copy of the bytes' own length, so
+    its bytes bound is what it holds."""
+    node = {'uuid': 'x' * 36, 'properties': orjson.Fragment(
+        b'{"k": "' + b'v' * 3000 + b'"}'), 'numbers': list(range(50))}
+    cache = rendered_nodes.RenderedNodes(1000, 2 ** 30)
+    view = cache.view_id(('1.99', None))
+    tracemalloc.start()
+    try:
+        for index in range(500):
+            cache.put(view, 'node-%d' % index, ('fp',), orjson.dumps(node))
+        kept, _peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    size = len(orjson.dumps(node))
+    assert cache.get(view, 'node-0', ('fp',)) == orjson.dumps(node)
+    # The copies, their keys and the dictionary's slots.
+    assert kept < 500 * (size + 400)
