@@ -29,6 +29,7 @@ from ironside.api import rendered_nodes
 from ironside.api import versions
 from ironside.common import exception
 from ironside.common import hash_ring
+from ironside.common import kept_json
 from ironside.common import secrets
 from ironside.common import states
 from ironside.common.conf.default import INTERFACE_TYPES
@@ -335,7 +336,7 @@ class NodeView:
                                         rows.keys.index('fingerprint'))
             for row in rows.rows:
                 traits, conductor = extras(row)
-                encoded = orjson.dumps(node_of(row, traits, conductor))
+                encoded = kept_json.dumps(node_of(row, traits, conductor))
                 cache.put(view, row[uuid_at],
                           _source(row[print_at], traits, conductor), encoded)
                 found[row[id_at]] = encoded
@@ -407,7 +408,7 @@ class NodeView:
 
     def encode(self, rows: node_views.Rows) -> builtins.list[orjson.Fragment]:
         """The answer's nodes, each encoded."""
-        return [orjson.Fragment(orjson.dumps(node))
+        return [orjson.Fragment(kept_json.dumps(node))
                 for node in self.render(rows)]
 
     def _extras_of(self, rows: node_views.Rows

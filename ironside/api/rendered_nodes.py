@@ -83,10 +83,11 @@ class RenderedNodes:
 
     def put(self, view: int, uuid: str, source: tuple,
             encoded: bytes) -> None:
+        """Keep ``encoded`` (made by :func:`ironside.common.kept_json.dumps`,
+        so it holds what :func:`entry_size` counts)."""
         size = entry_size(uuid, source, encoded)
         if not self.capacity or size > self.max_bytes:
             return
-        encoded = kept_copy(encoded)
         with self._lock:
             entries = self._entries
             # A node rendered again counts as the newest.
@@ -113,19 +114,6 @@ class RenderedNodes:
 
     def __len__(self) -> int:
         return len(self._entries)
-
-
-def kept_copy(encoded: bytes) -> bytes:
-    """``encoded`` in an allocation of its own length.
-
-    orjson returns its output buffer as the bytes object, without giving
-    back what it reserved beyond the end: a detail rendering of 3 KiB
-    held 8 KiB of resident memory (up to 30 KiB for bigger nodes), so
-    the cache held several times what :func:`entry_size` counted. A
-    copy is one memcpy; the buffer is freed with the page it was made
-    for. (``bytes(encoded)`` would return the same object.)
-    """
-    return bytes(memoryview(encoded))
 
 
 def entry_size(uuid: str, source: tuple, encoded: bytes) -> int:

@@ -18,6 +18,7 @@ import sqlalchemy as sa
 from sqlalchemy import orm
 from sqlalchemy.ext.mutable import MutableList
 
+from ironside.common import kept_json
 from ironside.db.models import JsonDict
 from ironside.db.models import JsonEncoded
 from ironside.db.models import JsonList
@@ -39,9 +40,11 @@ def _fingerprint(value: Any) -> bytes | str:
     compared at every save. A document orjson cannot take (an integer
     beyond 64 bits) falls back to json; a fingerprint of one kind never
     equals one of the other, so at worst that document is written again.
+    Kept compact (:mod:`ironside.common.kept_json`): every node held keeps
+    one per document.
     """
     try:
-        return orjson.dumps(value, option=_FINGERPRINT)
+        return kept_json.dumps(value, option=_FINGERPRINT)
     except TypeError:
         return json.dumps(value, sort_keys=True)
 
