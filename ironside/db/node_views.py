@@ -12,6 +12,7 @@ come from :mod:`ironside.db.nodes` (``get_node``).
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterable
 from collections.abc import Sequence
 from typing import Any
 from typing import NamedTuple
@@ -138,19 +139,30 @@ def _filter_clauses(filters: dict[str, Any]
 TRAIT = resources.table(models.NodeTrait)
 
 
+def _id_in(column: sa.ColumnElement[int],
+           ids: Iterable[int]) -> sa.ColumnElement[bool]:
+    """``column IN (ids)``, the ids written into the SQL when it runs.
+
+    They are integers read from the database, and a page has up to a
+    thousand: binding each as a parameter costs more than the query. They
+    are written in at execution (``literal_execute``), not into the
+    statement: a statement holding them would be compiled again for
+    every other set of ids (every node shown, every page's missing
+    nodes) and fill the engine's compiled cache with statements used
+    once, pushing out the ones used all the time.
+    """
+    return column.in_(sa.bindparam('ids', [int(i) for i in ids],
+                                   expanding=True, literal_execute=True))
+
+
 def _traits_of(connection: sa.Connection,
                node_ids: list[int]) -> dict[int, list[str]]:
-    """Traits of a page of nodes, in one query.
-
-    The ids are integers read from the database, written into the
-    statement: binding a thousand parameters costs more than the query.
-    """
+    """Traits of a page of nodes, in one query."""
     found: dict[int, list[str]] = {node_id: [] for node_id in node_ids}
     if not found:
         return found
     query = sa.select(TRAIT.c.node_id, TRAIT.c.trait).where(
-        TRAIT.c.node_id.in_(sa.text(','.join(str(int(i))
-                                             for i in found)))
+        _id_in(TRAIT.c.node_id, found)
     ).order_by(TRAIT.c.node_id, TRAIT.c.trait)
     for node_id, trait in connection.execute(query).all():
         found[node_id].append(trait)
@@ -257,7 +269,7 @@ def select_nodes_by_id(columns: Sequence[str], node_ids: Sequence[int],
                                raw=True)
     query = sa.select(*selected, _fingerprint(columns)).select_from(
         source).where(
-        NODE.c.id.in_(sa.text(','.join(str(int(i)) for i in node_ids))))
+        _id_in(NODE.c.id, node_ids))
     return _select(query, traits)
 
 
