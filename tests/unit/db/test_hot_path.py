@@ -11,7 +11,9 @@ import contextlib
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from collections.abc import Iterator
+from typing import Any
 
 import sqlalchemy as sa
 
@@ -25,23 +27,46 @@ from tests import utils
 
 
 @contextlib.contextmanager
+def _listening(record: Callable[..., None]) -> Iterator[None]:
+    """``record`` called before each statement sent while the block runs
+    (on the writer's and the readers' engines)."""
+    engines = {db_session.get_engine(),
+               db_session._facade().reader.get_engine()}
+    for engine in engines:
+        sa.event.listen(engine, 'before_cursor_execute', record)
+    try:
+        yield
+    finally:
+        for engine in engines:
+            sa.event.remove(engine, 'before_cursor_execute', record)
+
+
+@contextlib.contextmanager
 def statements() -> Iterator[list[str]]:
     """The statements sent while the block runs (BEGIN left out)."""
     sent: list[str] = []
-    engines = {db_session.get_engine(),
-               db_session._facade().reader.get_engine()}
 
     def _record(conn, cursor, statement, parameters, context, executemany):
         if not statement.upper().startswith('BEGIN'):
             sent.append(statement)
 
-    for engine in engines:
-        sa.event.listen(engine, 'before_cursor_execute', _record)
-    try:
+    with _listening(_record):
         yield sent
-    finally:
-        for engine in engines:
-            sa.event.remove(engine, 'before_cursor_execute', _record)
+
+
+@contextlib.contextmanager
+def compiled_statements() -> Iterator[list[tuple[str, Any]]]:
+    """Each statement SQLAlchemy sent while the block runs, with the
+    compiled statement it came from (one sent by db/fast_sqlite has no
+    execution context, and is left out)."""
+    sent: list[tuple[str, Any]] = []
+
+    def _record(conn, cursor, statement, parameters, context, executemany):
+        if context is not None and context.compiled is not None:
+            sent.append((statement, context.compiled))
+
+    with _listening(_record):
+        yield sent
 
 
 def _returning() -> bool:

@@ -5,14 +5,13 @@ from __future__ import annotations
 import tracemalloc
 
 import pytest
-import sqlalchemy as sa
 
 from ironside.common import exception
 from ironside.db import history as history_db
 from ironside.db import node_views
 from ironside.db import nodes as nodes_db
-from ironside.db import session as db_session
 from tests import utils
+from tests.unit.db.test_hot_path import compiled_statements
 
 
 def _node(**kw):
@@ -74,24 +73,15 @@ def test_reads_of_nodes_by_id_compile_once_whatever_the_ids(db):
     each time and crowd the engine's compiled cache)."""
     ids = [_node(name='n%d' % index).id for index in range(3)]
     nodes_db.set_node_traits(ids[1], ['CUSTOM_B', 'CUSTOM_A'])
-    compiled: dict[str, set[int]] = {}
-
-    def _record(conn, cursor, statement, parameters, context, executemany):
-        table = 'traits' if 'node_traits' in statement else 'nodes'
-        compiled.setdefault(table, set()).add(id(context.compiled))
-
-    engines = {db_session.get_engine(),
-               db_session._facade().reader.get_engine()}
-    for engine in engines:
-        sa.event.listen(engine, 'after_cursor_execute', _record)
-    try:
+    with compiled_statements() as sent:
         first = node_views.select_nodes_by_id(['name'], [ids[0]],
                                               traits=True)
         second = node_views.select_nodes_by_id(['name'], ids[1:],
                                                traits=True)
-    finally:
-        for engine in engines:
-            sa.event.remove(engine, 'after_cursor_execute', _record)
+    compiled: dict[str, set[int]] = {}
+    for statement, form in sent:
+        table = 'traits' if 'node_traits' in statement else 'nodes'
+        compiled.setdefault(table, set()).add(id(form))
     assert [row[0] for row in first.rows] == ['n0']
     assert sorted(row[0] for row in second.rows) == ['n1', 'n2']
     assert second.traits == {ids[1]: ['CUSTOM_A', 'CUSTOM_B'], ids[2]: []}
