@@ -6,7 +6,8 @@ threads that read-then-write never deadlock on the lock upgrade, while
 readers use a second engine on the same file and never wait for writers
 (the database runs in WAL mode). Writers of one process on a SQLite
 file also take turns on a lock of the process before they begin (see
-``_write_turn``).
+``_write_turn``). On PostgreSQL readers also have an engine of their
+own, whose connections read in autocommit (see ``_read_in_autocommit``).
 """
 
 from __future__ import annotations
@@ -199,6 +200,30 @@ def _count_statements(engine: sa.Engine) -> None:
         metrics.db_statement(statement)
 
 
+def _read_in_autocommit(engine: sa.Engine) -> None:
+    """Readers' statements on PostgreSQL, each in a transaction of its own.
+
+    A read in a transaction is three round trips: the driver's implicit
+    ``BEGIN``, the ``SELECT`` and the pool's ``ROLLBACK`` when the
+    connection goes back; most of the API's reads are one ``SELECT``.
+    Under PostgreSQL's READ COMMITTED, the level oslo.db leaves in place,
+    every statement of a transaction takes a snapshot of its own anyway,
+    so a reader sees what it saw before. Readers are made read-only as
+    well (a write there fails instead of committing alone). A reader
+    inside a writer's block is that writer's transaction, as before.
+    MariaDB's REPEATABLE READ gives a reader one snapshot for all its
+    statements, which autocommit would take away: it keeps its
+    transactions.
+    """
+    @sa.event.listens_for(engine, 'connect')
+    def _on_connect(dbapi_conn: DBAPIConnection,
+                    _record: sa.pool.ConnectionPoolEntry) -> None:
+        dbapi_conn.autocommit = True
+        cursor = dbapi_conn.cursor()
+        cursor.execute('SET default_transaction_read_only = on')
+        cursor.close()
+
+
 def _make_facade() -> enginefacade._TransactionContextManager:
     url = CONF.database.connection
     facade = enginefacade.transaction_context()
@@ -212,6 +237,8 @@ def _make_facade() -> enginefacade._TransactionContextManager:
         # A separate engine for readers; see the module docstring.
         kwargs.update(slave_connection=url, synchronous_reader=False,
                       max_pool_size=None)
+    elif sa.engine.make_url(url).get_backend_name() == 'postgresql':
+        kwargs.update(slave_connection=url, synchronous_reader=False)
     facade.configure(**kwargs)
     if _sqlite_file_url(url):
         writer_engine = facade.writer.get_engine()
@@ -229,6 +256,8 @@ def _make_facade() -> enginefacade._TransactionContextManager:
     if reader_engine is not writer_engine:
         if own_pool:
             _repool(reader_engine)
+        if reader_engine.dialect.name == 'postgresql':
+            _read_in_autocommit(reader_engine)
         _count_statements(reader_engine)
     return facade
 

@@ -50,23 +50,29 @@ def _kill(backend_id: int) -> None:
         admin.dispose()
 
 
+def _engines() -> set[sa.Engine]:
+    """The writers' engine and, on PostgreSQL, the readers' own."""
+    return {db_session.get_engine(),
+            db_session._facade().reader.get_engine()}
+
+
 @pytest.fixture
 def one_connection(db):
-    """The pool emptied, so that one thread's blocks share one connection."""
-    db_session.get_engine().pool.dispose()
+    """The pools emptied, so that one thread's blocks share one
+    connection of each engine."""
+    for engine in _engines():
+        engine.pool.dispose()
 
 
 @pytest.fixture
 def pings(monkeypatch):
-    dialect = db_session.get_engine().dialect
     counted = []
-    ping = dialect.do_ping
+    for dialect in {engine.dialect for engine in _engines()}:
+        def _counted(dbapi_connection, ping=dialect.do_ping):
+            counted.append(dbapi_connection)
+            return ping(dbapi_connection)
 
-    def _counted(dbapi_connection):
-        counted.append(dbapi_connection)
-        return ping(dbapi_connection)
-
-    monkeypatch.setattr(dialect, 'do_ping', _counted)
+        monkeypatch.setattr(dialect, 'do_ping', _counted)
     return counted
 
 
@@ -94,7 +100,7 @@ def test_a_connection_dropped_while_idle_is_replaced_before_use(
         first = _backend_id(conn)
     _kill(first)
     monkeypatch.setattr(db_session, '_IDLE_PING_SECONDS', 0.0)
-    with db_session.writer_connection() as conn:
+    with db_session.reader_connection() as conn:
         assert _backend_id(conn) != first
 
 
