@@ -362,7 +362,8 @@ class Server:
         since it started (``VmHWM``), per process and summed (the peak
         of the sum is at most the sum of the peaks); and their summed
         proportional set size, now and the most sampled
-        (``PSS_INTERVAL``)."""
+        (``PSS_INTERVAL``). Each process's CPU time so far comes with
+        it."""
         if self.process is None:
             return {}
         processes = []
@@ -379,7 +380,10 @@ class Server:
                 'command': command.replace(b'\0', b' ').decode(
                     errors='replace').strip()[:200],
                 'rss_mib': _kib_to_mib(values.get('VmRSS')),
-                'peak_rss_mib': _kib_to_mib(values.get('VmHWM'))})
+                'peak_rss_mib': _kib_to_mib(values.get('VmHWM')),
+                # Since it started: where a shape's CPU goes.
+                'cpu_seconds': round((int(fields[11]) + int(fields[12]))
+                                     / os.sysconf('SC_CLK_TCK'), 2)})
         pss = self.pss_mib()
         self.peak_pss_mib = max(self.peak_pss_mib, pss)
         return {
