@@ -23,6 +23,13 @@ def _transaction_open(connection: sa.Connection) -> bool:
         psycopg2.extensions.TRANSACTION_STATUS_IDLE
 
 
+def _add_conductor(connection: sa.Connection, hostname: str) -> None:
+    connection.execute(sa.text(
+        "INSERT INTO conductors (hostname, online, conductor_group,"
+        " hardware_types, heartbeat_at, created_at) VALUES "
+        "(:hostname, true, '', '[]', now(), now())"), {'hostname': hostname})
+
+
 def test_a_read_opens_no_transaction(db):
     with db_session.reader_connection() as conn:
         conn.execute(sa.text('SELECT 1'))
@@ -35,10 +42,7 @@ def test_a_read_opens_no_transaction(db):
 def test_a_write_in_a_reader_fails_and_writes_nothing(db):
     with pytest.raises(db_exc.DBError, match='read-only transaction'):
         with db_session.reader_connection() as conn:
-            conn.execute(sa.text(
-                "INSERT INTO conductors (hostname, online, conductor_group,"
-                " hardware_types, heartbeat_at, created_at) VALUES "
-                "('reader', true, '', '[]', now(), now())"))
+            _add_conductor(conn, 'reader')
     with db_session.reader_connection() as conn:
         assert conn.execute(sa.text(
             'SELECT count(*) FROM conductors')).scalar_one() == 0
@@ -46,10 +50,7 @@ def test_a_write_in_a_reader_fails_and_writes_nothing(db):
 
 def test_a_reader_inside_a_writer_sees_its_uncommitted_writes(db):
     with db_session.writer_connection() as writer:
-        writer.execute(sa.text(
-            "INSERT INTO conductors (hostname, online, conductor_group,"
-            " hardware_types, heartbeat_at, created_at) VALUES "
-            "('writer', true, '', '[]', now(), now())"))
+        _add_conductor(writer, 'writer')
         with db_session.reader_connection() as conn:
             assert conn.execute(sa.text(
                 'SELECT hostname FROM conductors')).scalar_one() == 'writer'
