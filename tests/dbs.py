@@ -83,6 +83,15 @@ class TestDatabase:
             admin.dispose()
 
 
+def engines() -> set[sa.Engine]:
+    """The writers' engine and the readers' (one and the same but on a
+    SQLite file and on PostgreSQL)."""
+    from ironside.db import session as db_session
+
+    return {db_session.get_engine(),
+            db_session._facade().reader.get_engine()}
+
+
 def truncate_all(engine: sa.Engine) -> None:
     """Empty every table, keeping the schema (much faster than migrating)."""
     from ironside.db import models

@@ -25,6 +25,7 @@ from ironside.api import app as api_app
 from ironside.common import states
 from ironside.db import nodes as nodes_db
 from ironside.db import session as db_session
+from tests import dbs
 from tests.unit.api.conftest import ApiClient
 from tests.unit.api.conftest import error_of
 from tests.utils import wait_for
@@ -52,8 +53,7 @@ class Outage:
 
     @contextlib.contextmanager
     def installed(self):
-        engines = {db_session.get_engine(),
-                   db_session._facade().reader.get_engine()}
+        engines = dbs.engines()
         for engine in engines:
             sa.event.listen(engine, 'before_cursor_execute', self._refuse)
         try:

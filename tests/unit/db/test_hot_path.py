@@ -23,6 +23,7 @@ from ironside.db import models
 from ironside.db import node_rows
 from ironside.db import nodes as nodes_db
 from ironside.db import session as db_session
+from tests import dbs
 from tests import utils
 
 
@@ -30,8 +31,7 @@ from tests import utils
 def _listening(record: Callable[..., None]) -> Iterator[None]:
     """``record`` called before each statement sent while the block runs
     (on the writer's and the readers' engines)."""
-    engines = {db_session.get_engine(),
-               db_session._facade().reader.get_engine()}
+    engines = dbs.engines()
     for engine in engines:
         sa.event.listen(engine, 'before_cursor_execute', record)
     try:

@@ -50,24 +50,18 @@ def _kill(backend_id: int) -> None:
         admin.dispose()
 
 
-def _engines() -> set[sa.Engine]:
-    """The writers' engine and, on PostgreSQL, the readers' own."""
-    return {db_session.get_engine(),
-            db_session._facade().reader.get_engine()}
-
-
 @pytest.fixture
 def one_connection(db):
     """The pools emptied, so that one thread's blocks share one
     connection of each engine."""
-    for engine in _engines():
+    for engine in dbs.engines():
         engine.pool.dispose()
 
 
 @pytest.fixture
 def pings(monkeypatch):
     counted = []
-    for dialect in {engine.dialect for engine in _engines()}:
+    for dialect in {engine.dialect for engine in dbs.engines()}:
         def _counted(dbapi_connection, ping=dialect.do_ping):
             counted.append(dbapi_connection)
             return ping(dbapi_connection)
