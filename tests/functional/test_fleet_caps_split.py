@@ -19,6 +19,7 @@ from ironside.db import models
 from ironside.db import nodes as nodes_db
 from ironside.db import session as db_session
 from ironside.db import site as site_db
+from ironside.db import site_models
 from ironside.strategy import actions
 from ironside.strategy.nodes import conductor as conductor_nodes
 from ironside.strategy.run.in_flight import SITE_IN_FLIGHT
@@ -139,6 +140,26 @@ def _placed(uuid: str, host: str) -> bool:
     return False
 
 
+def _where_it_stands(split, uuids: list[str]) -> str:
+    """What a stalled run leaves to read (CI once saw one, on MariaDB
+    under load, and kept nothing else): the nodes, the slots, the
+    actions, and each conductor's warnings and last lines."""
+    lines = ['nodes: %s' % {u: _state(u) for u in uuids},
+             'slots held: %s' % _slots_held()]
+    with db_session.reader() as session:
+        for action in session.scalars(sa.select(site_models.SiteAction)):
+            lines.append('action %s: %s owner %s' % (
+                action.uuid, action.state, action.owner))
+    for host, proc in split.conductors.items():
+        log = proc.log().splitlines()
+        lines.append('--- %s: warnings and errors ---' % host)
+        lines.extend([line for line in log if ' WARNING ' in line or
+                      ' ERROR ' in line][-40:])
+        lines.append('--- %s: last 40 lines ---' % host)
+        lines.extend(log[-40:])
+    return '\n'.join(lines)
+
+
 def test_site_in_flight_cap_holds_across_conductors(split):
     split.sections['site'] = {'max_nodes_in_flight': 2,
                               'node_poll_interval': 0.05,
@@ -178,6 +199,9 @@ def test_site_in_flight_cap_holds_across_conductors(split):
     try:
         wait_for(lambda: all(_state(u) == states.ACTIVE for u in uuids),
                  timeout=180, interval=0.5, what='every node to be active')
+    except AssertionError as exc:
+        raise AssertionError('%s\n%s' % (exc, _where_it_stands(
+            split, uuids))) from None
     finally:
         stop.set()
         watcher.join()
