@@ -230,6 +230,7 @@ def _make_facade() -> enginefacade._TransactionContextManager:
     # thread_checkin yields to other greenthreads on every connection
     # return; with real threads it is only a cost.
     kwargs = {'connection': url, 'sqlite_fk': True, 'thread_checkin': False}
+    postgresql = sa.engine.make_url(url).get_backend_name() == 'postgresql'
     if _sqlite_file_url(url):
         directory = os.path.dirname(sa.engine.make_url(url).database or '')
         if directory:
@@ -237,7 +238,8 @@ def _make_facade() -> enginefacade._TransactionContextManager:
         # A separate engine for readers; see the module docstring.
         kwargs.update(slave_connection=url, synchronous_reader=False,
                       max_pool_size=None)
-    elif sa.engine.make_url(url).get_backend_name() == 'postgresql':
+    elif postgresql:
+        # Readers apart too, to read in autocommit (_read_in_autocommit).
         kwargs.update(slave_connection=url, synchronous_reader=False)
     facade.configure(**kwargs)
     if _sqlite_file_url(url):
@@ -256,7 +258,7 @@ def _make_facade() -> enginefacade._TransactionContextManager:
     if reader_engine is not writer_engine:
         if own_pool:
             _repool(reader_engine)
-        if reader_engine.dialect.name == 'postgresql':
+        if postgresql:
             _read_in_autocommit(reader_engine)
         _count_statements(reader_engine)
     return facade

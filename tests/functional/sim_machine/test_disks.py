@@ -38,7 +38,6 @@ def test_detaching_a_disk_leaves_a_disk_attached_after_it_alone(
     try:
         monkeypatch.setattr(os, 'close', close_then_attach_the_other)
         disk.detach()
-        monkeypatch.undo()
         assert disks.attached_to(tmp_path) == others
     finally:
         monkeypatch.undo()
