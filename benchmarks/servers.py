@@ -569,14 +569,15 @@ class IronsideServer(Server):
         return '%s (%s)' % (where[0], commit) if commit else where[0]
 
 
-class IronsideOneProcessServer(IronsideServer):
-    """The all-in-one run with ``--single-process``: the API calls the
-    conductor in its own process (how it ran before it had two)."""
+class IronsideApiProcessServer(IronsideServer):
+    """The all-in-one run with ``--api-process``: its API in a process
+    of its own, forked from the conductor's and calling it over JSON-RPC
+    on loopback (the all-in-one's default before 2026-11-29)."""
 
-    name = 'ironside-1p'
+    name = 'ironside-2p'
 
     def command(self) -> list[str]:
-        return super().command() + ['--single-process']
+        return super().command() + ['--api-process']
 
 
 def make_server(name: str, keep_state: bool = False,
@@ -586,14 +587,14 @@ def make_server(name: str, keep_state: bool = False,
     """The server class registered under name, instantiated."""
     if name == 'ironside':
         return IronsideServer(keep_state, automated_clean, options, shape)
-    if name == 'ironside-1p':
+    if name == 'ironside-2p':
         if shape != 'all-in-one':
-            raise ValueError('ironside-1p is the all-in-one only')
-        return IronsideOneProcessServer(keep_state, automated_clean,
+            raise ValueError('ironside-2p is the all-in-one only')
+        return IronsideApiProcessServer(keep_state, automated_clean,
                                         options)
     if name == 'ironic39':
         from benchmarks import ironic39
         return ironic39.Ironic39Server(keep_state, automated_clean,
                                        options, shape)
-    raise ValueError('unknown server %r (known: ironside, ironside-1p, '
+    raise ValueError('unknown server %r (known: ironside, ironside-2p, '
                      'ironic39)' % name)

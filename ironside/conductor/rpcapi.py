@@ -4,8 +4,8 @@ Each node-bound call goes to the conductor that owns the node on the hash
 ring. With ``[DEFAULT]rpc_transport = oslo`` that is an oslo.messaging
 call over the configured transport (RabbitMQ); with ``json-rpc`` an HTTP
 call to the conductor itself (:mod:`ironside.common.json_rpc`; the
-all-in-one's API process); with ``local`` (the all-in-one run with
-``--single-process``) a direct call into the conductor of this process.
+all-in-one's API process, with ``--api-process``); with ``local`` (the
+all-in-one) a direct call into the conductor of this process.
 
 Over either transport a call gives up within [api]rpc_response_timeout
 ([api]rpc_bmc_response_timeout for the calls that wait on a BMC) with

@@ -1,6 +1,7 @@
-"""The all-in-one's two processes (the API calling the conductor over
-JSON-RPC on loopback), its ``--single-process`` form, and ironside-api
-with an ironside-conductor over JSON-RPC, without a broker."""
+"""The all-in-one in one process, its ``--api-process`` form (the API
+in a process of its own, calling the conductor over JSON-RPC on
+loopback), and ironside-api with an ironside-conductor over JSON-RPC,
+without a broker."""
 
 from __future__ import annotations
 
@@ -47,10 +48,16 @@ def manage(server, name: str) -> None:
         'provision_state'] == 'manageable', timeout=30)
 
 
+def api_process(server: ironside_process.AllInOne
+                ) -> ironside_process.AllInOne:
+    server.process.args += ('--api-process',)
+    return server
+
+
 def test_api_and_conductor_run_in_two_processes(tmp_path):
-    with ironside_process.AllInOne(
+    with api_process(ironside_process.AllInOne(
             tmp_path, enroll_fake_nodes=1,
-            options={'metrics': {'enabled': True}}) as server:
+            options={'metrics': {'enabled': True}})) as server:
         parent = server.process.process.pid
         (api_pid,) = children(parent)
         manage(server, 'fake-0')
@@ -85,7 +92,7 @@ def _zombie(pid: int) -> bool:
 
 
 def test_the_api_process_failing_stops_the_service(tmp_path):
-    with ironside_process.AllInOne(tmp_path) as server:
+    with api_process(ironside_process.AllInOne(tmp_path)) as server:
         parent = server.process.process.pid
         (api_pid,) = children(parent)
         os.kill(api_pid, signal.SIGKILL)
@@ -95,13 +102,17 @@ def test_the_api_process_failing_stops_the_service(tmp_path):
         assert 'the API process ended (signal 9); stopping' in server.log()
 
 
-def test_single_process_serves_alone(tmp_path):
-    server = ironside_process.AllInOne(tmp_path, enroll_fake_nodes=1)
-    server.process.args += ('--single-process',)
-    with server:
-        assert children(server.process.process.pid) == []
-        manage(server, 'fake-0')
-    assert server.process.process.returncode == 0
+def test_one_process_serves_alone(tmp_path):
+    """The default; ``--single-process``, which said so before, is
+    still taken."""
+    for name, args in (('default', ()), ('single', ('--single-process',))):
+        server = ironside_process.AllInOne(tmp_path / name,
+                                           enroll_fake_nodes=1)
+        server.process.args += args
+        with server:
+            assert children(server.process.process.pid) == []
+            manage(server, 'fake-0')
+        assert server.process.process.returncode == 0
 
 
 def test_a_server_whose_port_was_taken_meanwhile_moves_to_another(

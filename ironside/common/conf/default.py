@@ -24,11 +24,10 @@ opts = [
                                  'between processes'),
                         ('json-rpc', 'JSON over HTTP to each '
                                      'conductor ([json_rpc]), no broker; '
-                                     'the all-in-one\'s API process uses '
-                                     'this'),
+                                     'the all-in-one\'s API process '
+                                     '(--api-process) uses this'),
                         ('local', 'in-process calls; the all-in-one '
-                                  'service run with --single-process '
-                                  'uses this')],
+                                  'service uses this')],
                help='How the API reaches conductors.'),
     cfg.StrOpt('auth_strategy',
                default='noauth',
