@@ -232,8 +232,8 @@ def schema(ironside):
 @pytest.fixture
 def application(db, conf):
     """The application ``ironside`` serves (``ironside.cmd.api``'s), as
-    the all-in-one configures it, over a conductor in this process (the
-    all-in-one's ``--single-process``) and the test database (SQLite in
+    the all-in-one configures it, over a conductor in this process (as
+    the all-in-one runs by default) and the test database (SQLite in
     a temp dir unless IRONSIDE_TEST_DB says otherwise)."""
     conf.set(auth_strategy='noauth', host='fuzz-conductor',
              enabled_hardware_types=['fake-hardware'],
