@@ -71,8 +71,12 @@ def test_abort_while_the_first_wave_is_prepared(ironside, tmp_path):
     created = site('action', 'create', 'deploy_site', '--strategy',
                    'abort-strategy', '-f', 'json')
     uuid = created['uuid']
-    assert (created['action'], created['strategy'], created['state']) == (
-        'deploy_site', 'abort-strategy', 'queued')
+    # The answer is the action's report read after it was stored; the
+    # site action service, which runs in the all-in-one's one process,
+    # may have started it by then (seen in CI).
+    assert (created['action'], created['strategy']) == (
+        'deploy_site', 'abort-strategy')
+    assert created['state'] in ('queued', 'running'), created
     assert sorted(n['name'] for n in created['nodes']) == sorted(
         NODES['first'] + NODES['second'])
 
