@@ -131,6 +131,11 @@ def test_abort_while_the_first_wave_is_prepared(ironside, tmp_path):
         'POST', '/site/v1/actions/%s/abort' % body['uuid'])
     assert status == 202, body
     second = body['uuid']
+    # Aborted at once while queued; once the service has started it
+    # (in the all-in-one's one process it may have), when its runner
+    # stops.
+    wait_for(lambda: site('action', 'show', second, '-f', 'value', '-c',
+                          'state') == 'aborted\n', timeout=60, interval=0.2)
 
     # An action that fails (its one critical node fails its cleaning):
     # the list finds it by how it ended, and by its state and action.
